@@ -1,0 +1,30 @@
+# Two commands for a newcomer: `make demo` and `make test`. Both bootstrap via `make install`.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: install demo test bench fuzz lint clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	@touch $(STAMP)
+
+demo: install
+	$(BIN)/agent doctor --profile boxxie --offline
+
+test: install
+	$(BIN)/python -m pytest -n 2 tests
+
+bench: install
+	$(BIN)/python benchmarks/run.py
+
+fuzz: install
+	AGENTCLI_FUZZ_EXAMPLES=50000 $(BIN)/python -m pytest tests -m slow -k fuzz
+
+clean:
+	rm -rf $(VENV) build *.egg-info

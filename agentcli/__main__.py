@@ -1,0 +1,3 @@
+from agentcli.cli.main import main
+
+main()

@@ -1,0 +1,43 @@
+"""The one table from exception to message and exit code.
+
+Exit codes: 0 done, 1 the model or a tool failed, 2 usage/profile error,
+3 stopped at a checkpoint or by a guard, 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, Callable
+
+from agentcli.core.errors import AgentCliError, ConfigError, ProviderError, UsageError
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_STOPPED, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+
+# Checked in order; the first matching type decides the label (exit codes come from the class).
+_LABELS: list[tuple[type[BaseException], str]] = [
+    (ConfigError, "profile error"),
+    (UsageError, "error"),
+    (ProviderError, "model request failed"),
+    (AgentCliError, "error"),
+]
+
+
+def _say(label: str, message: str, hint: str | None) -> None:
+    from agentcli.core.redact import redact
+
+    sys.stderr.write(f"agent: {label}: {redact(message)}\n")
+    if hint:
+        sys.stderr.write(f"  hint: {redact(hint)}\n")
+
+
+def run_guarded(fn: Callable[..., int | None], **options: Any) -> int:
+    """Run a command body; user mistakes become one clear message, never a traceback."""
+    try:
+        return int(fn(**options) or 0)
+    except KeyboardInterrupt:
+        sys.stderr.write("agent: interrupted\n")
+        return EXIT_INTERRUPTED
+    except AgentCliError as exc:
+        label = next(lbl for typ, lbl in _LABELS if isinstance(exc, typ))
+        _say(label, exc.message, exc.hint)
+        return exc.exit_code

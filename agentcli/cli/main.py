@@ -1,0 +1,184 @@
+"""The `agent` command line.
+
+Only option declarations live here. Each command body imports its implementation
+module on call, so `agent --help` never loads httpx, pydantic or prompt-toolkit.
+"""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from agentcli import __version__
+
+app = typer.Typer(
+    name="agent",
+    help="Run an agent loop against any LLM, with tool calling that works.",
+    no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode=None,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+profiles_app = typer.Typer(help="List, show and create profiles.", no_args_is_help=True, rich_markup_mode=None)
+app.add_typer(profiles_app, name="profiles")
+
+# Shared option aliases.
+ProfileOpt = Annotated[
+    Optional[str],
+    typer.Option("--profile", "-p", help="Profile name, or path/to/file.toml[#name]."),
+]
+WorkspaceOpt = Annotated[
+    Optional[Path],
+    typer.Option("--workspace", "-w", help="Directory the agent may work in (default: current directory)."),
+]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable JSON output.")]
+
+
+def _dispatch(command: str, **options: object) -> None:
+    """Import `agentcli.cli.commands.<command>` and run it under the error table."""
+    from agentcli.cli.errors import run_guarded
+
+    module = importlib.import_module(f"agentcli.cli.commands.{command}")
+    code = run_guarded(module.execute, **options)
+    raise typer.Exit(code)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"agent {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool, typer.Option("--version", "-V", callback=_version, is_eager=True, help="Show the version and exit.")
+    ] = False,
+) -> None:
+    """Run an agent loop against any LLM, with tool calling that works."""
+
+
+@app.command()
+def run(
+    goal: Annotated[Optional[str], typer.Argument(help="What the agent should do.")] = None,
+    profile: ProfileOpt = None,
+    workspace: WorkspaceOpt = None,
+    tier: Annotated[Optional[str], typer.Option(help="Starting tier: crawl, walk or run (within the profile cap).")] = None,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Approve every checkpoint (still inside the tier cap).")] = False,
+    approve: Annotated[Optional[str], typer.Option(help="Approval policy: ask, edits or all.")] = None,
+    json_out: JsonOpt = False,
+    resume: Annotated[
+        Optional[str], typer.Option("--resume", help="Continue a session: an id, or 'last'.", show_default=False)
+    ] = None,
+    interactive: Annotated[bool, typer.Option("--interactive", "-i", help="Stay in a chat session afterwards.")] = False,
+    max_turns: Annotated[Optional[int], typer.Option(help="Override the profile's max_turns.")] = None,
+    model: Annotated[Optional[str], typer.Option("--model", "-m", help="Override the profile's model id.")] = None,
+) -> None:
+    """Run the agent on GOAL until it answers, or a guard or checkpoint stops it."""
+    _dispatch(
+        "run", goal=goal, profile=profile, workspace=workspace, tier=tier, yes=yes, approve=approve,
+        json_out=json_out, resume=resume, interactive=interactive, max_turns=max_turns, model=model,
+    )
+
+
+@app.command()
+def chat(profile: ProfileOpt = None, workspace: WorkspaceOpt = None, tier: Annotated[Optional[str], typer.Option(help="Starting tier.")] = None) -> None:
+    """Open an interactive session (/model switches model or provider mid-session)."""
+    _dispatch("chat", profile=profile, workspace=workspace, tier=tier)
+
+
+@app.command()
+def doctor(
+    profile: ProfileOpt = None,
+    model: Annotated[Optional[str], typer.Option("--model", "-m", help="Check a model id instead of a profile.")] = None,
+    json_out: JsonOpt = False,
+    offline: Annotated[bool, typer.Option("--offline", help="Skip the endpoint checks.")] = False,
+    probe: Annotated[bool, typer.Option("--probe", help="Send one tiny tool-call request and learn what works.")] = False,
+    forget: Annotated[bool, typer.Option("--forget", help="Clear learned facts for this model and endpoint.")] = False,
+) -> None:
+    """Show the parsed model, its capabilities, the wire plan and endpoint health."""
+    _dispatch("doctor", profile=profile, model=model, json_out=json_out, offline=offline, probe=probe, forget=forget)
+
+
+@app.command()
+def parse(
+    file: Annotated[Optional[str], typer.Argument(help="A raw response body or assistant text; '-' for stdin.")] = None,
+    provider: Annotated[Optional[str], typer.Option(help="Response shape: openai, anthropic, ollama, gemini, openai_responses, text.")] = None,
+    tools: Annotated[Optional[str], typer.Option(help="Comma-separated tool names that were offered.")] = None,
+    json_out: JsonOpt = False,
+    jsonl: Annotated[Optional[str], typer.Option("--jsonl", help="Batch mode: one request per line; '-' for stdin.")] = None,
+) -> None:
+    """Show the tool calls, text and repairs agentcli finds in a model's output."""
+    _dispatch("parse", file=file, provider=provider, tools=tools, json_out=json_out, jsonl=jsonl)
+
+
+@app.command()
+def tools(profile: ProfileOpt = None, tier: Annotated[Optional[str], typer.Option(help="Show what is visible at this tier.")] = None, json_out: JsonOpt = False) -> None:
+    """List the built-in tools by tier."""
+    _dispatch("tools", profile=profile, tier=tier, json_out=json_out)
+
+
+@app.command()
+def sessions(json_out: JsonOpt = False) -> None:
+    """List saved sessions (resume one with `agent run --resume ID`)."""
+    _dispatch("sessions", json_out=json_out)
+
+
+@app.command()
+def trust(
+    workspace: WorkspaceOpt = None,
+    revoke: Annotated[bool, typer.Option("--revoke", help="Withdraw trust.")] = False,
+) -> None:
+    """Trust this workspace's .agent/ profiles (they may then set URLs, keys and tiers)."""
+    _dispatch("trust", workspace=workspace, revoke=revoke)
+
+
+@app.command(name="eval")
+def eval_(
+    profile: Annotated[Optional[list[str]], typer.Option("--profile", "-p", help="Profiles to evaluate (repeatable).")] = None,
+    scenarios: Annotated[str, typer.Option(help="Comma-separated scenario names, or 'all'.")] = "all",
+    trials: Annotated[int, typer.Option(help="Trials per scenario.")] = 3,
+    jobs: Annotated[int, typer.Option(help="Parallel workers.")] = 1,
+    json_out: JsonOpt = False,
+    live: Annotated[bool, typer.Option("--live", help="Use the real endpoints of the profiles (needs keys).")] = False,
+    matrix: Annotated[bool, typer.Option("--matrix", help="Show the family x dialect x provider matrix.")] = False,
+) -> None:
+    """Measure tool-calling reliability over scripted (or live) scenarios."""
+    _dispatch("eval", profiles=profile or [], scenarios=scenarios, trials=trials, jobs=jobs, json_out=json_out, live=live, matrix=matrix)
+
+
+@profiles_app.command("list")
+def profiles_list(json_out: JsonOpt = False) -> None:
+    """List every profile that can be found, and where."""
+    _dispatch("profiles", action="list", json_out=json_out)
+
+
+@profiles_app.command("show")
+def profiles_show(name: str, json_out: JsonOpt = False) -> None:
+    """Show a profile's resolved values and where each came from."""
+    _dispatch("profiles", action="show", name=name, json_out=json_out)
+
+
+@profiles_app.command("new")
+def profiles_new(
+    name: str,
+    provider: Annotated[str, typer.Option(help="openai, anthropic, ollama, gemini, openrouter or scripted.")],
+    model: Annotated[str, typer.Option(help="Model id as the provider names it.")],
+    url: Annotated[Optional[str], typer.Option(help="Base URL (default: the provider's).")] = None,
+    api_key_env: Annotated[Optional[str], typer.Option(help="Environment variable that holds the key.")] = None,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite an existing file.")] = False,
+) -> None:
+    """Write a new profile into the user config dir."""
+    _dispatch("profiles", action="new", name=name, provider=provider, model=model, url=url, api_key_env=api_key_env, force=force)
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""Profiles (layer 1): schema, discovery, loading and writing."""

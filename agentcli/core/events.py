@@ -1,0 +1,106 @@
+"""Typed events: what the loop and the stream assembler report as they work.
+
+The terminal renderer, `--json` output, transcripts and tests all consume these;
+no core code prints.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+from agentcli.core.types import ParsedResponse, ToolCall, ToolResult, Usage
+
+
+class StreamKind(str, Enum):
+    TEXT = "text"
+    THINKING = "thinking"
+    TOOL_START = "tool_start"  # as soon as the tool name is known
+    TOOL_ARGS = "tool_args"  # partial arguments so far (closed with partial-JSON parsing)
+    TOOL_END = "tool_end"  # complete arguments
+    DONE = "done"
+
+
+@dataclass(slots=True)
+class StreamEvent:
+    kind: StreamKind
+    text: str = ""  # TEXT / THINKING delta
+    index: int = 0  # which tool call in this turn (TOOL_*)
+    call_id: str | None = None
+    name: str | None = None
+    arguments: dict[str, Any] | None = None  # TOOL_ARGS: best-effort partial; TOOL_END: complete
+    call: ToolCall | None = None  # TOOL_END
+    response: ParsedResponse | None = None  # DONE
+
+
+@dataclass(slots=True)
+class TurnStarted:
+    turn: int
+    model: str
+
+
+@dataclass(slots=True)
+class ToolStarted:
+    call: ToolCall
+
+
+@dataclass(slots=True)
+class ToolFinished:
+    call: ToolCall
+    result: ToolResult
+    elapsed_ms: float = 0.0
+
+
+@dataclass(slots=True)
+class RetryScheduled:
+    """A provider request will be retried (rate limit, 5xx, reset...)."""
+
+    reason: str
+    attempt: int
+    delay_s: float
+
+
+@dataclass(slots=True)
+class Notice:
+    """A warning or information line for the user (repair applied, tier raised...)."""
+
+    level: str  # info | warning | error
+    message: str
+    code: str = ""
+
+
+class CheckpointKind(str, Enum):
+    APPROVE_TOOL = "approve_tool"
+    TIER_ESCALATION = "tier_escalation"
+    ASK_USER = "ask_user"
+    STUCK = "stuck"
+    FAILURE = "failure"
+
+
+@dataclass(slots=True)
+class Checkpoint:
+    """A decision the loop needs from a human (or from the approval policy)."""
+
+    kind: CheckpointKind
+    message: str
+    call: ToolCall | None = None
+    preview: str = ""  # diff for edits, command + directory for bash
+    options: tuple[str, ...] = ()
+
+
+@dataclass(slots=True)
+class Done:
+    """The run ended. `stop` is a step value, never a magic sentence."""
+
+    stop: str  # answered | submitted | max_turns | stuck | aborted | error | interrupted
+    answer: str = ""
+    turns: int = 0
+    usage: Usage = field(default_factory=Usage)
+    tools_run: int = 0
+    files_changed: list[str] = field(default_factory=list)
+    elapsed_s: float = 0.0
+    error: str | None = None
+
+
+AgentEvent = StreamEvent | TurnStarted | ToolStarted | ToolFinished | RetryScheduled | Notice | Checkpoint | Done

@@ -1,0 +1,82 @@
+"""Text dialects: how models write tool calls into their text, one module each.
+
+Each module holds one or more `Dialect` instances (see _base.py); the table below
+maps a dialect name to "module:ATTRIBUTE" and is the only registry. Modules are
+imported on first use.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from agentcli.wire.dialects._base import Dialect
+
+# name -> module (relative to this package). Order here is the default parse priority:
+# specific token/tag forms first, generic JSON last.
+DIALECTS: dict[str, str] = {
+    # tag / XML forms
+    "hermes": "hermes:HERMES",  # <tool_call>{json}</tool_call> (Hermes, Qwen2.5/3)
+    "tool_use_tag": "generic_tags:TOOL_USE_TAG",  # <tool_use>{json}</tool_use>
+    "function_call_tag": "generic_tags:FUNCTION_CALL_TAG",  # <function_call>{json}</function_call>
+    "tools_tag": "generic_tags:TOOLS_TAG",  # <tools>[...]</tools>
+    "claude_xml": "claude_xml:CLAUDE_XML",  # <function_calls><invoke name=..><parameter name=..>
+    "qwen3_coder": "qwen3_coder:QWEN3_CODER",  # <function=name><parameter=p>..</parameter></function>
+    "mistral": "mistral:MISTRAL",  # [TOOL_CALLS] in its three tokenizer layouts
+    "llama3_json": "llama3_json:LLAMA3_JSON",  # <|python_tag|> / bare {"name","parameters"}
+    # token-delimited and model-specific forms
+    "deepseek_v3": "deepseek:DEEPSEEK_V3",
+    "deepseek_v31": "deepseek:DEEPSEEK_V31",
+    "deepseek_v32": "deepseek:DEEPSEEK_V32",
+    "kimi_k2": "kimi_k2:KIMI_K2",
+    "glm4_moe": "glm4_moe:GLM4_MOE",
+    "hunyuan": "hunyuan:HUNYUAN",
+    "minimax": "minimax:MINIMAX",
+    "minimax_m2": "minimax:MINIMAX_M2",
+    "phi4_mini": "phi4_mini:PHI4_MINI",
+    "firefunction": "firefunction:FIREFUNCTION",
+    "functionary": "functionary:FUNCTIONARY",
+    "command_r": "command_r:COMMAND_R",
+    "lfm2": "lfm2:LFM2",
+    "seed_oss": "seed_oss:SEED_OSS",
+    "functiongemma": "functiongemma:FUNCTIONGEMMA",
+    "step3": "step3:STEP3",
+    "harmony": "harmony:HARMONY",  # gpt-oss
+    "internlm2": "internlm2:INTERNLM2",
+    "jamba": "jamba:JAMBA",
+    "granite": "granite:GRANITE",
+    "xlam": "xlam:XLAM",
+    # generic text forms, last
+    "pythonic": "pythonic:PYTHONIC",  # [get_weather(city="Paris")] (Llama 3.2/4 pythonic)
+    "json_block": "json_block:JSON_BLOCK",  # ```json fences, bare objects, Action: {...}
+}
+
+# `tool_format` shorthands a profile may use -> dialect.
+SHORTHANDS: dict[str, str] = {
+    "hermes": "hermes",
+    "json": "json_block",
+    "xml": "claude_xml",
+    "pythonic": "pythonic",
+    "mistral": "mistral",
+    "qwen_xml": "qwen3_coder",
+}
+
+_loaded: dict[str, Dialect] = {}
+
+
+def get(name: str) -> Dialect:
+    """The dialect called `name` (KeyError if unknown)."""
+    d = _loaded.get(name)
+    if d is None:
+        module, attr = DIALECTS[name].split(":")
+        d = getattr(importlib.import_module(f"{__name__}.{module}"), attr)
+        _loaded[name] = d
+    return d
+
+
+def names() -> list[str]:
+    return list(DIALECTS)
+
+
+def emulation_styles() -> list[str]:
+    """Dialects we can prompt a model with (they define render_prompt)."""
+    return [n for n in DIALECTS if get(n).emulation]

@@ -1,0 +1,38 @@
+"""The Dialect interface. Instances are stateless; a stream keeps its own state."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from agentcli.core.types import Tool, ToolCall, ToolResult
+    from agentcli.wire.types import Candidate
+
+
+class Dialect:
+    """One way of writing tool calls into text.
+
+    name:     registry key, reported as ToolCall.dialect
+    markers:  substrings whose presence makes parse() worth running (a cheap
+              prefilter); empty = always try (JSON-in-text forms)
+    parse():  pure and total: never raises, returns (candidates, text without them).
+              Prose, code and JSON examples that are not calls must yield nothing.
+    emulation dialects (emulation = True) can also describe tools in a system prompt
+    and re-render history for a model prompted in that style.
+    """
+
+    name: str = ""
+    markers: tuple[str, ...] = ()
+    emulation: bool = False
+
+    def parse(self, text: str) -> tuple[list[Candidate], str]:
+        raise NotImplementedError
+
+    def render_prompt(self, tools: list[Tool], compact: bool = False) -> str:
+        raise NotImplementedError(f"{self.name} is not an emulation dialect")
+
+    def render_call(self, call: ToolCall) -> str:
+        raise NotImplementedError(f"{self.name} is not an emulation dialect")
+
+    def render_results(self, results: list[ToolResult]) -> str:
+        raise NotImplementedError(f"{self.name} is not an emulation dialect")

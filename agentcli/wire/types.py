@@ -1,0 +1,87 @@
+"""Types shared inside the wire layer: the negotiated plan and raw call candidates."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from agentcli.core.types import Tool
+
+
+@dataclass(slots=True, frozen=True)
+class WirePlan:
+    """How one request is written and its answer read, decided by the Negotiator.
+
+    api:          the HTTP API shape the provider speaks (openai, anthropic, ollama, gemini)
+    native_tools: tools go in the API's own field; otherwise they are described in the
+                  system prompt in `dialect` style (emulation)
+    dialect:      emulation dialect (hermes, json, claude_xml, pythonic, mistral, ...);
+                  None when native
+    parsers:      text dialects tried on assistant text, in priority order
+    result:       "native" (API's own tool-result shape) or a dialect name (results as text)
+    """
+
+    api: str
+    native_tools: bool = True
+    dialect: str | None = None
+    parsers: tuple[str, ...] = ()
+    result: str = "native"
+    strict: bool = False
+    tool_choice: str = "auto"
+    parallel: bool = True
+    compact: bool = False  # compact emulation prompt for small context windows
+    notes: tuple[str, ...] = ()  # why each choice was made (shown by `agent doctor`)
+
+
+@dataclass(slots=True)
+class Candidate:
+    """A call as a dialect found it, before names are resolved and arguments decoded.
+
+    `arguments` is a dict, or a str still to be decoded as JSON (and repaired).
+    `text_values` means the dialect wrote every value as text (XML parameters):
+    values that are valid JSON are decoded, others stay strings, then the schema coerces.
+    """
+
+    name: str
+    arguments: dict[str, Any] | str | None
+    raw: str
+    dialect: str
+    text_values: bool = False
+    id: str | None = None
+
+
+@dataclass(slots=True)
+class ParseContext:
+    """What a parse may know: the tools offered (for name resolution and coercion)
+    and the dialects to try first."""
+
+    tools: dict[str, Tool] = field(default_factory=dict)
+    prefer: tuple[str, ...] = ()
+    repair: bool = True  # the repair layer can be switched off (eval measures its gain)
+
+    @classmethod
+    def of(cls, tools: list[Tool] | None = None, prefer: tuple[str, ...] = (), repair: bool = True) -> ParseContext:
+        return cls({t.name: t for t in tools or ()}, prefer, repair)
+
+
+@dataclass(slots=True)
+class NativeParse:
+    """What an API's own fields said, before text dialects and repair run."""
+
+    text: str = ""
+    thinking: str = ""
+    candidates: list[Candidate] = field(default_factory=list)
+    finish_reason: str = "stop"
+    usage: Any = None  # core Usage
+    provider_data: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class RequestSettings:
+    """Per-request knobs that are not history or tools."""
+
+    model: str
+    stream: bool = False
+    temperature: float | None = None
+    max_output_tokens: int | None = None
+    overrides: dict[str, Any] = field(default_factory=dict)  # profile [request] table; reserved keys refused
