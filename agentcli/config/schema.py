@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from agentcli.config.providers import default_api_key_env, default_url
 
 ProviderName = Literal["openai", "anthropic", "ollama", "gemini", "openrouter", "scripted"]
 TierName = Literal["crawl", "walk", "run"]
@@ -13,10 +16,14 @@ FormatName = str  # "auto", "native", a native API name or a dialect name; check
 
 
 class _Strict(BaseModel):
+    """A typo in a profile must fail loudly, so every table forbids unknown keys."""
+
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
 
 class ToolsConfig(_Strict):
+    """`[profiles.NAME.tools]`: wire formats (each `auto` by default) and which tools are visible."""
+
     definition_format: FormatName = "auto"
     call_parser: FormatName = "auto"
     result_format: FormatName = "auto"
@@ -30,8 +37,15 @@ class ToolsConfig(_Strict):
     strict: bool | None = None  # OpenAI strict mode; None = where the schema allows it
     parallel: bool = True
 
+    @field_validator("max_tier", mode="before")
+    @classmethod
+    def _tier_case(cls, v: Any) -> Any:
+        return v.strip().lower() if isinstance(v, str) else v
+
 
 class LimitsConfig(_Strict):
+    """`[profiles.NAME.limits]`: turn, size, time and retry caps for one run."""
+
     max_turns: int = Field(30, ge=1, le=1000)
     max_tool_args_bytes: int = Field(100_000, ge=64)
     max_tool_output_bytes: int = Field(50_000, ge=256)
@@ -55,10 +69,21 @@ class BashConfig(_Strict):
     timeout_seconds: float = Field(120.0, gt=0)
 
 
+# Header names that carry credentials: keys never live in profiles.
+_SECRET_HEADERS = re.compile(r"^(authorization|proxy-authorization|cookie|x-api-key|api-key|x-goog-api-key)$", re.I)
+# Request body keys agentcli builds itself; a profile may not replace them.
+RESERVED_REQUEST_KEYS = frozenset(
+    {"model", "messages", "tools", "tool_choice", "stream", "contents", "system", "functions"}
+)
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
 class Profile(_Strict):
+    """One named model endpoint plus how to talk tools with it."""
+
     name: str = ""
     provider: ProviderName = "ollama"
-    model: str
+    model: str = Field(min_length=1)
     url: str | None = None  # None = the provider's default
     api_key_env: str | None = None
     stream: bool = True
@@ -79,6 +104,51 @@ class Profile(_Strict):
     @field_validator("api_key_env")
     @classmethod
     def _env_name(cls, v: str | None) -> str | None:
-        if v is not None and (not v or not v.replace("_", "").isalnum()):
+        # "" is allowed and means "send no key" (a local OpenAI-compatible server).
+        if v and not _ENV_NAME.match(v):
             raise ValueError("must be the NAME of an environment variable (letters, digits, _), never the key")
         return v
+
+    @field_validator("url")
+    @classmethod
+    def _url(cls, v: str | None) -> str | None:
+        if v is None:
+            return v
+        v = v.strip()
+        scheme, sep, rest = v.partition("://")
+        if not sep or scheme.lower() not in ("http", "https") or not rest or rest.startswith("/"):
+            raise ValueError("must be an http:// or https:// base URL, e.g. http://localhost:11434")
+        if "@" in rest.split("/", 1)[0]:
+            raise ValueError("must not carry credentials (user:password@); name the key with api_key_env instead")
+        return v
+
+    @field_validator("headers")
+    @classmethod
+    def _headers(cls, v: dict[str, str]) -> dict[str, str]:
+        for name in v:
+            if _SECRET_HEADERS.match(name.strip()):
+                raise ValueError(f"{name!r} carries a credential; keys never live in profiles, use api_key_env")
+        return v
+
+    @field_validator("request")
+    @classmethod
+    def _request(cls, v: dict[str, Any]) -> dict[str, Any]:
+        taken = sorted(RESERVED_REQUEST_KEYS.intersection(v))
+        if taken:
+            raise ValueError(f"may not set {', '.join(taken)}: agentcli builds those from the session")
+        return v
+
+    def resolved_url(self) -> str | None:
+        """The base URL to use: the profile's, else the provider's default (None for scripted)."""
+        return (self.url or default_url(self.provider) or "").rstrip("/") or None
+
+    def resolved_api_key_env(self) -> str | None:
+        """The environment variable holding the key; None when no key is sent."""
+        if self.api_key_env is not None:
+            return self.api_key_env or None
+        return default_api_key_env(self.provider)
+
+
+def effective_url(profile: Profile) -> str | None:
+    """Function form of `Profile.resolved_url` for callers that prefer it."""
+    return profile.resolved_url()

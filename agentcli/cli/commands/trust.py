@@ -1,0 +1,46 @@
+"""`agent trust [--revoke]`: let this workspace's .agent/ profiles set URLs, keys and tiers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agentcli.core.errors import ConfigError, UsageError
+
+
+def execute(workspace: Path | None = None, revoke: bool = False) -> int:
+    """Record (or withdraw) trust for a workspace; returns the exit code."""
+    from rich.console import Console
+    from rich.markup import escape
+
+    from agentcli.config import trust as trust_mod
+    from agentcli.config.discovery import workspace_profiles_dir
+    from agentcli.config.loader import profile_tables, read_toml
+
+    ws = Path(workspace) if workspace is not None else Path.cwd()
+    if not ws.is_dir():
+        raise UsageError(f"not a directory: {ws}")
+    out = Console(highlight=False)
+    if revoke:
+        real = Path(trust_mod.workspace_key(ws))
+        if trust_mod.revoke(ws):
+            out.print(f"Trust withdrawn: {escape(str(real))}. Its .agent/ profiles are ignored again.", soft_wrap=True)
+        else:
+            out.print(f"{escape(str(real))} was not trusted; nothing to do.", soft_wrap=True)
+        return 0
+    real = trust_mod.trust(ws)
+    out.print(f"Trusted {escape(str(real))}.", soft_wrap=True)
+    out.print("Profiles in its .agent/profiles/ may now set: " + ", ".join(trust_mod.PROTECTED_KEYS) + ".",
+              soft_wrap=True)
+    pdir = workspace_profiles_dir(real)
+    for path in sorted(pdir.glob("*.toml")) if pdir.is_dir() else []:
+        try:
+            tables = profile_tables(read_toml(path), path)
+        except ConfigError as exc:  # a broken file is reported, not fatal here
+            out.print(f"  {escape(path.name)}: {escape(exc.message)}", soft_wrap=True)
+            continue
+        for name, table in tables.items():
+            keys = trust_mod.protected_keys_in(table)
+            sets = f" (sets {', '.join(keys)})" if keys else ""
+            out.print(f"  {escape(name)}: {escape(path.name)}{sets}", soft_wrap=True)
+    out.print("Undo with `agent trust --revoke`.")
+    return 0

@@ -1,0 +1,105 @@
+"""Workspace trust: a repository must not be able to point your API key at its own URL.
+
+Profiles under `<workspace>/.agent/` are read only after the user runs `agent trust`
+there. Trust is recorded in the user config dir, keyed by the workspace's real path.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from agentcli.config.paths import config_dir, write_private
+from agentcli.core.errors import ConfigError
+
+WORKSPACE_DIR = ".agent"
+# Dotted profile keys only a trusted workspace may set: where requests go, which
+# key they carry, how far tools reach and what the shell may run.
+PROTECTED_KEYS: tuple[str, ...] = ("url", "api_key_env", "headers", "tools.max_tier", "tools.allow", "bash")
+
+
+def trust_file() -> Path:
+    return config_dir() / "trusted.json"
+
+
+def workspace_key(workspace: Path | str) -> str:
+    """The real path that trust is recorded under (symlinks resolved)."""
+    return os.path.realpath(os.fspath(workspace))
+
+
+def _read() -> dict[str, Any]:
+    """The trust records; an unreadable or group/world-writable file trusts nothing."""
+    path = trust_file()
+    try:
+        st = path.stat()
+        if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+            return {}
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    workspaces = data.get("workspaces") if isinstance(data, dict) else None
+    return workspaces if isinstance(workspaces, dict) else {}
+
+
+def _write(workspaces: dict[str, Any]) -> None:
+    body = json.dumps({"version": 1, "workspaces": workspaces}, indent=2, sort_keys=True) + "\n"
+    try:
+        write_private(trust_file(), body)
+    except OSError as exc:
+        raise ConfigError(f"cannot record trust: {exc.strerror or exc}", file=str(trust_file())) from None
+
+
+def is_trusted(workspace: Path | str) -> bool:
+    """Whether the user ran `agent trust` in this workspace (symlinks resolved)."""
+    return workspace_key(workspace) in _read()
+
+
+def trust(workspace: Path | str) -> Path:
+    """Record trust for a workspace; returns its real path."""
+    key = workspace_key(workspace)
+    if not os.path.isdir(key):
+        raise ConfigError(f"not a directory: {key}")
+    records = _read()
+    records[key] = {"trusted_at": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+    _write(records)
+    return Path(key)
+
+
+def revoke(workspace: Path | str) -> bool:
+    """Withdraw trust; False when the workspace was not trusted."""
+    key = workspace_key(workspace)
+    records = _read()
+    if key not in records:
+        return False
+    del records[key]
+    _write(records)
+    return True
+
+
+def trusted_workspaces() -> list[Path]:
+    return [Path(k) for k in sorted(_read())]
+
+
+def workspace_of(path: Path) -> Path | None:
+    """The workspace a file belongs to when it sits under some `<ws>/.agent/`."""
+    real = Path(os.path.realpath(path))
+    for parent in real.parents:
+        if parent.name == WORKSPACE_DIR:
+            return parent.parent
+    return None
+
+
+def protected_keys_in(table: dict[str, Any]) -> list[str]:
+    """Which protected keys a raw profile table sets (shown when asking for trust)."""
+    found = []
+    for dotted in PROTECTED_KEYS:
+        node: Any = table
+        for part in dotted.split("."):
+            node = node.get(part) if isinstance(node, dict) else None
+        if node is not None:
+            found.append(dotted)
+    return found
