@@ -1,0 +1,194 @@
+"""Model families: the names the parser recognises and the rules that need code.
+
+A family rule is `rules(spec) -> dict` of ModelCapability fields: version and size
+thresholds that a data file cannot say well. Facts about one specific model belong
+in ../data/known_models.json instead. Modules are imported on first use.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any, Callable
+
+if TYPE_CHECKING:
+    from agentcli.models.spec import ModelSpec
+
+FamilyRule = Callable[["ModelSpec"], dict[str, Any]]
+
+# family -> "module:function". The only registry of family rules.
+FAMILIES: dict[str, str] = {
+    "gpt": "openai:gpt_rules",
+    "o": "openai:o_series_rules",
+    "gpt-oss": "gpt_oss:rules",
+    "claude": "claude:rules",
+    "gemini": "gemini:rules",
+    "llama": "llama:rules",
+    "codellama": "codellama:rules",
+    "qwen": "qwen:rules",
+    "mistral": "mistral:mistral_rules",
+    "mixtral": "mistral:mixtral_rules",
+    "deepseek": "deepseek:rules",
+    "gemma": "gemma:rules",
+    "phi": "phi:rules",
+    "command-r": "command_r:rules",
+    "granite": "granite:rules",
+    "kimi": "kimi:rules",
+    "glm": "glm:rules",
+    "hermes": "hermes:rules",
+    "grok": "others:grok_rules",
+    "functionary": "others:functionary_rules",
+    "firefunction": "others:firefunction_rules",
+    "xlam": "others:xlam_rules",
+    "internlm": "others:internlm_rules",
+    "jamba": "others:jamba_rules",
+    "hunyuan": "others:hunyuan_rules",
+    "minimax": "others:minimax_rules",
+    "seed-oss": "others:seed_oss_rules",
+    "lfm": "others:lfm_rules",
+    "starcoder": "others:no_native_rules",
+    "yi": "others:no_native_rules",
+    "falcon": "others:no_native_rules",
+    "llava": "others:no_native_rules",
+    "smollm": "others:no_native_rules",
+    "olmo": "others:no_native_rules",
+}
+
+# Tag -> "module:function" applied on top of the base family's rule: tool-call
+# fine-tune lines built on many bases ("Hermes-3-Llama-3.1-8B", "Hermes-2-Pro-Mistral").
+OVERLAYS: dict[str, str] = {
+    "hermes": "hermes:overlay",
+}
+
+# How a family is written in ids -> (family, tag the alias adds). The parser
+# searches these at word boundaries; longer aliases win over their prefixes.
+ALIASES: dict[str, tuple[str, str | None]] = {
+    "gpt-oss": ("gpt-oss", None),
+    "chatgpt": ("gpt", "chatgpt"),
+    "gpt": ("gpt", None),
+    "o": ("o", None),  # o1, o3-mini: only when a digit follows
+    "claude": ("claude", None),
+    "codellama": ("codellama", None),
+    "code-llama": ("codellama", None),
+    "llama": ("llama", None),
+    "qwq": ("qwen", "qwq"),
+    "qwen": ("qwen", None),
+    "gemini": ("gemini", None),
+    "codegemma": ("gemma", "code"),
+    "functiongemma": ("gemma", "functiongemma"),
+    "gemma": ("gemma", None),
+    "phi": ("phi", None),
+    "mixtral": ("mixtral", None),
+    "mistral": ("mistral", None),
+    "ministral": ("mistral", "ministral"),
+    "codestral": ("mistral", "codestral"),
+    "devstral": ("mistral", "devstral"),
+    "magistral": ("mistral", "magistral"),
+    "pixtral": ("mistral", "pixtral"),
+    "deepseek": ("deepseek", None),
+    "command-r": ("command-r", None),
+    "command-a": ("command-r", "a"),
+    "granite": ("granite", None),
+    "kimi": ("kimi", None),
+    "chatglm": ("glm", "chatglm"),
+    "glm": ("glm", None),
+    "openhermes": ("hermes", None),
+    "hermes": ("hermes", None),
+    "grok": ("grok", None),
+    "functionary": ("functionary", None),
+    "firefunction": ("firefunction", None),
+    "xlam": ("xlam", None),
+    "internlm": ("internlm", None),
+    "jamba": ("jamba", None),
+    "hunyuan": ("hunyuan", None),
+    "minimax": ("minimax", None),
+    "seed-oss": ("seed-oss", None),
+    "lfm": ("lfm", None),
+    "starcoder": ("starcoder", None),
+    "yi": ("yi", None),
+    "falcon": ("falcon", None),
+    "llava": ("llava", None),
+    "smollm": ("smollm", None),
+    "olmo": ("olmo", None),
+}
+
+# Fine-tune lines named after themselves but built on another family: when the id
+# also names a base family ("Hermes-3-Llama-3.1-8B"), the base wins.
+WRAPPERS: frozenset[str] = frozenset({"hermes"})
+
+# Families whose ids write the version as "v0.3" / "v3" ("Mistral-7B-Instruct-v0.3",
+# "deepseek-v3"). Elsewhere "-v2" is a fine-tune's own revision, not the model version.
+V_VERSIONS: frozenset[str] = frozenset({"mistral", "mixtral", "deepseek", "functionary", "firefunction"})
+
+# Publishers of the base models: their ids are not custom.
+OFFICIAL_ORGS: frozenset[str] = frozenset({
+    "meta-llama", "meta", "codellama", "qwen", "mistralai", "mistral", "google", "anthropic", "openai",
+    "deepseek-ai", "deepseek", "microsoft", "moonshotai", "zai-org", "z-ai", "thudm", "ibm-granite",
+    "ibm", "cohereforai", "coherelabs", "cohere", "x-ai", "nvidia", "bigcode", "01-ai", "tiiuae",
+    "meetkai", "fireworks-ai", "salesforce", "internlm", "ai21labs", "tencent", "minimaxai",
+    "bytedance-seed", "liquidai", "huggingfacetb", "allenai",
+})
+
+# Re-publishers of quantised weights: same model, not a fine-tune.
+REPACKAGERS: frozenset[str] = frozenset({
+    "bartowski", "unsloth", "thebloke", "lmstudio-community", "mlx-community", "quantfactory",
+    "second-state", "ggml-org", "maziyarpanahi", "mradermacher",
+})
+
+# "<prefix>/model" naming the runtime or router -> provider name.
+PROVIDER_PREFIXES: dict[str, str] = {
+    "ollama": "ollama",
+    "ollama_chat": "ollama",
+    "openrouter": "openrouter",
+    "groq": "groq",
+    "together": "together",
+    "together_ai": "together",
+    "togetherai": "together",
+    "fireworks": "fireworks",
+    "fireworks_ai": "fireworks",
+    "deepinfra": "deepinfra",
+    "bedrock": "bedrock",
+    "vertex_ai": "vertex_ai",
+    "azure": "azure",
+    "lmstudio": "lmstudio",
+    "lm_studio": "lmstudio",
+    "vllm": "vllm",
+    "hosted_vllm": "vllm",
+    "gemini": "gemini",
+    "hf.co": "ollama",  # Ollama's syntax for pulling a GGUF straight from Hugging Face
+    "huggingface.co": "ollama",
+}
+
+# Bedrock ids: "[region.]<vendor>.<model>" ("us.anthropic.claude-3-5-sonnet-20241022-v2:0").
+BEDROCK_VENDORS: tuple[str, ...] = ("anthropic", "meta", "mistral", "amazon", "cohere", "ai21", "deepseek", "qwen", "openai")
+
+# Words that mark an id as a fine-tune even without an org.
+FINETUNE_MARKERS: frozenset[str] = frozenset({
+    "ft", "finetune", "finetuned", "fine", "tuned", "sft", "dpo", "orpo", "lora", "qlora", "merge",
+    "merged", "abliterated", "uncensored",
+})
+
+_loaded: dict[str, FamilyRule] = {}
+
+
+def _load(target: str) -> FamilyRule:
+    fn = _loaded.get(target)
+    if fn is None:
+        module, attr = target.split(":")
+        fn = getattr(importlib.import_module(f"{__name__}.{module}"), attr)
+        _loaded[target] = fn
+    return fn
+
+
+def rule_for(family: str) -> FamilyRule | None:
+    """The rule function of `family`, or None for a family we know nothing about."""
+    target = FAMILIES.get(family)
+    return _load(target) if target else None
+
+
+def overlays_for(spec: ModelSpec) -> list[tuple[str, FamilyRule]]:
+    """(tag, rule) for each overlay tag the id carries, unless it is the family itself."""
+    return [(tag, _load(t)) for tag, t in OVERLAYS.items() if tag in spec.tags and tag != spec.family]
+
+
+def names() -> list[str]:
+    return list(FAMILIES)

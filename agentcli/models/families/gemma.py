@@ -1,0 +1,18 @@
+"""Gemma: no tool tokens (JSON emulation) except FunctionGemma; Gemma 3 has 128k windows."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agentcli.models.spec import ModelSpec
+
+
+def rules(spec: ModelSpec) -> dict[str, Any]:
+    """Gemma 3 at 1B and below and Gemma 3n have 32k; Gemma 1/2 have 8k."""
+    if spec.has("functiongemma"):
+        return {"native_tools": True, "context_window": 32_768, "text_dialect": "functiongemma"}
+    v = spec.version
+    if v >= (3,):
+        small = spec.has("n") or (spec.size is not None and spec.size <= 1)
+        return {"native_tools": False, "json_mode": True, "context_window": 32_768 if small else 131_072, "max_output_tokens": 8_192}
+    return {"native_tools": False, "context_window": 8_192}

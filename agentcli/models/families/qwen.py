@@ -1,0 +1,38 @@
+"""Qwen: Hermes-style <tool_call> from Qwen2 on; Qwen3-Coder writes XML calls; QwQ/Qwen3 reason."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agentcli.models.spec import ModelSpec
+
+_HERMES = {"text_dialect": "hermes", "emulation_style": "hermes", "json_mode": True}
+
+
+def rules(spec: ModelSpec) -> dict[str, Any]:
+    """Coder and QwQ lines first, then version thresholds."""
+    v = spec.version
+    if spec.has("qwq"):
+        return {**_HERMES, "native_tools": True, "reasoning": True, "context_window": 131_072, "max_output_tokens": 32_768}
+    if v >= (3,) and spec.has("coder"):
+        return {
+            "native_tools": True,
+            "parallel_tools": True,
+            "json_mode": True,
+            "context_window": 262_144,
+            "max_output_tokens": 65_536,
+            "text_dialect": "qwen3_coder",
+            "emulation_style": "qwen_xml",
+        }
+    if v >= (3,):
+        return {
+            **_HERMES,
+            "native_tools": True,
+            "parallel_tools": True,
+            "reasoning": not spec.has("instruct"),  # 2507 "Instruct" builds do not think
+            "context_window": 40_960,
+            "max_output_tokens": 32_768,
+        }
+    if v >= (2,):
+        return {**_HERMES, "native_tools": True, "context_window": 32_768, "max_output_tokens": 8_192}
+    return {**_HERMES, "native_tools": False, "context_window": 32_768 if v else 8_192}
