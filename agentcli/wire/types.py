@@ -48,6 +48,7 @@ class Candidate:
     dialect: str
     text_values: bool = False
     id: str | None = None
+    error: str | None = None  # the dialect saw a call it cannot complete (truncated): never executed
 
 
 @dataclass(slots=True)
