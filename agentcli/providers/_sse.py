@@ -1,0 +1,83 @@
+"""Stream framing: Server-Sent Events and NDJSON, read line by line with an idle timeout.
+
+Only framing lives here; what a chunk means is the wire layer's business.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass
+from typing import Any, AsyncIterator
+
+
+class StreamStalled(TimeoutError):
+    """No line arrived within the idle timeout."""
+
+
+class BadChunk(ValueError):
+    """A stream line that is not the JSON the protocol promises."""
+
+
+@dataclass(slots=True)
+class SSEEvent:
+    event: str  # "message" when the server sent no `event:` field
+    data: str
+
+
+async def idle_lines(lines: AsyncIterator[str], idle_timeout: float) -> AsyncIterator[str]:
+    """Yield lines, raising StreamStalled when the next one takes longer than `idle_timeout`."""
+    it = lines.__aiter__()
+    while True:
+        try:
+            async with asyncio.timeout(idle_timeout):
+                line = await it.__anext__()
+        except StopAsyncIteration:
+            return
+        except TimeoutError:
+            raise StreamStalled(f"no data for {idle_timeout:g} s") from None
+        yield line
+
+
+async def sse_events(lines: AsyncIterator[str]) -> AsyncIterator[SSEEvent]:
+    """Parse SSE per the HTML spec: comments (`:`) skipped, `data:` lines joined, blank line dispatches.
+
+    An event left open when the stream ends is dropped, as the spec says: it may be cut short.
+    """
+    event, data = "", []
+    async for raw in lines:
+        line = raw.rstrip("\r\n")
+        if not line:
+            if data:
+                yield SSEEvent(event or "message", "\n".join(data))
+            event, data = "", []
+            continue
+        if line.startswith(":"):
+            continue
+        name, sep, value = line.partition(":")
+        if sep and value.startswith(" "):
+            value = value[1:]
+        if name == "data":
+            data.append(value)
+        elif name == "event":
+            event = value
+        # id: and retry: are not used by any model API
+
+
+async def ndjson_objects(lines: AsyncIterator[str]) -> AsyncIterator[dict[str, Any]]:
+    """One JSON object per non-blank line (Ollama's stream)."""
+    async for raw in lines:
+        line = raw.strip()
+        if not line:
+            continue
+        yield decode_json(line)
+
+
+def decode_json(text: str) -> dict[str, Any]:
+    try:
+        value = json.loads(text)
+    except ValueError as exc:
+        raise BadChunk(f"stream chunk is not JSON: {text[:80]!r}") from exc
+    if not isinstance(value, dict):
+        raise BadChunk(f"stream chunk is not a JSON object: {text[:80]!r}")
+    return value

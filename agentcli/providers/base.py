@@ -1,0 +1,293 @@
+"""The Provider interface and the request/stream loop every HTTP protocol shares.
+
+A protocol module only says where to POST, which headers carry the key, how its
+stream is framed and where its in-band errors hide; sending, retrying, stream
+assembly and error mapping happen here, once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, AsyncIterator, Callable
+
+import httpx
+
+from agentcli import __version__
+
+from agentcli.core.errors import ProviderError, ProviderErrorCode as Code
+from agentcli.providers import DEFAULTS
+from agentcli.providers._http import (
+    RetryPolicy,
+    Sleep,
+    Target,
+    error_from_exception,
+    error_from_inband,
+    error_from_status,
+    hint_for,
+    run_with_retries,
+    trim,
+)
+from agentcli.providers._sse import BadChunk, StreamStalled, decode_json, idle_lines, ndjson_objects, sse_events
+from agentcli.providers.transforms import apply_overrides, check_overrides, pipeline
+
+if TYPE_CHECKING:
+    from agentcli.config.schema import Profile
+    from agentcli.core.types import Message, ParsedResponse, Tool
+    from agentcli.wire.types import ParseContext, RequestSettings, WirePlan
+
+OnEvent = Callable[[Any], None]
+Chunk = tuple[dict[str, Any] | None, bool]  # (chunk to feed the assembler, the API said the message ended)
+
+USER_AGENT = f"agentcli/{__version__}"
+
+
+def resolve_key(profile: Profile, provider: str, url: str, api_key: str | None) -> tuple[str | None, str | None]:
+    """(key, variable name). A key is required when the profile names a variable or the URL is the hosted default."""
+    default_url, default_env = DEFAULTS.get(provider, ("", None))
+    if profile.api_key_env == "":  # the profile says: send no key (a local server)
+        return api_key, None
+    env = profile.api_key_env or default_env
+    if api_key is not None:
+        return api_key, env
+    value = os.environ.get(env) if env else None
+    if value:
+        return value, env
+    required = profile.api_key_env is not None or (default_env is not None and url == default_url.rstrip("/"))
+    if required and env:
+        raise ProviderError(
+            Code.AUTH,
+            f"no API key for {provider}: ${env} is not set",
+            url=url,
+            model=profile.model,
+            hint=f"export {env}=<your key> (profiles name the variable, never the key itself)",
+        )
+    return None, env
+
+
+@dataclass(slots=True)
+class _Attempt:
+    emitted: bool = False
+
+
+class Provider:
+    """One model endpoint. The agent loop calls `complete`; `agent doctor` calls `list_models`/`model_info`."""
+
+    name: str = ""
+    api: str = "openai"
+    start_hint: str = ""  # said when the server cannot be reached
+    stream_format: str = "sse"  # sse | ndjson
+
+    def __init__(
+        self,
+        profile: Profile,
+        *,
+        transport: httpx.AsyncBaseTransport | None = None,
+        api_key: str | None = None,
+        sleep: Sleep | None = None,
+    ) -> None:
+        self.profile = profile
+        self.url = (profile.url or DEFAULTS.get(self.name, ("", None))[0]).rstrip("/")
+        self._key, self.key_env = resolve_key(profile, self.name, self.url, api_key)
+        self._transport = transport
+        self._client: httpx.AsyncClient | None = None
+        self.policy = RetryPolicy.from_limits(profile.limits, sleep)
+        self.pipeline = pipeline(profile.transforms)
+
+    # -- what a protocol module fills in -------------------------------------------------
+
+    def auth_headers(self) -> dict[str, str]:
+        return {}
+
+    def endpoint(self, settings: RequestSettings) -> str:
+        raise NotImplementedError
+
+    def adjust_body(self, body: dict[str, Any], settings: RequestSettings) -> dict[str, Any]:
+        """Protocol rules the wire body may not know (stream flags, required fields)."""
+        return body
+
+    @staticmethod
+    def refine_error(status: int, detail: str) -> Code | None:
+        """A sharper code from an error body (tools unsupported, model missing); None keeps the status's."""
+        return None
+
+    def stream_item(self, event: str, data: dict[str, Any] | str) -> Chunk:
+        """One decoded stream item -> (chunk for the assembler, ended); raise ProviderError on in-band errors."""
+        raise NotImplementedError
+
+    def body_error(self, body: dict[str, Any]) -> Any:
+        """An error object hidden in a 200 body, or None."""
+        return body.get("error") if isinstance(body, dict) else None
+
+    # -- shared machinery -----------------------------------------------------------------
+
+    def target(self, model: str | None = None) -> Target:
+        return Target(
+            self.name, self.url, model or self.profile.model, self.key_env, self.start_hint,
+            (self._key,) if self._key else (),
+        )
+
+    @property
+    def client(self) -> httpx.AsyncClient:
+        if self._client is None:
+            limits = self.profile.limits
+            headers = {"user-agent": USER_AGENT, **self.profile.headers, **self.auth_headers()}
+            self._client = httpx.AsyncClient(
+                transport=self._transport,
+                headers=headers,
+                timeout=httpx.Timeout(limits.request_timeout, connect=limits.connect_timeout),
+                follow_redirects=True,
+            )
+        return self._client
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None
+
+    def prepare(
+        self, messages: list[Message], tools: list[Tool], plan: WirePlan, settings: RequestSettings
+    ) -> dict[str, Any]:
+        """The body to send: wire body -> request transforms -> [request] overrides -> protocol rules."""
+        from agentcli import wire
+
+        check_overrides({**self.profile.request, **settings.overrides})  # a clear profile error before wire sees them
+        body = wire.build_request(plan, messages, tools, settings)  # merges settings.overrides
+        if self.profile.request:
+            body = apply_overrides(body, self.profile.request)
+        body = self.pipeline.on_request(body)
+        return self.adjust_body(body, settings)
+
+    async def complete(
+        self,
+        messages: list[Message],
+        tools: list[Tool],
+        plan: WirePlan,
+        settings: RequestSettings,
+        ctx: ParseContext,
+        on_event: OnEvent | None = None,
+    ) -> ParsedResponse:
+        """One assistant turn; streams when settings.stream, retrying per the policy."""
+        body = self.prepare(messages, tools, plan, settings)
+        target = self.target(settings.model)
+        url = self.endpoint(settings)
+        if not settings.stream:
+            return await run_with_retries(lambda: self._post(url, body, plan, ctx, target), self.policy, target, on_event)
+        state = _Attempt()
+        emit = on_event or (lambda _e: None)
+        return await run_with_retries(
+            lambda: self._stream(url, body, plan, ctx, target, emit, state),
+            self.policy, target, on_event, partial_output=lambda: state.emitted,
+        )
+
+    async def _post(self, url: str, body: dict[str, Any], plan: WirePlan, ctx: ParseContext, target: Target) -> ParsedResponse:
+        from agentcli import wire
+
+        try:
+            resp = await self.client.post(url, json=body)
+        except httpx.HTTPError as exc:
+            raise error_from_exception(exc, target, timeout=self.profile.limits.request_timeout) from None
+        data = self._json_or_raise(resp, target)
+        if (err := self.body_error(data)) is not None:
+            raise error_from_inband(err, target, self.refine_error)
+        return wire.parse_response(plan, self.pipeline.on_response(data), ctx)
+
+    def _json_or_raise(self, resp: httpx.Response, target: Target) -> dict[str, Any]:
+        if resp.status_code >= 400:
+            raise error_from_status(resp.status_code, resp.text, resp.headers, target, self.refine_error)
+        try:
+            data = resp.json()
+        except ValueError:
+            data = None
+        if not isinstance(data, dict):
+            raise ProviderError(
+                Code.SERVER,
+                f"{target.url} answered HTTP {resp.status_code} with a body that is not a JSON object: {trim(resp.text, 120)!r}",
+                url=target.url, model=target.model, status=resp.status_code, retryable=True,
+                hint=hint_for(Code.NOT_FOUND, target),
+            )
+        return data
+
+    async def _stream(
+        self, url: str, body: dict[str, Any], plan: WirePlan, ctx: ParseContext,
+        target: Target, emit: OnEvent, state: _Attempt,
+    ) -> ParsedResponse:
+        from agentcli import wire
+
+        state.emitted = False
+        assembler = wire.new_stream(plan, ctx)  # fresh per attempt: a retried turn never half-applies
+        ended = False
+        headers_in = False
+        try:
+            async with self.client.stream("POST", url, json=body) as resp:
+                if resp.status_code >= 400:
+                    text = (await resp.aread()).decode("utf-8", "replace")
+                    raise error_from_status(resp.status_code, text, resp.headers, target, self.refine_error)
+                headers_in = True
+                async with contextlib.aclosing(self._items(resp)) as items:
+                    async for chunk, end in items:
+                        if chunk is not None:
+                            for event in assembler.feed(self.pipeline.on_chunk(chunk)):
+                                state.emitted = True
+                                emit(event)
+                        if end:
+                            ended = True
+                            break
+        except ProviderError:
+            raise
+        except (httpx.HTTPError, StreamStalled, BadChunk) as exc:
+            limits = self.profile.limits
+            timeout = limits.stream_idle_timeout if isinstance(exc, StreamStalled) else limits.request_timeout
+            raise error_from_exception(exc, target, mid_stream=headers_in, timeout=timeout) from None
+        if not (ended or getattr(assembler, "complete", False)):
+            raise ProviderError(
+                Code.STREAM_BROKEN,
+                f"the stream from {target.url} ended before the message was complete",
+                url=target.url, model=target.model, retryable=True, hint=hint_for(Code.STREAM_BROKEN, target),
+            )
+        events, parsed = assembler.finish()
+        for event in events:
+            emit(event)
+        return parsed
+
+    async def _items(self, resp: httpx.Response) -> AsyncIterator[Chunk]:
+        lines = idle_lines(resp.aiter_lines(), self.profile.limits.stream_idle_timeout)
+        if self.stream_format == "ndjson":
+            async for obj in ndjson_objects(lines):
+                yield self.stream_item("", obj)
+            return
+        async for ev in sse_events(lines):
+            if ev.event == "ping":
+                continue
+            yield self.stream_item(ev.event, ev.data)
+
+    # -- discovery (agent doctor) -------------------------------------------------------------
+
+    async def _get_json(self, path: str, *, method: str = "GET", json_body: Any = None) -> dict[str, Any]:
+        target = self.target()
+
+        async def once() -> dict[str, Any]:
+            try:
+                resp = await self.client.request(method, f"{self.url}{path}", json=json_body)
+            except httpx.HTTPError as exc:
+                raise error_from_exception(exc, target, timeout=self.profile.limits.request_timeout) from None
+            return self._json_or_raise(resp, target)
+
+        return await run_with_retries(once, self.policy, target)
+
+    async def list_models(self) -> list[str]:
+        """Model ids the server offers."""
+        raise NotImplementedError
+
+    async def model_info(self, model: str) -> dict[str, Any] | None:
+        """What the server says about one model (capabilities), where the API has such a call."""
+        return None
+
+    def __repr__(self) -> str:  # never shows the key
+        return f"<{type(self).__name__} {self.url} model={self.profile.model!r}>"
+
+
+def sse_json(data: dict[str, Any] | str) -> dict[str, Any]:
+    """Decode an SSE data field (protocol modules call this in stream_item)."""
+    return data if isinstance(data, dict) else decode_json(data)

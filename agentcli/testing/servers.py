@@ -1,0 +1,500 @@
+"""Loopback protocol servers: real HTTP on 127.0.0.1 speaking each model API exactly.
+
+    with OpenAIServer() as srv:
+        srv.queue(openai_body("hi"))          # served whole, or streamed if the request asks
+        srv.queue_error(429, retry_after="1")
+        srv.queue_cut(body)                    # stream cut inside the first tool call's arguments
+        ... point a provider at srv.url ...
+        srv.requests[0].body["messages"]
+
+Each server records every request (method, path, query, headers, JSON body) and answers
+chat requests from a FIFO of scripted replies. Faults: error statuses with Retry-After,
+non-JSON bodies, connection reset, a stream cut mid-arguments, a slow first byte, a
+stalled stream. A threaded stdlib server, so sync and async tests can both use it.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import struct
+import threading
+from collections import deque
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+from agentcli.testing.streams import frame, to_chunks, trailer
+
+STALL_LIMIT_S = 30.0  # a stalled stream is closed after this even if the test forgets the server
+
+
+@dataclass(slots=True)
+class Recorded:
+    """One request as the server saw it. Header names are lower-cased."""
+
+    method: str
+    path: str
+    query: dict[str, list[str]]
+    headers: dict[str, str]
+    body: Any
+    raw: bytes = b""
+
+
+@dataclass(slots=True)
+class Reply:
+    """One scripted answer. `body` may be a callable taking the Recorded request."""
+
+    body: Any = None
+    status: int = 200
+    headers: dict[str, str] = field(default_factory=dict)
+    content_type: str | None = None
+    stream: bool | None = None  # None: stream when the request asked to
+    chunks: list[Any] | None = None  # raw stream chunks instead of converting `body`
+    chunk_size: int = 8
+    delay: float = 0.0  # seconds before the first byte
+    chunk_delay: float = 0.0
+    cut_after: int | str | None = None  # close abruptly after N chunks; "arguments" = inside the first call's arguments
+    stall_after: int | None = None  # stop sending after N chunks, keep the connection open
+    reset: bool = False  # TCP reset before any byte
+    trailer: bool = True  # write the protocol's end marker ([DONE]) after the chunks
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: _Server
+
+    def log_message(self, format: str, *args: Any) -> None:  # keep test output clean
+        pass
+
+    def do_GET(self) -> None:
+        self.server.owner._handle(self, "GET")
+
+    def do_POST(self) -> None:
+        self.server.owner._handle(self, "POST")
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+    owner: LoopbackServer
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """Clients that hang up (timeouts, retries) are normal here; anything else is kept for the test."""
+        import sys
+
+        exc = sys.exc_info()[1]
+        if not isinstance(exc, OSError) and exc is not None:
+            self.owner.errors.append(exc)
+
+
+def _args_fragment(chunk: Any) -> bool:
+    """Does this chunk carry a piece of tool-call arguments (OpenAI delta or Anthropic input_json_delta)?"""
+    if not isinstance(chunk, dict):
+        return False
+    delta = chunk.get("delta") or {}
+    if isinstance(delta, dict) and delta.get("type") == "input_json_delta" and delta.get("partial_json"):
+        return True
+    for choice in chunk.get("choices") or ():
+        for call in (choice.get("delta") or {}).get("tool_calls") or ():
+            if (call.get("function") or {}).get("arguments"):
+                return True
+    return False
+
+
+def _whole_call(chunk: Any) -> bool:
+    """Ollama and Gemini send a call whole: the cut then falls just before it."""
+    if not isinstance(chunk, dict):
+        return False
+    if (chunk.get("message") or {}).get("tool_calls"):
+        return True
+    return any(
+        "functionCall" in p
+        for c in chunk.get("candidates") or ()
+        for p in (c.get("content") or {}).get("parts") or ()
+    )
+
+
+def cut_index(chunks: list[Any]) -> int:
+    """How many chunks to send before cutting a stream inside the first tool call."""
+    for i, chunk in enumerate(chunks):
+        if _args_fragment(chunk):
+            return i + 1
+        if _whole_call(chunk):
+            return max(i, 1)
+    return max(1, len(chunks) // 2)
+
+
+class LoopbackServer:
+    """Base: threading, queue, recording and fault injection. Subclasses add one API's routes."""
+
+    api = "openai"
+    prefix = ""  # path part of `url`
+
+    def __init__(self, *, models: tuple[str, ...] = ("loopback-model",), chunk_size: int = 8) -> None:
+        self.models = list(models)
+        self.chunk_size = chunk_size
+        self.requests: list[Recorded] = []
+        self.errors: list[BaseException] = []  # unexpected exceptions inside request handlers
+        self._replies: deque[Reply] = deque()
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._httpd: _Server | None = None
+        self._thread: threading.Thread | None = None
+        self._port: int | None = None
+
+    # -- life cycle ----------------------------------------------------------------------
+
+    def start(self) -> LoopbackServer:
+        self._httpd = _Server(("127.0.0.1", 0), _Handler)
+        self._httpd.owner = self
+        self._port = self._httpd.server_address[1]
+        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+            self._httpd = None
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+
+    def __enter__(self) -> LoopbackServer:
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+    @property
+    def port(self) -> int:
+        assert self._port is not None, "server not started"
+        return self._port  # kept after stop() so tests can still name the URL
+
+    @property
+    def root(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def url(self) -> str:
+        """The base URL a profile would use for this API."""
+        return self.root + self.prefix
+
+    # -- scripting -----------------------------------------------------------------------
+
+    def queue_reply(self, reply: Reply) -> LoopbackServer:
+        with self._lock:
+            self._replies.append(reply)
+        return self
+
+    def queue(self, body: Any = None, **options: Any) -> LoopbackServer:
+        """A 200 reply: `body` is the API's non-streamed response; streamed on demand."""
+        return self.queue_reply(Reply(body, **options))
+
+    def queue_stream(self, chunks: list[Any], **options: Any) -> LoopbackServer:
+        """A streamed reply from raw chunks: dicts and strings are framed as data, bytes are written as they are."""
+        return self.queue_reply(Reply(None, chunks=list(chunks), stream=True, **options))
+
+    def queue_error(
+        self,
+        status: int,
+        body: Any = None,
+        *,
+        headers: dict[str, str] | None = None,
+        retry_after: str | None = None,
+        retry_after_ms: str | None = None,
+        content_type: str | None = None,
+    ) -> LoopbackServer:
+        """An error reply; without `body` the API's own error shape for that status."""
+        hdrs = dict(headers or {})
+        if retry_after is not None:
+            hdrs["retry-after"] = str(retry_after)
+        if retry_after_ms is not None:
+            hdrs["retry-after-ms"] = str(retry_after_ms)
+        if body is None:
+            body = self.error_body(status, f"loopback error {status}")
+        return self.queue_reply(Reply(body, status=status, headers=hdrs, content_type=content_type, stream=False))
+
+    def queue_reset(self) -> LoopbackServer:
+        return self.queue_reply(Reply(reset=True))
+
+    def queue_cut(self, body: Any, after: int | str = "arguments", **options: Any) -> LoopbackServer:
+        return self.queue_reply(Reply(body, stream=True, cut_after=after, **options))
+
+    def queue_stall(self, body: Any, after: int = 1, **options: Any) -> LoopbackServer:
+        return self.queue_reply(Reply(body, stream=True, stall_after=after, **options))
+
+    def queue_slow(self, body: Any, delay: float, **options: Any) -> LoopbackServer:
+        return self.queue_reply(Reply(body, delay=delay, **options))
+
+    @property
+    def pending(self) -> int:
+        with self._lock:
+            return len(self._replies)
+
+    @property
+    def last(self) -> Recorded:
+        return self.requests[-1]
+
+    def chat_requests(self) -> list[Recorded]:
+        return [r for r in self.requests if self.route(r.method, r.path) == "chat"]
+
+    # -- per-API hooks -------------------------------------------------------------------
+
+    def route(self, method: str, path: str) -> str | None:
+        """chat | models | show | None (404)."""
+        raise NotImplementedError
+
+    def wants_stream(self, req: Recorded) -> bool:
+        return isinstance(req.body, dict) and req.body.get("stream") is True
+
+    def error_body(self, status: int, message: str) -> Any:
+        return {"error": {"message": message, "type": "server_error" if status >= 500 else "invalid_request_error", "code": status}}
+
+    def models_body(self) -> Any:
+        raise NotImplementedError
+
+    def show_body(self, req: Recorded) -> tuple[int, Any]:
+        return 404, self.error_body(404, "not found")
+
+    def stream_content_type(self) -> str:
+        return "text/event-stream"
+
+    # -- serving -------------------------------------------------------------------------
+
+    def _record(self, h: _Handler, method: str) -> Recorded:
+        parts = urlsplit(h.path)
+        length = int(h.headers.get("content-length") or 0)
+        raw = h.rfile.read(length) if length else b""
+        try:
+            body = json.loads(raw) if raw else None
+        except ValueError:
+            body = None
+        req = Recorded(method, parts.path, parse_qs(parts.query), {k.lower(): v for k, v in h.headers.items()}, body, raw)
+        with self._lock:
+            self.requests.append(req)
+        return req
+
+    def _handle(self, h: _Handler, method: str) -> None:
+        req = self._record(h, method)
+        kind = self.route(method, req.path)
+        if kind is None:
+            return self._send_json(h, 404, self.error_body(404, f"no route {method} {req.path}"))
+        if kind == "models":
+            return self._send_json(h, 200, self.models_body())
+        if kind == "show":
+            return self._send_json(h, *self.show_body(req))
+        with self._lock:
+            reply = self._replies.popleft() if self._replies else None
+        if reply is None:
+            return self._send_json(h, 500, self.error_body(500, "loopback server: no scripted reply left"))
+        self._serve(h, req, reply)
+
+    def _serve(self, h: _Handler, req: Recorded, reply: Reply) -> None:
+        if reply.reset:
+            return self._reset(h)
+        if reply.delay and self._stop.wait(reply.delay):
+            return
+        body = reply.body(req) if callable(reply.body) else reply.body
+        stream = reply.stream if reply.stream is not None else self.wants_stream(req)
+        if reply.status >= 400 or not stream:
+            return self._send_body(h, reply.status, body, reply.headers, reply.content_type)
+        chunks = reply.chunks if reply.chunks is not None else to_chunks(self.api, body or {}, reply.chunk_size or self.chunk_size)
+        self._send_stream(h, reply, chunks)
+
+    def _send_json(self, h: _Handler, status: int, body: Any) -> None:
+        self._send_body(h, status, body, {}, None)
+
+    def _send_body(self, h: _Handler, status: int, body: Any, headers: dict[str, str], content_type: str | None) -> None:
+        if isinstance(body, bytes):
+            data, ctype = body, content_type or "application/octet-stream"
+        elif isinstance(body, str):
+            data, ctype = body.encode(), content_type or "text/plain; charset=utf-8"
+        else:
+            data, ctype = json.dumps(body).encode(), content_type or "application/json"
+        h.send_response(status)
+        h.send_header("content-type", ctype)
+        h.send_header("content-length", str(len(data)))
+        for k, v in headers.items():
+            h.send_header(k, v)
+        h.end_headers()
+        h.wfile.write(data)
+        h.wfile.flush()
+
+    def _send_stream(self, h: _Handler, reply: Reply, chunks: list[Any]) -> None:
+        cut = cut_index(chunks) if reply.cut_after == "arguments" else reply.cut_after
+        h.send_response(200)
+        h.send_header("content-type", self.stream_content_type())
+        h.send_header("transfer-encoding", "chunked")
+        h.send_header("cache-control", "no-cache")
+        for k, v in reply.headers.items():
+            h.send_header(k, v)
+        h.end_headers()
+        try:
+            for i, chunk in enumerate(chunks):
+                if isinstance(cut, int) and i >= cut:
+                    return self._cut(h)
+                if reply.stall_after is not None and i >= reply.stall_after:
+                    self._stop.wait(STALL_LIMIT_S)
+                    return self._cut(h)
+                if reply.chunk_delay and self._stop.wait(reply.chunk_delay):
+                    return self._cut(h)
+                self._write_chunk(h, frame(self.api, chunk))
+            if isinstance(cut, int):  # cut at or past the end: drop the end marker too
+                return self._cut(h)
+            if reply.trailer and (end := trailer(self.api)):
+                self._write_chunk(h, end)
+            h.wfile.write(b"0\r\n\r\n")
+            h.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError):
+            h.close_connection = True
+
+    @staticmethod
+    def _write_chunk(h: _Handler, data: bytes) -> None:
+        h.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+        h.wfile.flush()
+
+    @staticmethod
+    def _cut(h: _Handler) -> None:
+        """Close mid-body without the terminating chunk: the client sees an incomplete message."""
+        h.close_connection = True
+        try:
+            h.wfile.flush()
+            h.connection.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+    @staticmethod
+    def _reset(h: _Handler) -> None:
+        """Abort the connection with a TCP RST (SO_LINGER 0), before any byte of a reply."""
+        h.close_connection = True
+        try:
+            h.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            h.connection.close()
+        except OSError:
+            pass
+
+
+class OpenAIServer(LoopbackServer):
+    """POST /v1/chat/completions (JSON or SSE + [DONE]); GET /v1/models."""
+
+    api = "openai"
+    prefix = "/v1"
+
+    def route(self, method: str, path: str) -> str | None:
+        if method == "POST" and path == "/v1/chat/completions":
+            return "chat"
+        if method == "GET" and path == "/v1/models":
+            return "models"
+        return None
+
+    def models_body(self) -> Any:
+        return {"object": "list", "data": [{"id": m, "object": "model", "owned_by": "loopback"} for m in self.models]}
+
+
+_ANTHROPIC_TYPES = {400: "invalid_request_error", 401: "authentication_error", 403: "permission_error",
+                    404: "not_found_error", 413: "request_too_large", 429: "rate_limit_error",
+                    500: "api_error", 529: "overloaded_error"}
+
+
+class AnthropicServer(LoopbackServer):
+    """POST /v1/messages (JSON or SSE with event names); GET /v1/models."""
+
+    api = "anthropic"
+
+    def route(self, method: str, path: str) -> str | None:
+        if method == "POST" and path == "/v1/messages":
+            return "chat"
+        if method == "GET" and path == "/v1/models":
+            return "models"
+        return None
+
+    def error_body(self, status: int, message: str) -> Any:
+        return {"type": "error", "error": {"type": _ANTHROPIC_TYPES.get(status, "api_error"), "message": message}}
+
+    def models_body(self) -> Any:
+        return {"data": [{"id": m, "type": "model", "display_name": m} for m in self.models], "has_more": False}
+
+
+class OllamaServer(LoopbackServer):
+    """POST /api/chat (NDJSON unless "stream": false); GET /api/tags; POST /api/show."""
+
+    api = "ollama"
+
+    def __init__(self, *, capabilities: dict[str, list[str]] | None = None, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.capabilities = capabilities or {}  # model -> ["completion", "tools", ...]
+
+    def route(self, method: str, path: str) -> str | None:
+        if method == "POST" and path == "/api/chat":
+            return "chat"
+        if method == "GET" and path == "/api/tags":
+            return "models"
+        if method == "POST" and path == "/api/show":
+            return "show"
+        return None
+
+    def wants_stream(self, req: Recorded) -> bool:
+        return not (isinstance(req.body, dict) and req.body.get("stream") is False)  # Ollama streams by default
+
+    def stream_content_type(self) -> str:
+        return "application/x-ndjson"
+
+    def error_body(self, status: int, message: str) -> Any:
+        return {"error": message}
+
+    def models_body(self) -> Any:
+        return {"models": [{"name": m, "model": m, "size": 1, "details": {"family": "loopback"}} for m in self.models]}
+
+    def show_body(self, req: Recorded) -> tuple[int, Any]:
+        model = (req.body or {}).get("model") or (req.body or {}).get("name")
+        if model not in self.models:
+            return 404, {"error": f"model '{model}' not found"}
+        caps = self.capabilities.get(model, ["completion", "tools"])
+        return 200, {"capabilities": caps, "details": {"family": "loopback", "format": "gguf"}, "template": "", "model_info": {}}
+
+
+_GEMINI_STATUS = {400: "INVALID_ARGUMENT", 403: "PERMISSION_DENIED", 404: "NOT_FOUND", 429: "RESOURCE_EXHAUSTED",
+                  500: "INTERNAL", 503: "UNAVAILABLE"}
+
+
+class GeminiServer(LoopbackServer):
+    """POST /v1beta/models/{model}:generateContent and :streamGenerateContent?alt=sse; GET /v1beta/models."""
+
+    api = "gemini"
+
+    def route(self, method: str, path: str) -> str | None:
+        if method == "POST" and path.startswith("/v1beta/models/") and (
+            path.endswith(":generateContent") or path.endswith(":streamGenerateContent")
+        ):
+            return "chat"
+        if method == "GET" and path == "/v1beta/models":
+            return "models"
+        return None
+
+    def wants_stream(self, req: Recorded) -> bool:
+        return req.path.endswith(":streamGenerateContent") and req.query.get("alt") == ["sse"]
+
+    def error_body(self, status: int, message: str) -> Any:
+        return {"error": {"code": status, "message": message, "status": _GEMINI_STATUS.get(status, "UNKNOWN")}}
+
+    def models_body(self) -> Any:
+        return {"models": [{"name": f"models/{m}", "displayName": m, "supportedGenerationMethods": ["generateContent"]} for m in self.models]}
+
+
+SERVERS: dict[str, type[LoopbackServer]] = {
+    "openai": OpenAIServer,
+    "anthropic": AnthropicServer,
+    "ollama": OllamaServer,
+    "gemini": GeminiServer,
+}
+
+
+def server_for(api: str, **kw: Any) -> LoopbackServer:
+    """A (not yet started) server speaking `api`."""
+    return SERVERS[api](**kw)
+
