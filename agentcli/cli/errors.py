@@ -41,3 +41,20 @@ def run_guarded(fn: Callable[..., int | None], **options: Any) -> int:
         label = next(lbl for typ, lbl in _LABELS if isinstance(exc, typ))
         _say(label, exc.message, exc.hint)
         return exc.exit_code
+    except Exception as exc:  # a bug of ours: keep the details, scrubbed, out of the terminal
+        path = _crash_report(exc)
+        _say("internal error", f"{type(exc).__name__}: {exc}", f"details were written to {path}; please report it")
+        return EXIT_FAILED
+
+
+def _crash_report(exc: BaseException) -> str:
+    import time
+    import traceback
+
+    from agentcli.config.paths import data_dir, write_private
+    from agentcli.core.redact import redact
+
+    path = data_dir() / "crashes" / time.strftime("crash-%Y%m%d-%H%M%S.txt")
+    text = "".join(traceback.format_exception(exc))
+    write_private(path, redact(text))
+    return str(path)

@@ -1,0 +1,95 @@
+"""Assemble a Session from a profile: model capability, provider, wire plan, tools, transcript."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from agentcli.agent.intent import tier_for_goal
+from agentcli.agent.session import Session
+from agentcli.agent.store import Transcript, new_session_id, sessions_dir
+from agentcli.core.errors import UsageError
+from agentcli.core.types import Tier
+
+
+def resolve_workspace(workspace: Path | None) -> Path:
+    ws = (workspace or Path.cwd()).expanduser()
+    if not ws.is_dir():
+        raise UsageError(f"workspace {ws} is not a directory", hint="pass --workspace DIR with an existing directory")
+    return ws.resolve()
+
+
+def starting_tier(requested: str | None, goal: str | None, max_tier: Tier) -> Tier:
+    if requested:
+        try:
+            tier = Tier.parse(requested)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        if tier > max_tier:
+            raise UsageError(
+                f"--tier {tier.label} is above this profile's max_tier ({max_tier.label})",
+                hint="raise [tools] max_tier in the profile, or ask for a lower tier",
+            )
+        return tier
+    return min(tier_for_goal(goal or ""), max_tier)
+
+
+def open_session(
+    profile: Any,
+    workspace: Path | None = None,
+    *,
+    tier: str | None = None,
+    goal: str | None = None,
+    approve_mode: str = "ask",
+    interactive: bool = False,
+    session_id: str | None = None,
+    record: bool = True,
+    transport: Any = None,
+    provider: Any = None,
+) -> Session:
+    """Build everything one conversation needs. `profile` is a config Profile; `provider`
+    replaces the one the profile names (tests and `agent eval` pass scripted ones)."""
+    from agentcli.models import LearnedStore, resolve_capability
+    from agentcli.providers import create as create_provider
+    from agentcli.tools.base import ToolContext
+    from agentcli.tools.registry import default_registry
+    from agentcli.tools.sandbox import Workspace
+    from agentcli.wire import negotiate
+
+    ws = resolve_workspace(workspace)
+    max_tier = Tier.parse(profile.tools.max_tier)
+    provider = provider or create_provider(profile, transport=transport)
+    learned = LearnedStore() if record else None
+    facts = {k: f.value for k, f in learned.get(profile.model, provider.url).items()} if learned else {}
+    try:
+        capability = resolve_capability(profile.model, overrides=profile.capabilities, learned=facts,
+                                        provider=profile.provider)
+    except ValueError as exc:
+        from agentcli.core.errors import ConfigError
+
+        raise ConfigError(str(exc), file=str(profile.source or ""), profile=profile.name, key="capabilities") from None
+    try:
+        plan = negotiate(api=provider.api, capability=capability.capability, tools_cfg=profile.tools, learned=facts)
+    except ValueError as exc:
+        from agentcli.core.errors import ConfigError
+
+        raise ConfigError(str(exc), file=str(profile.source or ""), profile=profile.name, key="tools") from None
+    registry = default_registry()
+    ctx = ToolContext(
+        workspace=Workspace(ws), bash=profile.bash, max_output_bytes=profile.limits.max_tool_output_bytes
+    )
+    sid = session_id or new_session_id()
+    transcript = Transcript(sessions_dir() / f"{sid}.jsonl") if record else None
+    session = Session(
+        id=sid, profile=profile, workspace=ws, provider=provider, capability=capability, plan=plan,
+        registry=registry, tool_ctx=ctx, tier=starting_tier(tier, goal, max_tier), max_tier=max_tier,
+        transcript=transcript, approve_mode=approve_mode, interactive=interactive, learned=learned,
+    )
+    if transcript:
+        transcript.write(
+            "session", id=sid, profile=profile.name, provider=profile.provider, model=profile.model,
+            workspace=str(ws), goal=goal, tier=session.tier.label, pid=os.getpid(),
+            profile_ref=str(profile.source) + ("#" + profile.name if profile.name else "") if profile.source else profile.name,
+        )
+    return session

@@ -1,0 +1,403 @@
+"""The agent loop: request -> parse -> validate -> guard -> approve -> execute -> results.
+
+`Agent.run()` is an async generator of events; its last event is always `Done`, the
+run's step value. It never prints and never reads the keyboard: decisions go through
+the session's Approver.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, Any
+
+from agentcli.agent.approval import Approver, Decision
+from agentcli.agent.planner import plan_batches
+from agentcli.agent.validate import validate_arguments
+from agentcli.core.errors import ErrorCode, ProviderError, ProviderErrorCode, ToolError
+from agentcli.core.events import (
+    AgentEvent,
+    Checkpoint,
+    CheckpointKind,
+    Done,
+    Notice,
+    ToolFinished,
+    ToolStarted,
+    TurnStarted,
+)
+from agentcli.core.types import Message, ParsedResponse, Tier, ToolCall, ToolResult, Usage
+
+if TYPE_CHECKING:
+    from agentcli.agent.session import Session
+
+FINALIZE_PROMPT = (
+    "You have finished using tools. Reply now with your final answer to the task, in plain text, "
+    "without calling any tool."
+)
+USE_TOOLS_PROMPT = (
+    "This task needs the tools you were given: call one of them instead of answering from memory, "
+    "or call `submit` if you are sure the task is already done."
+)
+EXIT_CODES = {"answered": 0, "submitted": 0, "error": 1, "max_turns": 3, "stuck": 3, "aborted": 3, "interrupted": 130}
+
+
+class _Stop(Exception):
+    def __init__(self, stop: str, error: str | None = None) -> None:
+        super().__init__(stop)
+        self.stop, self.error = stop, error
+
+
+class Agent:
+    """Runs turns for one Session. Holds per-run counters only; state lives in the Session."""
+
+    def __init__(self, session: Session, approver: Approver) -> None:
+        self.s = session
+        self.approver = approver
+
+    async def run(self, user_text: str | None) -> AsyncIterator[AgentEvent]:
+        s = self.s
+        if user_text is not None:
+            s.add(Message.user(user_text))
+        started = time.monotonic()
+        turns = tools_run = invalid_turns = 0
+        usage = Usage()
+        used_tools = finalize_used = nudged = False
+        no_tools_next = False
+        answer, stop, error = "", "answered", None
+        try:
+            while True:
+                if turns >= s.profile.limits.max_turns:
+                    stop, error = "max_turns", f"stopped after {turns} turns (limits.max_turns)"
+                    break
+                turns += 1
+                folded = s.compact()
+                if folded:
+                    yield Notice("warning", f"context window nearly full: folded {folded} older messages into a summary", "compact")
+                yield TurnStarted(turns, s.profile.model)
+                visible = [] if no_tools_next else s.visible_tools()
+                no_tools_next = False
+                response: ParsedResponse | None = None
+                async for ev in self._complete(visible):
+                    if isinstance(ev, ParsedResponse):
+                        response = ev
+                    else:
+                        yield ev
+                assert response is not None
+                if response.usage:
+                    usage = usage + response.usage
+                    s.usage = s.usage + response.usage
+                for r in response.repairs:
+                    yield Notice("info", f"repaired the model's output: {r.detail}", r.kind)
+                s.add(Message.assistant(response))
+
+                if not response.tool_calls:
+                    text = response.text.strip()
+                    if not text and used_tools and not finalize_used:
+                        finalize_used = no_tools_next = True
+                        s.add(Message.user(FINALIZE_PROMPT))
+                        yield Notice("warning", "the model gave an empty answer; asking once for a final answer")
+                        continue
+                    if s.profile.tools.tool_use_mode == "enforced" and not used_tools and not nudged and visible:
+                        nudged = True
+                        s.add(Message.user(USE_TOOLS_PROMPT))
+                        continue
+                    if s.guard.message(text):
+                        stop, error = "stuck", "the model repeated the same message three times"
+                        break
+                    answer, stop = text, "answered"
+                    break
+
+                used_tools = True
+                results: list[ToolResult] = []
+                try:
+                    async for ev in self._handle_calls(response.tool_calls, results):
+                        tools_run += isinstance(ev, ToolStarted)
+                        yield ev
+                finally:
+                    if results:
+                        s.add(Message.results(results))
+                if s.submitted is not None:
+                    answer, stop = s.submitted, "submitted"
+                    s.submitted = None
+                    break
+                if all(_is_invalid(r) for r in results):
+                    invalid_turns += 1
+                    if invalid_turns > s.profile.limits.validation_retries:
+                        stop = "error"
+                        error = f"the model made invalid tool calls {invalid_turns} turns in a row"
+                        break
+                else:
+                    invalid_turns = 0
+        except _Stop as st:
+            stop, error = st.stop, st.error
+        except ProviderError as exc:
+            stop, error = "error", exc.message + (f" ({exc.hint})" if exc.hint else "")
+        except (asyncio.CancelledError, KeyboardInterrupt):
+            stop, error = "interrupted", "interrupted"
+            s.end(stop, error)
+            raise
+        done = Done(
+            stop, answer, turns, usage, tools_run, list(dict.fromkeys(s.files_changed)),
+            round(time.monotonic() - started, 3), error,
+        )
+        s.end(stop, error, answer)
+        yield done
+
+    # -- one model request -------------------------------------------------------------
+    async def _complete(self, visible: list) -> AsyncIterator[Any]:
+        """Yield the provider's events as they happen, then the ParsedResponse.
+        A server that rejects native tools is retried once with prompt emulation."""
+        s = self.s
+        for attempt in (1, 2):
+            queue: asyncio.Queue[AgentEvent] = asyncio.Queue()
+            task = asyncio.create_task(
+                s.provider.complete(
+                    s.request_messages(), visible, s.plan, s.settings(), s.parse_context(), on_event=queue.put_nowait
+                )
+            )
+            try:
+                while not task.done() or not queue.empty():
+                    getter = asyncio.ensure_future(queue.get())
+                    await asyncio.wait({task, getter}, return_when=asyncio.FIRST_COMPLETED)
+                    if getter.done():
+                        yield getter.result()
+                    else:
+                        getter.cancel()
+                response = task.result()
+            except ProviderError as exc:
+                if exc.code is ProviderErrorCode.TOOLS_UNSUPPORTED and s.plan.native_tools and attempt == 1:
+                    note = s.fall_back_to_emulation(exc.message)
+                    yield Notice("warning", note, "fallback")
+                    continue
+                raise
+            finally:
+                if not task.done():
+                    task.cancel()
+            yield response
+            return
+
+    # -- tool calls --------------------------------------------------------------------
+    async def _handle_calls(self, calls: list[ToolCall], results: list[ToolResult]) -> AsyncIterator[AgentEvent]:
+        s = self.s
+        batch: list[ToolCall] = []
+        for call in calls:
+            tool = s.registry.get(call.name)
+            error: ToolError | None = None
+            async for ev in self._precheck(call):
+                if isinstance(ev, ToolError):
+                    error = ev
+                else:
+                    yield ev
+            if error is None and tool is not None and tool.spec.read_only and call.name != "ask_user":
+                batch.append(call)
+                continue
+            async for ev in self._run_batch(batch, results):
+                yield ev
+            batch = []
+            if error is not None:
+                result = ToolResult(call.id, call.name, False, error.render(), error)
+                s.record_result(result)
+                results.append(result)
+                yield ToolFinished(call, result)
+                continue
+            async for ev in self._approve_and_run(call, results):
+                yield ev
+        async for ev in self._run_batch(batch, results):
+            yield ev
+
+    async def _precheck(self, call: ToolCall) -> AsyncIterator[Any]:
+        """Yield events, and a ToolError when the call must not run."""
+        s = self.s
+        names = ", ".join(t.name for t in s.visible_tools()) or "(none)"
+        if call.error:
+            yield ToolError.of(
+                ErrorCode.VALIDATION, f"Could not read the arguments of your {call.name} call: {call.error}",
+                "Send the arguments as one valid JSON object.",
+            )
+            return
+        tool = s.registry.get(call.name)
+        if call.unknown or tool is None:
+            yield ToolError.of(
+                ErrorCode.VALIDATION, f"Unknown tool {call.name!r}.", f"Use one of the available tools: {names}."
+            )
+            return
+        refused = s.registry.check(call.name, s.max_tier, s.profile.tools.allow, s.profile.tools.deny)
+        if refused is not None:
+            yield refused
+            return
+        if tool.spec.tier > s.tier:
+            granted = False
+            async for ev in self._escalate(call, tool.spec.tier):
+                if isinstance(ev, bool):
+                    granted = ev
+                else:
+                    yield ev
+            if not granted:
+                yield ToolError.of(
+                    ErrorCode.PERMISSION,
+                    f"Tool {call.name!r} needs the {tool.spec.tier.label} tier; this session is at the "
+                    f"{s.tier.label} tier and raising it was not approved.",
+                    f"Use the tools available now: {names}.",
+                )
+                return
+        size = len(json.dumps(call.arguments, ensure_ascii=False, default=str).encode())
+        if size > s.profile.limits.max_tool_args_bytes:
+            yield ToolError.of(
+                ErrorCode.VALIDATION,
+                f"ARGUMENTS_TOO_LARGE: the arguments are {size} bytes; the limit is "
+                f"{s.profile.limits.max_tool_args_bytes}.",
+                "Split the work into several smaller calls (for example write a file in parts with mode=append).",
+            )
+            return
+        invalid = validate_arguments(tool.spec, call.arguments)
+        if invalid is not None:
+            yield invalid
+            return
+        verdict = s.guard.before(call)
+        if verdict == "deny":
+            yield Notice("warning", f"repeat guard refused an identical {call.name} call", "repeat")
+            yield ToolError.of(
+                ErrorCode.MODEL_REFUSAL,
+                f"Refused: this {call.name} call is identical to earlier ones that did not help.",
+                "Change the arguments, use the results you already have, or give your final answer.",
+            )
+            return
+        if verdict == "stuck":
+            decision = await self._checkpoint(
+                Checkpoint(CheckpointKind.STUCK, f"The model keeps repeating {call.name} with the same arguments.",
+                           call, options=("guidance", "retry", "abort"))
+            )
+            if decision.action == "guidance" and decision.text:
+                yield ToolError.of(ErrorCode.MODEL_REFUSAL, "Stopped a repeated call.", decision.text)
+                return
+            if decision.action not in ("retry", "yes"):
+                raise _Stop("stuck", f"stuck: the model kept repeating {call.name} with the same arguments")
+
+    async def _escalate(self, call: ToolCall, needed: Tier) -> AsyncIterator[Any]:
+        s = self.s
+        if needed > s.max_tier:
+            yield False
+            return
+        cp = Checkpoint(
+            CheckpointKind.TIER_ESCALATION,
+            f"The model wants to use {call.name}, which needs the {needed.label} tier "
+            f"(the session is at {s.tier.label}). Raise the tier to {needed.label}?",
+            call, options=("yes", "no", "abort"),
+        )
+        yield cp
+        decision = await self.approver.decide(cp)
+        if decision.action == "abort":
+            raise _Stop("aborted", "aborted at a checkpoint")
+        if decision.action in ("yes", "always"):
+            s.set_tier(needed)
+            yield Notice("info", f"tier raised to {needed.label}", "tier")
+            yield True
+        else:
+            yield False
+
+    async def _checkpoint(self, cp: Checkpoint) -> Decision:
+        decision = await self.approver.decide(cp)
+        self.s.log_decision(cp, decision)
+        return decision
+
+    def _needs_approval(self, call: ToolCall) -> tuple[bool, str | None]:
+        """(ask?, refusal reason). Read-only tools never ask; shell rules can deny outright."""
+        s = self.s
+        tool = s.registry.get(call.name)
+        assert tool is not None
+        if tool.spec.read_only:
+            return False, None
+        if call.name in s.always:
+            return False, None
+        verdict = s.judge_command(call) if call.name == "bash" else None
+        if verdict is not None and verdict.decision == "deny":
+            return False, verdict.reason
+        if verdict is not None and verdict.decision == "allow":
+            return False, None
+        if s.approve_mode == "all":
+            return False, None
+        if s.approve_mode == "edits" and tool.spec.tier <= Tier.WALK:
+            return False, None
+        return True, None
+
+    async def _approve_and_run(self, call: ToolCall, results: list[ToolResult]) -> AsyncIterator[AgentEvent]:
+        s = self.s
+        tool = s.registry.get(call.name)
+        assert tool is not None
+        if call.name == "ask_user":
+            question = str(call.arguments.get("question", ""))
+            cp = Checkpoint(CheckpointKind.ASK_USER, question, call, options=("answer", "abort"))
+            yield cp
+            decision = await self._checkpoint(cp)
+            if decision.action == "abort":
+                raise _Stop("aborted", "aborted at a checkpoint")
+            result = ToolResult(call.id, call.name, True, decision.text or "(no answer)")
+            s.record_result(result)
+            results.append(result)
+            yield ToolFinished(call, result)
+            return
+        ask, refusal = self._needs_approval(call)
+        if refusal:
+            err = ToolError.of(ErrorCode.PERMISSION, f"The shell rules refuse this command: {refusal}",
+                               "Use a different command, or ask the user to change the profile's [bash] rules.")
+            result = ToolResult(call.id, call.name, False, err.render(), err)
+            s.record_result(result)
+            results.append(result)
+            yield ToolFinished(call, result)
+            return
+        if ask:
+            cp = Checkpoint(
+                CheckpointKind.APPROVE_TOOL, f"Run {call.name}?", call,
+                preview=s.preview(call), options=("yes", "no", "always", "edit", "abort"),
+            )
+            yield cp
+            decision = await self._checkpoint(cp)
+            if decision.action == "abort":
+                raise _Stop("aborted", "aborted at a checkpoint")
+            if decision.action == "always":
+                s.always.add(call.name)
+            elif decision.action == "edit" and decision.arguments is not None:
+                invalid = validate_arguments(tool.spec, decision.arguments)
+                if invalid is None:
+                    call = ToolCall(call.name, decision.arguments, call.id, call.raw, call.dialect)
+                else:
+                    decision = Decision("no", text=f"the edited arguments were invalid: {invalid.message}")
+            if decision.action in ("no", "skip") or (decision.action == "edit" and decision.arguments is None):
+                why = decision.text or "The user declined this call."
+                err = ToolError.of(ErrorCode.PERMISSION, f"Not approved: {why}",
+                                   "Do something else, or ask the user what they want with ask_user.")
+                result = ToolResult(call.id, call.name, False, err.render(), err)
+                s.record_result(result)
+                results.append(result)
+                yield ToolFinished(call, result)
+                return
+        async for ev in self._run_batch([call], results):
+            yield ev
+
+    async def _run_batch(self, batch: list[ToolCall], results: list[ToolResult]) -> AsyncIterator[AgentEvent]:
+        if not batch:
+            return
+        s = self.s
+        for sub in plan_batches(batch, lambda c: bool(s.registry.get(c.name) and s.registry.get(c.name).spec.read_only)):
+            for call in sub:
+                yield ToolStarted(call)
+            t0 = time.monotonic()
+            outs = await asyncio.gather(*(s.execute(call) for call in sub))
+            elapsed = (time.monotonic() - t0) * 1000
+            for call, result in zip(sub, outs):
+                note = s.guard.after(call, result)
+                if note:
+                    result.content = f"{result.content}\n\n{note}"
+                    yield Notice("warning", f"repeat guard: identical {call.name} calls", "repeat")
+                if call.name == "submit" and result.ok:
+                    s.submitted = str(call.arguments.get("answer", result.content))
+                s.record_result(result)
+                results.append(result)
+                yield ToolFinished(call, result, elapsed)
+
+
+def _is_invalid(r: ToolResult) -> bool:
+    return not r.ok and isinstance(r.error, ToolError) and r.error.code in (ErrorCode.VALIDATION,)
+

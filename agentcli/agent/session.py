@@ -1,0 +1,169 @@
+"""A Session: one conversation with one (switchable) model, its tools and its transcript.
+
+History lives in internal form, so `/model` can move the conversation to another
+model or provider family: the next request is simply rendered for the new plan.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agentcli.agent.approval import Decision
+from agentcli.agent.prompts import system_prompt
+from agentcli.agent.repeat import RepeatGuard
+from agentcli.agent.store import Transcript
+from agentcli.core.events import Checkpoint
+from agentcli.core.types import Message, Tier, Tool, ToolCall, ToolResult, Usage
+
+if TYPE_CHECKING:
+    from agentcli.config.schema import Profile
+    from agentcli.wire.types import ParseContext, RequestSettings, WirePlan
+
+
+@dataclass
+class Session:
+    id: str
+    profile: Profile
+    workspace: Path
+    provider: Any  # agentcli.providers Provider
+    capability: Any  # agentcli.models ResolvedCapability
+    plan: WirePlan
+    registry: Any  # agentcli.tools ToolRegistry
+    tool_ctx: Any  # agentcli.tools ToolContext
+    tier: Tier
+    max_tier: Tier
+    transcript: Transcript | None = None
+    approve_mode: str = "ask"
+    interactive: bool = False
+    history: list[Message] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
+    always: set[str] = field(default_factory=set)
+    guard: RepeatGuard = field(default_factory=RepeatGuard)
+    files_changed: list[str] = field(default_factory=list)
+    submitted: str | None = None
+    learned: Any = None  # agentcli.models LearnedStore
+    pending_close: list[Any] = field(default_factory=list)  # providers replaced by /model
+    repair: bool = True  # the parser's repair layer; `agent eval` turns it off to measure its gain
+
+    # -- history ---------------------------------------------------------------------
+    def add(self, message: Message) -> None:
+        self.history.append(message)
+        if self.transcript:
+            self.transcript.message(message)
+
+    def truncate(self, keep: int) -> None:
+        """Drop history after `keep` messages (/undo, /clear), durably."""
+        self.history = self.history[:keep]
+        self.guard = RepeatGuard()
+        if self.transcript:
+            self.transcript.write("truncate", keep=keep)
+
+    def record_result(self, result: ToolResult) -> None:
+        """Write a finished call's result at once: a resumed session never re-runs it."""
+        if self.transcript:
+            self.transcript.result(result)
+
+    def log_decision(self, cp: Checkpoint, decision: Decision) -> None:
+        if self.transcript:
+            self.transcript.write("checkpoint", kind=cp.kind.value, action=decision.action,
+                                  call_id=cp.call.id if cp.call else None)
+
+    def end(self, stop: str, error: str | None = None, answer: str = "") -> None:
+        if self.transcript:
+            self.transcript.write("end", stop=stop, error=error, answer=answer,
+                                  usage={"input": self.usage.input_tokens, "output": self.usage.output_tokens})
+
+    def compact(self, force: bool = False) -> int:
+        """Fold old turns when near the context window (or when asked); returns messages folded."""
+        from agentcli.agent.context import compact, needs_compaction
+
+        window = int(getattr(self.capability.capability, "context_window", 0) or 0)
+        if not force and (not window or not needs_compaction(self.request_messages(), window)):
+            return 0
+        self.history, folded = compact(self.history)
+        if folded and self.transcript:
+            from agentcli.agent.serialize import message_to_dict
+
+            self.transcript.write("compact", folded=folded, head=[message_to_dict(m) for m in self.history[:2]])
+        return folded
+
+    def request_messages(self) -> list[Message]:
+        """System prompt (rebuilt: it names the current tier) + the conversation."""
+        prompt = system_prompt(str(self.workspace), self.tier, self.profile.system_prompt)
+        return [Message.system(prompt), *self.history]
+
+    # -- tools -----------------------------------------------------------------------
+    def visible_tools(self) -> list[Tool]:
+        if self.profile.tools.tool_use_mode == "disabled":
+            return []
+        return self.registry.visible(self.tier, self.profile.tools.allow, self.profile.tools.deny)
+
+    def set_tier(self, tier: Tier) -> None:
+        self.tier = min(tier, self.max_tier)
+        if self.transcript:
+            self.transcript.write("tier", tier=self.tier.label)
+
+    def parse_context(self) -> ParseContext:
+        from agentcli.wire.types import ParseContext
+
+        offered = [t for t in self.registry.all() if t.name not in set(self.profile.tools.deny)]
+        return ParseContext.of(offered, prefer=self.plan.parsers[:1], repair=self.repair)
+
+    def settings(self) -> RequestSettings:
+        from agentcli.wire.types import RequestSettings
+
+        p = self.profile
+        return RequestSettings(
+            model=p.model, stream=p.stream, temperature=p.temperature,
+            max_output_tokens=p.limits.max_output_tokens, overrides=dict(p.request),
+        )
+
+    def judge_command(self, call: ToolCall) -> Any:
+        from agentcli.tools.shell_rules import judge
+
+        return judge(str(call.arguments.get("command", "")), self.profile.bash)
+
+    def preview(self, call: ToolCall) -> str:
+        tool = self.registry.get(call.name)
+        try:
+            return tool.preview(call.arguments, self.tool_ctx) if tool else ""
+        except Exception as exc:  # a preview must never break the approval prompt
+            return f"(no preview: {exc})"
+
+    async def execute(self, call: ToolCall) -> ToolResult:
+        from agentcli.tools.executor import execute
+
+        result = await execute(call, self.registry, self.tool_ctx)
+        tool = self.registry.get(call.name)
+        if result.ok and tool is not None and not tool.spec.read_only:
+            self.files_changed.extend(tool.changed_paths(call.arguments))
+        return result
+
+    # -- model and wire plan ----------------------------------------------------------
+    def fall_back_to_emulation(self, reason: str) -> str:
+        """The server rejected native tools: emulate them from now on, and remember."""
+        if self.learned is not None:
+            self.learned.record(self.profile.model, self.provider.url, "native_tools", False, reason[:200])
+        self.renegotiate(extra_learned={"native_tools": False})
+        return (
+            f"{self.profile.model} at {self.provider.url} rejected native tools; "
+            f"switched to prompt emulation ({self.plan.dialect}) and remembered it"
+        )
+
+    def learned_facts(self) -> dict[str, Any]:
+        if self.learned is None:
+            return {}
+        return {k: f.value for k, f in self.learned.get(self.profile.model, self.provider.url).items()}
+
+    def renegotiate(self, extra_learned: dict[str, Any] | None = None) -> None:
+        from agentcli.wire import negotiate
+
+        learned = {**self.learned_facts(), **(extra_learned or {})}
+        self.plan = negotiate(
+            api=self.provider.api, capability=self.capability.capability, tools_cfg=self.profile.tools, learned=learned
+        )
+        if self.transcript:
+            self.transcript.write("plan", api=self.plan.api, native_tools=self.plan.native_tools,
+                                  dialect=self.plan.dialect, model=self.profile.model, provider=self.profile.provider)

@@ -1,0 +1,147 @@
+"""Session transcripts: one JSON line per record, appended and flushed as it happens.
+
+A crash or Ctrl-C leaves a readable file; a torn last line is skipped on load.
+Completed tool results are written the moment they finish, so a resumed session
+never runs them again. Everything written passes through the secret scrubber.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agentcli.agent.serialize import message_from_dict, message_to_dict, result_from_dict, result_to_dict
+from agentcli.core.errors import ErrorCode, ToolError, UsageError
+from agentcli.core.redact import redact
+from agentcli.core.types import Message, Role, ToolResult
+
+
+def sessions_dir() -> Path:
+    from agentcli.config.paths import data_dir
+
+    return data_dir() / "sessions"
+
+
+def new_session_id() -> str:
+    return time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(3)
+
+
+class Transcript:
+    """Append-only writer for one session."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        self.path = path
+        self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+
+    def write(self, record_type: str, /, **data: Any) -> None:
+        record = {"type": record_type, "t": round(time.time(), 3), **data}
+        line = redact(json.dumps(record, ensure_ascii=False, default=str)) + "\n"
+        os.write(self._fd, line.encode())  # one write per record: never interleaved
+
+    def message(self, m: Message) -> None:
+        self.write("message", message=message_to_dict(m))
+
+    def result(self, r: ToolResult) -> None:
+        self.write("result", result=result_to_dict(r))
+
+    def close(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+
+@dataclass
+class SavedSession:
+    id: str
+    path: Path
+    meta: dict[str, Any] = field(default_factory=dict)
+    history: list[Message] = field(default_factory=list)
+    end: dict[str, Any] | None = None
+    skipped_lines: int = 0
+
+
+def read_records(path: Path) -> tuple[list[dict[str, Any]], int]:
+    records, skipped = [], 0
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            try:
+                records.append(json.loads(line))
+            except json.JSONDecodeError:
+                skipped += 1  # a torn last line after a crash: never fatal
+    return records, skipped
+
+
+def load_session(path: Path) -> SavedSession:
+    """Rebuild history. Results recorded for the last assistant turn are reused; its
+    calls that never finished get an 'interrupted' error instead of running again."""
+    records, skipped = read_records(path)
+    s = SavedSession(path.stem, path, skipped_lines=skipped)
+    pending: dict[str, ToolResult] = {}
+    for rec in records:
+        kind = rec.get("type")
+        if kind == "session":
+            s.meta = rec
+        elif kind == "message":
+            m = message_from_dict(rec["message"])
+            if m.role is Role.TOOL:
+                pending.clear()
+            s.history.append(m)
+        elif kind == "result":
+            r = result_from_dict(rec["result"])
+            pending[r.call_id] = r
+        elif kind == "compact":
+            folded = int(rec.get("folded", 0))
+            s.history = [message_from_dict(m) for m in rec.get("head", ())] + s.history[folded:]
+        elif kind == "truncate":
+            s.history = s.history[: int(rec.get("keep", 0))]
+        elif kind == "end":
+            s.end = rec
+    last = s.history[-1] if s.history else None
+    if last is not None and last.role is Role.ASSISTANT and last.tool_calls:
+        results = []
+        for call in last.tool_calls:
+            results.append(
+                pending.get(call.id)
+                or ToolResult(
+                    call.id, call.name, False,
+                    "The session was interrupted before this call finished; call it again if you still need it.",
+                    ToolError.of(ErrorCode.EXECUTION, "interrupted before completion"),
+                )
+            )
+        s.history.append(Message.results(results))
+    return s
+
+
+def list_sessions() -> list[SavedSession]:
+    d = sessions_dir()
+    if not d.is_dir():
+        return []
+    out = []
+    for p in sorted(d.glob("*.jsonl"), key=lambda p: p.stat().st_mtime, reverse=True):
+        records, _ = read_records(p)
+        meta = next((r for r in records if r.get("type") == "session"), {})
+        end = next((r for r in reversed(records) if r.get("type") == "end"), None)
+        out.append(SavedSession(p.stem, p, meta, [], end))
+    return out
+
+
+def find_session(ref: str | None) -> Path:
+    """`None`/'last' -> the newest session; otherwise an id or a unique id prefix."""
+    sessions = list_sessions()
+    if not sessions:
+        raise UsageError("no saved sessions to resume", hint="start one with `agent run \"goal\"`")
+    if ref in (None, "", "last"):
+        return sessions[0].path
+    matches = [s for s in sessions if s.id == ref] or [s for s in sessions if s.id.startswith(ref)]
+    if len(matches) != 1:
+        raise UsageError(
+            f"no session matches {ref!r}" if not matches else f"{ref!r} matches {len(matches)} sessions",
+            hint="`agent sessions` lists them",
+        )
+    return matches[0].path

@@ -1,0 +1,103 @@
+"""`/model` and `/profile`: move a live session to another model or provider.
+
+History stays in internal form, so nothing is converted here: the next request is
+rendered for the new wire plan. Returns what changed, for the UI to show.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+from agentcli.agent.session import Session
+from agentcli.core.errors import UsageError
+
+COMPARED = ("native_tools", "parallel_tools", "context_window", "reasoning", "emulation_style")
+
+
+@dataclass
+class SwitchReport:
+    model: str
+    provider: str
+    spec: dict[str, Any]
+    changed: dict[str, tuple[Any, Any]] = field(default_factory=dict)
+    plan: str = ""
+    warning: str | None = None
+    inherited_from: str | None = None
+
+
+def _split_provider(ref: str) -> tuple[str | None, str]:
+    from agentcli.providers import PROVIDERS
+
+    head, sep, rest = ref.partition("/")
+    if sep and head in PROVIDERS and rest:
+        return head, rest
+    return None, ref
+
+
+def switch(session: Session, ref: str, *, transport: Any = None) -> SwitchReport:
+    """`ref`: a model id, `provider/model`, or a profile name."""
+    from agentcli.config import load_profile
+    from agentcli.core.errors import ConfigError
+
+    ref = ref.strip()
+    if not ref:
+        raise UsageError("usage: /model MODEL_ID | provider/MODEL_ID | PROFILE")
+    provider_name, model = _split_provider(ref)
+    new_profile = None
+    if provider_name is None and "/" not in ref and ":" not in ref:
+        try:
+            new_profile = load_profile(ref, workspace=session.workspace).profile
+        except ConfigError:
+            new_profile = None
+    if new_profile is None:
+        new_profile = session.profile.model_copy(deep=True)
+        new_profile.model = model
+        if provider_name and provider_name != session.profile.provider:
+            from agentcli.config import provider_defaults
+
+            new_profile.provider = provider_name
+            new_profile.url = None
+            new_profile.api_key_env = provider_defaults[provider_name].get("api_key_env")
+            new_profile.name = f"{session.profile.name}+{provider_name}"
+    return apply_profile(session, new_profile, transport=transport)
+
+
+def apply_profile(session: Session, profile: Any, *, transport: Any = None) -> SwitchReport:
+    from agentcli.core.types import Tier
+    from agentcli.models import parse_model_id, resolve_capability
+    from agentcli.models.capability import UNKNOWN_MODEL_WARNING, is_unknown
+    from agentcli.providers import create
+
+    old_cap = session.capability.capability
+    provider = create(profile, transport=transport)
+    facts = {}
+    if session.learned is not None:
+        facts = {k: f.value for k, f in session.learned.get(profile.model, provider.url).items()}
+    resolved = resolve_capability(profile.model, overrides=profile.capabilities, learned=facts, provider=profile.provider)
+    old_provider = session.provider
+    session.provider, session.profile, session.capability = provider, profile, resolved
+    session.max_tier = Tier.parse(profile.tools.max_tier)
+    session.tier = min(session.tier, session.max_tier)
+    session.renegotiate()
+    if old_provider is not provider:
+        session.pending_close.append(old_provider)
+    spec = parse_model_id(profile.model)
+    new_cap = resolved.capability
+    changed = {
+        f.name: (getattr(old_cap, f.name), getattr(new_cap, f.name))
+        for f in fields(new_cap)
+        if f.name in COMPARED and getattr(old_cap, f.name) != getattr(new_cap, f.name)
+    }
+    plan = session.plan
+    warning = None
+    if is_unknown(spec):
+        warning = UNKNOWN_MODEL_WARNING.format(model=profile.model) if "{model}" in UNKNOWN_MODEL_WARNING else UNKNOWN_MODEL_WARNING
+    inherited = None
+    if spec.custom:
+        inherited = spec.family + (" " + ".".join(map(str, spec.version)) if spec.version else "")
+    return SwitchReport(
+        model=profile.model, provider=profile.provider, spec=spec.to_dict(), changed=changed,
+        plan=("native tools" if plan.native_tools else f"emulated tools ({plan.dialect})") + f" over {plan.api}",
+        warning=warning, inherited_from=inherited,
+    )

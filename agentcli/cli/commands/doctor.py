@@ -1,0 +1,197 @@
+"""`agent doctor`: the parsed model, its capabilities and their sources, the wire plan,
+and whether the key and endpoint are in order — each problem with a fix hint."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+from typing import Any
+
+
+@dataclass
+class Check:
+    name: str
+    ok: bool
+    detail: str
+    hint: str | None = None
+    warning: bool = False  # shown, but does not fail the exit code
+
+
+def _key_check(profile: Any, provider: Any) -> Check:
+    env = getattr(provider, "api_key_env", None) or profile.api_key_env
+    if not env:
+        return Check("api key", True, "this provider needs no key")
+    if os.environ.get(env):
+        return Check("api key", True, f"${env} is set")
+    return Check("api key", False, f"${env} is not set", f"export {env}=... (the key itself never goes in a profile)")
+
+
+async def _endpoint_checks(provider: Any, model: str) -> list[Check]:
+    from agentcli.core.errors import ProviderError
+
+    checks = []
+    try:
+        models = await provider.list_models()
+    except ProviderError as exc:
+        return [Check("endpoint", False, f"{provider.url}: {exc.message}", exc.hint)]
+    checks.append(Check("endpoint", True, f"{provider.url} answers ({len(models)} models)"))
+    bare = model.split("/", 1)[1] if model.startswith(("ollama/",)) else model
+    found = bare in models or f"{bare}:latest" in models or any(m.split("/")[-1] == bare for m in models)
+    checks.append(
+        Check("model", found, f"{model} {'is' if found else 'is not'} served there",
+              None if found else f"pull or pick one of: {', '.join(models[:8]) or '(none listed)'}")
+    )
+    info = await provider.model_info(model) if found else None
+    if info and isinstance(info.get("capabilities"), list):
+        has = "tools" in info["capabilities"]
+        checks.append(Check("server says tools", True, "native tools supported" if has else
+                            "the server reports no native tool support (emulation will be used)", warning=not has))
+    return checks
+
+
+async def _probe(session_parts: dict[str, Any]) -> Check:
+    """One tiny real request with a test tool: learn whether native calls work here."""
+    from agentcli.core.errors import ProviderError, ProviderErrorCode
+    from agentcli.core.types import Message, Tool
+    from agentcli.wire.types import ParseContext, RequestSettings
+
+    provider, plan, learned, profile = (session_parts[k] for k in ("provider", "plan", "learned", "profile"))
+    echo = Tool("echo", "Echo the given text back. Use it when asked to echo something.",
+                {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]})
+    msgs = [Message.system("You are a test harness. Use the tool you are given."),
+            Message.user("Call the echo tool with text 'ping'.")]
+    try:
+        resp = await provider.complete(msgs, [echo], plan, RequestSettings(model=profile.model, stream=False),
+                                       ParseContext.of([echo]))
+    except ProviderError as exc:
+        if exc.code is ProviderErrorCode.TOOLS_UNSUPPORTED:
+            learned.record(profile.model, provider.url, "native_tools", False, "probe: server rejected tools")
+            return Check("probe", True, "server rejects native tools: learned, emulation will be used", warning=True)
+        return Check("probe", False, exc.message, exc.hint)
+    calls = [c for c in resp.tool_calls if c.name == "echo"]
+    if not calls:
+        return Check("probe", False, "the model answered without calling the test tool",
+                     "try a tool_format in the profile, or a model with tool support")
+    dialect = calls[0].dialect
+    if dialect.startswith("native"):
+        learned.record(profile.model, provider.url, "native_tools", True, "probe")
+        return Check("probe", True, "native tool call works")
+    learned.record(profile.model, provider.url, "text_dialect", dialect, "probe: call came back as text")
+    return Check("probe", True, f"the model wrote its call as text ({dialect}): learned, parsed first from now on",
+                 warning=True)
+
+
+def gather(profile: Any, *, offline: bool, probe: bool = False, forget: bool = False) -> dict[str, Any]:
+    from agentcli.models import LearnedStore, parse_model_id, resolve_capability
+    from agentcli.models.capability import UNKNOWN_MODEL_WARNING, is_unknown
+    from agentcli.providers import create
+    from agentcli.wire import negotiate
+
+    provider = create(profile)
+    learned = LearnedStore()
+    if forget:
+        learned.forget(profile.model, provider.url)
+    facts = learned.get(profile.model, provider.url)
+    spec = parse_model_id(profile.model)
+    resolved = resolve_capability(profile.model, overrides=profile.capabilities,
+                                  learned={k: f.value for k, f in facts.items()}, provider=profile.provider)
+    plan = negotiate(api=provider.api, capability=resolved.capability, tools_cfg=profile.tools,
+                     learned={k: f.value for k, f in facts.items()})
+    checks = [_key_check(profile, provider)]
+    warnings = []
+    if is_unknown(spec):
+        warnings.append(UNKNOWN_MODEL_WARNING.format(model=profile.model) if "{model}" in UNKNOWN_MODEL_WARNING
+                        else UNKNOWN_MODEL_WARNING)
+    if not offline:
+        async def online() -> list[Check]:
+            try:
+                out = await _endpoint_checks(provider, profile.model)
+                if probe:
+                    out.append(await _probe({"provider": provider, "plan": plan, "learned": learned, "profile": profile}))
+                return out
+            finally:
+                await provider.aclose()
+
+        checks += asyncio.run(online())
+    cap = resolved.capability
+    return {
+        "profile": profile.name,
+        "source": str(profile.source) if profile.source else None,
+        "provider": profile.provider,
+        "url": provider.url,
+        "model": {"id": profile.model, **spec.to_dict()},
+        "capabilities": {f.name: getattr(cap, f.name) for f in fields(cap)},
+        "capability_sources": dict(resolved.sources),
+        "formats": {
+            "api": plan.api,
+            "tools": "native" if plan.native_tools else f"emulated ({plan.dialect})",
+            "native_tools": plan.native_tools,
+            "definition": plan.api if plan.native_tools else plan.dialect,
+            "call_parser": ["native_" + plan.api, *plan.parsers],
+            "result": plan.result,
+            "strict": plan.strict,
+            "notes": list(plan.notes),
+        },
+        "learned": {k: {"value": f.value, "source": f.source} for k, f in learned.get(profile.model, provider.url).items()},
+        "warnings": warnings,
+        "checks": [asdict(c) for c in checks],
+    }
+
+
+def render(report: dict[str, Any]) -> None:
+    from rich.console import Group
+    from rich.panel import Panel
+    from rich.table import Table
+
+    from agentcli.ui.escape import visible
+    from agentcli.ui.render import make_console
+
+    c = make_console()
+    m = report["model"]
+    head = Table.grid(padding=(0, 2))
+    head.add_row("profile", f"{report['profile']}  [dim]{report['source'] or ''}[/]")
+    head.add_row("provider", f"{report['provider']}  [dim]{report['url']}[/]")
+    version = ".".join(map(str, m["version"])) or "?"
+    size = m.get("size_label") or (f"{m['size']}B" if m.get("size") else "?")
+    head.add_row("model", f"[bold]{visible(m['id'])}[/]  family [cyan]{m['family']}[/] version {version} size {size}"
+                 + (f" variant {m['variant']}" if m.get("variant") else "")
+                 + (" [yellow](custom)[/]" if m.get("custom") else ""))
+    caps = Table("capability", "value", "from", box=None, pad_edge=False)
+    for k, v in report["capabilities"].items():
+        caps.add_row(k, str(v), f"[dim]{report['capability_sources'].get(k, '')}[/]")
+    f = report["formats"]
+    wire = Table.grid(padding=(0, 2))
+    wire.add_row("tools", f"[bold]{f['tools']}[/]")
+    wire.add_row("definitions", str(f["definition"]))
+    wire.add_row("call parser", " > ".join(f["call_parser"][:4]) + (" > …" if len(f["call_parser"]) > 4 else ""))
+    wire.add_row("results", str(f["result"]))
+    for note in f["notes"]:
+        wire.add_row("", f"[dim]{note}[/]")
+    checks = Table.grid(padding=(0, 1))
+    for ch in report["checks"]:
+        mark = "[yellow]![/]" if ch["warning"] else ("[green]✓[/]" if ch["ok"] else "[red]✗[/]")
+        checks.add_row(mark, f"{ch['name']}:", visible(ch["detail"]))
+        if ch["hint"] and not ch["ok"]:
+            checks.add_row("", "", f"[dim]→ {visible(ch['hint'])}[/]")
+    parts: list[Any] = [head, "", caps, "", wire, "", checks]
+    if report["learned"]:
+        parts += ["", "learned: " + ", ".join(f"{k}={v['value']} ({v['source']})" for k, v in report["learned"].items())]
+    for w in report["warnings"]:
+        parts += ["", f"[yellow]{w}[/]"]
+    c.print(Panel(Group(*parts), title="agent doctor", expand=False))
+
+
+def execute(profile: str | None = None, model: str | None = None, json_out: bool = False, offline: bool = False,
+            probe: bool = False, forget: bool = False) -> int:
+    from agentcli.cli.commands.run import load
+
+    prof = load(profile, Path.cwd(), model, None)
+    report = gather(prof, offline=offline, probe=probe, forget=forget)
+    if json_out:
+        print(json.dumps(report, indent=2, default=str))
+    else:
+        render(report)
+    return 0 if all(c["ok"] or c["warning"] for c in report["checks"]) else 1

@@ -1,0 +1,108 @@
+"""`agent run`: one goal through the loop, rendered live; `--resume` continues a session."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+from typing import Any
+
+from agentcli.core.errors import UsageError
+
+APPROVE_MODES = ("ask", "edits", "all")
+
+
+def load(profile_ref: str | None, workspace: Path | None, model: str | None, max_turns: int | None) -> Any:
+    """Load a profile, print its warnings, apply command-line overrides."""
+    from agentcli.config import load_profile
+    from agentcli.ui.render import make_console
+
+    loaded = load_profile(profile_ref, workspace=workspace, interactive=sys.stdin.isatty())
+    err = make_console(stderr=True)
+    for w in loaded.warnings:
+        err.print(f"[yellow]! {w}[/]")
+    profile = loaded.profile
+    if model:
+        profile.model = model
+    if max_turns:
+        profile.limits.max_turns = max_turns
+    return profile
+
+
+def choose_approver(yes: bool, approve: str | None) -> tuple[Any, str]:
+    from agentcli.agent.approval import PolicyApprover
+
+    mode = "all" if yes else (approve or "ask")
+    if mode not in APPROVE_MODES:
+        raise UsageError(f"--approve {mode!r} is not one of {', '.join(APPROVE_MODES)}")
+    if mode == "all":
+        return PolicyApprover(approve_all=True), mode
+    if sys.stdin.isatty():
+        from agentcli.ui.approve import TerminalApprover
+
+        return TerminalApprover(), mode
+    return PolicyApprover(approve_all=False), mode
+
+
+async def drive(session: Any, approver: Any, goal: str | None, render: Any) -> Any:
+    """Run one exchange; returns the Done event."""
+    from agentcli.agent.loop import Agent
+
+    done = None
+    try:
+        async for event in Agent(session, approver).run(goal):
+            render(event)
+            done = event
+    finally:
+        close = getattr(session.provider, "aclose", None)
+        if close:
+            await close()
+    return done
+
+
+def execute(
+    goal: str | None = None, profile: str | None = None, workspace: Path | None = None, tier: str | None = None,
+    yes: bool = False, approve: str | None = None, json_out: bool = False, resume: str | None = None,
+    interactive: bool = False, max_turns: int | None = None, model: str | None = None,
+) -> int:
+    from agentcli.agent.build import open_session
+    from agentcli.agent.loop import EXIT_CODES
+    from agentcli.ui.render import JsonRenderer, TerminalRenderer, make_console
+
+    approver, mode = choose_approver(yes, approve)
+    saved = None
+    if resume is not None:
+        from agentcli.agent.store import find_session, load_session
+
+        saved = load_session(find_session(resume))
+        profile = profile or saved.meta.get("profile_ref") or saved.meta.get("profile")
+        workspace = workspace or (Path(saved.meta["workspace"]) if saved.meta.get("workspace") else None)
+        tier = tier or saved.meta.get("tier")
+    elif not goal:
+        raise UsageError("no goal given", hint='agent run "what you want done" --profile NAME')
+    prof = load(profile, workspace, model, max_turns)
+    session = open_session(
+        prof, workspace, tier=tier, goal=goal or (saved.meta.get("goal") if saved else None),
+        approve_mode=mode, interactive=sys.stdin.isatty() and not yes,
+        session_id=saved.id if saved else None,
+    )
+    if saved is not None:
+        session.history = saved.history
+        if saved.skipped_lines:
+            make_console(stderr=True).print(f"[yellow]! skipped {saved.skipped_lines} torn line(s) in the transcript[/]")
+    render = JsonRenderer() if json_out else TerminalRenderer()
+    try:
+        done = asyncio.run(drive(session, approver, goal, render))
+    except KeyboardInterrupt:
+        if session.transcript:
+            session.transcript.close()
+        sys.stderr.write(f"\nagent: interrupted; the transcript is saved. Resume with: agent run --resume {session.id}\n")
+        return 130
+    code = EXIT_CODES.get(done.stop, 1) if done else 1
+    if interactive and sys.stdin.isatty():
+        from agentcli.ui.repl import run_repl
+
+        return run_repl(session, approver)
+    if session.transcript:
+        session.transcript.close()
+    return code

@@ -1,0 +1,29 @@
+"""`agent sessions`: what can be resumed."""
+
+from __future__ import annotations
+
+import json
+
+
+def execute(json_out: bool = False) -> int:
+    from agentcli.agent.store import list_sessions
+
+    sessions = list_sessions()
+    if json_out:
+        print(json.dumps([{"id": s.id, "path": str(s.path), "goal": s.meta.get("goal"), "model": s.meta.get("model"),
+                            "profile": s.meta.get("profile"), "stop": (s.end or {}).get("stop")} for s in sessions]))
+        return 0
+    from rich.table import Table
+
+    from agentcli.ui.render import make_console
+
+    if not sessions:
+        make_console().print("no sessions yet")
+        return 0
+    table = Table("id", "profile", "model", "goal", "ended", box=None)
+    for s in sessions:
+        goal = (s.meta.get("goal") or "")[:50]
+        table.add_row(s.id, str(s.meta.get("profile", "")), str(s.meta.get("model", "")), goal,
+                      (s.end or {}).get("stop", "[yellow]interrupted[/]"))
+    make_console().print(table)
+    return 0

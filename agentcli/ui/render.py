@@ -1,0 +1,150 @@
+"""Render agent events for people (rich) or as JSON lines (--json)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+from agentcli.core.events import (
+    Checkpoint,
+    Done,
+    Notice,
+    RetryScheduled,
+    StreamEvent,
+    StreamKind,
+    ToolFinished,
+    ToolStarted,
+    TurnStarted,
+)
+from agentcli.core.redact import redact
+from agentcli.ui.escape import short_args, visible
+
+
+def make_console(stderr: bool = False):  # type: ignore[no-untyped-def]
+    from rich.console import Console
+
+    return Console(stderr=stderr, highlight=False, soft_wrap=True)
+
+
+class JsonRenderer:
+    """One JSON object per event on stdout: the same events the terminal shows."""
+
+    def __init__(self, stream: Any = None) -> None:
+        self.stream = stream or sys.stdout
+
+    def __call__(self, event: Any) -> None:
+        from agentcli.agent.serialize import jsonable
+
+        record = {"event": type(event).__name__, **jsonable(event)}
+        if isinstance(event, StreamEvent):
+            record["event"] = event.kind.value
+            del record["kind"]
+        record = {k: v for k, v in record.items() if v not in (None, "")}
+        self.stream.write(redact(json.dumps(record, ensure_ascii=False, default=str)) + "\n")
+        self.stream.flush()
+
+
+class TerminalRenderer:
+    """Streams text to stdout; tool lines, notices and the summary go to stderr."""
+
+    def __init__(self, verbose: bool = False) -> None:
+        self.out = make_console()
+        self.err = make_console(stderr=True)
+        self.verbose = verbose
+        self._mid_line = False
+        self._thinking = False
+        self._streamed_text = ""
+        self._status = None
+        self._running: dict[str, str] = {}
+
+    def _newline(self) -> None:
+        if self._mid_line:
+            self.out.file.write("\n")
+            self.out.file.flush()
+            self._mid_line = False
+        if self._thinking:
+            self.err.file.write("\n")
+            self._thinking = False
+
+    def _stop_status(self) -> None:
+        if self._status is not None:
+            self._status.stop()
+            self._status = None
+
+    def __call__(self, event: Any) -> None:
+        if isinstance(event, StreamEvent):
+            self._stream(event)
+        elif isinstance(event, TurnStarted):
+            self._streamed_text = ""
+        elif isinstance(event, ToolStarted):
+            self._newline()
+            label = f"{event.call.name} {short_args(event.call.arguments)}"
+            self._running[event.call.id] = label
+            if self.err.is_terminal:
+                self._stop_status()
+                self._status = self.err.status(" · ".join(self._running.values()), spinner="dots")
+                self._status.start()
+        elif isinstance(event, ToolFinished):
+            self._tool_done(event)
+        elif isinstance(event, RetryScheduled):
+            self._newline()
+            self.err.print(f"[yellow]↻ {visible(event.reason)}, retrying in {event.delay_s:.1f} s "
+                           f"(attempt {event.attempt})[/]")
+        elif isinstance(event, Notice):
+            self._newline()
+            style = {"warning": "yellow", "error": "red"}.get(event.level, "dim")
+            mark = {"warning": "!", "error": "✗"}.get(event.level, "·")
+            self.err.print(f"[{style}]{mark} {visible(redact(event.message))}[/]", markup=True)
+        elif isinstance(event, Checkpoint):
+            self._newline()
+            self._stop_status()
+        elif isinstance(event, Done):
+            self._done(event)
+
+    def _stream(self, ev: StreamEvent) -> None:
+        if ev.kind is StreamKind.TEXT and ev.text:
+            if self._thinking:
+                self.err.file.write("\n")
+                self._thinking = False
+            self.out.file.write(visible(ev.text))
+            self.out.file.flush()
+            self._streamed_text += ev.text
+            self._mid_line = not ev.text.endswith("\n")
+        elif ev.kind is StreamKind.THINKING and ev.text:
+            if not self._thinking:
+                self._newline()
+                self._thinking = True
+            self.err.print(visible(ev.text), style="dim italic", end="")
+
+    def _tool_done(self, ev: ToolFinished) -> None:
+        label = self._running.pop(ev.call.id, f"{ev.call.name} {short_args(ev.call.arguments)}")
+        self._stop_status()
+        if self._running and self.err.is_terminal:
+            self._status = self.err.status(" · ".join(self._running.values()), spinner="dots")
+            self._status.start()
+        first = (ev.result.content.strip().splitlines() or [""])[0]
+        first = visible(redact(first))[:100]
+        if ev.result.ok:
+            self.err.print(f"[green]✓[/] [bold]{visible(label)}[/] [dim]{first}[/]")
+        else:
+            code = getattr(ev.result.error, "code", None)
+            code = getattr(code, "value", "error")
+            msg = visible(redact(getattr(ev.result.error, "message", first)))[:160]
+            self.err.print(f"[red]✗[/] [bold]{visible(label)}[/] [red]{code}[/]: {msg}")
+
+    def _done(self, d: Done) -> None:
+        self._stop_status()
+        self._newline()
+        if d.answer and d.answer.strip() != self._streamed_text.strip():
+            self.out.print(visible(redact(d.answer)), markup=False)
+        parts = [f"{d.turns} turn{'s' * (d.turns != 1)}", f"{d.tools_run} tool call{'s' * (d.tools_run != 1)}"]
+        if d.usage.input_tokens or d.usage.output_tokens:
+            parts.append(f"{d.usage.input_tokens}+{d.usage.output_tokens} tokens")
+        parts.append(f"{d.elapsed_s:.1f} s")
+        color = "green" if d.stop in ("answered", "submitted") else ("red" if d.stop == "error" else "yellow")
+        self.err.print(f"[{color}]■ {d.stop}[/] [dim]· {' · '.join(parts)}[/]")
+        if d.files_changed:
+            self.err.print("[dim]files changed:[/] " + ", ".join(visible(f) for f in d.files_changed))
+        if d.error:
+            self.err.print(f"[{color}]{visible(redact(d.error))}[/]")

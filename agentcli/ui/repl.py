@@ -1,0 +1,115 @@
+"""The interactive session on prompt-toolkit: each line runs the same loop as `agent run`."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from agentcli.ui.render import TerminalRenderer, make_console
+from agentcli.ui.slash import COMMANDS, Repl, dispatch
+
+
+def _completer(session: Any):  # type: ignore[no-untyped-def]
+    from prompt_toolkit.completion import Completer, Completion
+
+    class SlashCompleter(Completer):
+        """Slash commands, then profile names / known model ids / tiers as their argument."""
+
+        def get_completions(self, document, complete_event):  # type: ignore[no-untyped-def]
+            text = document.text_before_cursor
+            if not text.startswith("/"):
+                return
+            if " " not in text:
+                for name in COMMANDS:
+                    if name.startswith(text[1:]):
+                        yield Completion("/" + name, start_position=-len(text))
+                return
+            cmd, _, arg = text[1:].partition(" ")
+            for cand in _arguments(cmd):
+                if cand.startswith(arg):
+                    yield Completion(cand, start_position=-len(arg))
+
+    return SlashCompleter()
+
+
+def _arguments(cmd: str) -> list[str]:
+    if cmd == "tier":
+        return ["crawl", "walk", "run"]
+    if cmd in ("model", "profile"):
+        from agentcli.config import list_profiles
+
+        names = [p.name for p in list_profiles()]
+        if cmd == "model":
+            from agentcli.models import known_model_ids
+
+            names += known_model_ids()
+        return names
+    return []
+
+
+def _key_bindings():  # type: ignore[no-untyped-def]
+    from prompt_toolkit.key_binding import KeyBindings
+
+    kb = KeyBindings()
+
+    @kb.add("escape", "enter")
+    def _newline(event):  # type: ignore[no-untyped-def]
+        event.current_buffer.insert_text("\n")
+
+    return kb
+
+
+def run_repl(session: Any, approver: Any, *, transport: Any = None) -> int:
+    from prompt_toolkit import PromptSession
+    from prompt_toolkit.history import FileHistory
+
+    from agentcli.agent.loop import Agent
+    from agentcli.config.paths import data_dir
+
+    console = make_console(stderr=True)
+    hist = data_dir() / "history"
+    hist.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    prompt = PromptSession(history=FileHistory(str(hist)), completer=_completer(session),
+                           key_bindings=_key_bindings(), complete_while_typing=False)
+    state = Repl(session, console, transport)
+    loop = asyncio.new_event_loop()
+    console.print(f"[dim]agent chat · {session.profile.model} via {session.profile.provider} · tier {session.tier.label}"
+                  f" · /help for commands · Ctrl-D to exit[/]")
+
+    async def turn(line: str) -> None:
+        render = TerminalRenderer()
+        async for event in Agent(session, approver).run(line):
+            render(event)
+
+    try:
+        while state.running:
+            try:
+                line = prompt.prompt(f"{session.profile.model}> ")
+            except KeyboardInterrupt:
+                continue
+            except EOFError:
+                break
+            if not line.strip():
+                continue
+            if line.startswith("/"):
+                dispatch(state, line.strip())
+                for old in session.pending_close:
+                    loop.run_until_complete(old.aclose())
+                session.pending_close.clear()
+                continue
+            task = loop.create_task(turn(line))
+            try:
+                loop.run_until_complete(task)
+            except KeyboardInterrupt:
+                task.cancel()
+                try:
+                    loop.run_until_complete(task)
+                except (asyncio.CancelledError, KeyboardInterrupt):
+                    pass
+                console.print("\n[yellow]turn cancelled[/]")
+    finally:
+        loop.run_until_complete(session.provider.aclose())
+        loop.close()
+        if session.transcript:
+            session.transcript.close()
+    return 0

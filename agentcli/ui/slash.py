@@ -1,0 +1,172 @@
+"""Slash commands of the interactive session: one table, name -> handler."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from agentcli.core.errors import AgentCliError
+from agentcli.core.types import Role, Tier
+from agentcli.ui.escape import visible
+
+
+@dataclass
+class Repl:
+    session: Any
+    console: Any
+    transport: Any = None
+    running: bool = True
+
+
+def _model(r: Repl, arg: str) -> None:
+    from agentcli.agent.switch import switch
+
+    if not arg:
+        s = r.session
+        r.console.print(f"model [bold]{s.profile.model}[/] via {s.profile.provider} ({s.provider.url}); "
+                        f"tools {'native' if s.plan.native_tools else 'emulated: ' + str(s.plan.dialect)}")
+        return
+    rep = switch(r.session, arg, transport=r.transport)
+    _show_switch(r, rep)
+
+
+def _show_switch(r: Repl, rep: Any) -> None:
+    spec = rep.spec
+    version = ".".join(map(str, spec.get("version") or [])) or "?"
+    size = spec.get("size_label") or (f"{spec['size']}B" if spec.get("size") else "?")
+    r.console.print(f"switched to [bold]{visible(rep.model)}[/] via {rep.provider}: family [cyan]{spec.get('family')}[/] "
+                    f"version {version} size {size} provider {spec.get('provider') or rep.provider}")
+    for k, (old, new) in rep.changed.items():
+        r.console.print(f"  {k}: {old} → [bold]{new}[/]")
+    r.console.print(f"  wire: {rep.plan}; the conversation carries over")
+    if rep.inherited_from:
+        r.console.print(f"  [dim]custom model: capabilities inherited from {rep.inherited_from}[/]")
+    if rep.warning:
+        r.console.print(f"[yellow]{rep.warning}[/]")
+
+
+def _profile(r: Repl, arg: str) -> None:
+    from agentcli.agent.switch import apply_profile
+    from agentcli.config import load_profile
+
+    if not arg:
+        r.console.print(f"profile [bold]{r.session.profile.name}[/]")
+        return
+    loaded = load_profile(arg, workspace=r.session.workspace)
+    for w in loaded.warnings:
+        r.console.print(f"[yellow]! {w}[/]")
+    _show_switch(r, apply_profile(r.session, loaded.profile, transport=r.transport))
+
+
+def _tier(r: Repl, arg: str) -> None:
+    s = r.session
+    if arg:
+        tier = Tier.parse(arg)
+        if tier > s.max_tier:
+            r.console.print(f"[red]{tier.label} is above this profile's max_tier ({s.max_tier.label})[/]")
+            return
+        s.set_tier(tier)
+    r.console.print(f"tier [bold]{s.tier.label}[/] (profile cap: {s.max_tier.label})")
+
+
+def _tools(r: Repl, arg: str) -> None:
+    from rich.table import Table
+
+    s = r.session
+    visible_now = {t.name for t in s.visible_tools()}
+    table = Table("tool", "tier", "read-only", "visible now", box=None)
+    for t in sorted(s.registry.all(), key=lambda t: (t.tier, t.name)):
+        table.add_row(t.name, t.tier.label, "yes" if t.read_only else "", "[green]yes[/]" if t.name in visible_now else "[dim]no[/]")
+    r.console.print(table)
+
+
+def _doctor(r: Repl, arg: str) -> None:
+    from agentcli.cli.commands.doctor import gather, render
+
+    render(gather(r.session.profile, offline=True))
+
+
+def _history(r: Repl, arg: str) -> None:
+    for i, m in enumerate(r.session.history):
+        if m.role is Role.TOOL:
+            for res in m.tool_results:
+                r.console.print(f"[dim]{i:3}[/] tool {res.tool_name}: {'ok' if res.ok else 'error'} "
+                                f"{visible((res.content.splitlines() or [''])[0][:80])}", markup=False)
+            continue
+        text = visible((m.text.strip().splitlines() or [""])[0][:100])
+        calls = ", ".join(c.name for c in m.tool_calls)
+        r.console.print(f"{i:3} {m.role.value}: {text}" + (f" [calls: {calls}]" if calls else ""), markup=False)
+
+
+def _undo(r: Repl, arg: str) -> None:
+    h = r.session.history
+    last_user = max((i for i, m in enumerate(h) if m.role is Role.USER), default=None)
+    if last_user is None:
+        r.console.print("nothing to undo")
+        return
+    r.session.truncate(last_user)
+    r.console.print(f"dropped the last exchange ({len(h) - last_user} messages)")
+
+
+def _clear(r: Repl, arg: str) -> None:
+    r.session.truncate(0)
+    r.console.print("conversation cleared")
+
+
+def _save(r: Repl, arg: str) -> None:
+    from agentcli.agent.serialize import message_to_dict
+    from agentcli.core.redact import redact
+
+    path = Path(arg or f"agent-session-{r.session.id}.json").expanduser()
+    data = {"id": r.session.id, "model": r.session.profile.model, "provider": r.session.profile.provider,
+            "messages": [message_to_dict(m) for m in r.session.history]}
+    path.write_text(redact(json.dumps(data, indent=2, ensure_ascii=False)))
+    r.console.print(f"saved {len(r.session.history)} messages to {path}")
+
+
+def _compact(r: Repl, arg: str) -> None:
+    folded = r.session.compact(force=True)
+    r.console.print(f"folded {folded} older messages into a summary" if folded else "nothing old enough to fold")
+
+
+def _help(r: Repl, arg: str) -> None:
+    for name, (_, text) in COMMANDS.items():
+        r.console.print(f"  [bold]/{name}[/] {text}")
+    r.console.print("  [dim]Enter sends · Esc then Enter (or Alt+Enter) adds a line · Ctrl-C cancels a turn · Ctrl-D exits[/]")
+
+
+def _exit(r: Repl, arg: str) -> None:
+    r.running = False
+
+
+COMMANDS: dict[str, tuple[Callable[[Repl, str], None], str]] = {
+    "model": (_model, "ID | provider/ID | PROFILE — switch model or provider, keep the conversation"),
+    "profile": (_profile, "NAME — switch to another profile"),
+    "tier": (_tier, "[crawl|walk|run] — show or set the tier (within the profile cap)"),
+    "tools": (_tools, "— tools by tier, and which the model sees now"),
+    "doctor": (_doctor, "— the doctor panel for the current model"),
+    "history": (_history, "— the conversation so far"),
+    "undo": (_undo, "— drop the last exchange"),
+    "clear": (_clear, "— start the conversation afresh"),
+    "save": (_save, "[FILE] — save the conversation as JSON"),
+    "compact": (_compact, "— summarise older turns to free context"),
+    "help": (_help, "— this list"),
+    "exit": (_exit, "— leave (Ctrl-D works too)"),
+}
+
+
+def dispatch(r: Repl, line: str) -> None:
+    name, _, arg = line[1:].partition(" ")
+    entry = COMMANDS.get(name.strip().lower())
+    if entry is None:
+        r.console.print(f"[red]unknown command /{visible(name)}[/]; /help lists them")
+        return
+    try:
+        entry[0](r, arg.strip())
+    except AgentCliError as exc:
+        r.console.print(f"[red]{visible(exc.message)}[/]" + (f"\n[dim]hint: {visible(exc.hint)}[/]" if exc.hint else ""))
+    except ValueError as exc:
+        r.console.print(f"[red]{visible(str(exc))}[/]")
