@@ -1,0 +1,315 @@
+"""What a command runs besides itself, and which of its options make it unsafe to auto-approve.
+
+Two tables keyed by command name: WRAPPERS return the inner commands a wrapper runs
+(`sudo X`, `env A=1 X`, `xargs X`, `sh -c 'X'`, `find -exec X ;`, ...), and RISKY holds
+checks that turn an allowed command into "ask" (`sed -i`, `find -delete`, `git -c`,
+`rg --pre`, ...). A result item is ("argv", [...]), ("script", "...") or ("ask", reason).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable
+
+Item = tuple[str, object]
+ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=")
+_SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "rbash", "yash", "tcsh", "csh"})
+# Builtins that change how later commands behave; never auto-approved, whatever the rules say.
+_ENV_CHANGERS = frozenset({
+    "export", "declare", "typeset", "readonly", "local", "alias", "unalias", "set", "unset", "shopt",
+    "trap", "enable", "hash", "source", ".", "eval", "ulimit", "umask", "bind",
+})
+
+
+def basename(word: str) -> str:
+    return os.path.basename(word) if "/" in word else word
+
+
+def _skip_options(argv: list[str], i: int, with_arg: frozenset[str], short_with_arg: str = "") -> int:
+    """Index of the first non-option word from i (after `--` if present)."""
+    while i < len(argv):
+        a = argv[i]
+        if a == "--":
+            return i + 1
+        if not a.startswith("-") or a == "-":
+            return i
+        if a in with_arg:
+            i += 2
+        elif a.startswith("--") or (len(a) > 2 and a[1] in short_with_arg):
+            i += 1  # --opt=value, or -uVALUE
+        else:
+            i += 1
+            if a[-1] in short_with_arg and len(a) > 1:
+                i += 1  # bundle ending in an option that takes the next word
+    return i
+
+
+def _rest(argv: list[str], i: int) -> list[Item]:
+    items: list[Item] = []
+    while i < len(argv) and ASSIGNMENT.match(argv[i]):
+        items.append(("ask", f"sets environment variables ({argv[i].split('=', 1)[0]})"))
+        i += 1
+    if i < len(argv):
+        items.append(("argv", argv[i:]))
+    return items
+
+
+def _sudo(argv: list[str]) -> list[Item]:
+    with_arg = frozenset({"-u", "-g", "-h", "-p", "-C", "-D", "-R", "-r", "-t", "-T", "-U", "--user", "--group",
+                          "--host", "--prompt", "--close-from", "--chdir", "--chroot", "--role", "--type",
+                          "--command-timeout", "--other-user"})
+    i = _skip_options(argv, 1, with_arg, "ughpCDRrtTU")
+    items = _rest(argv, i)
+    return items if any(k == "argv" for k, _ in items) else items + [("ask", f"{argv[0]} without a command")]
+
+
+def _env(argv: list[str]) -> list[Item]:
+    items: list[Item] = []
+    i = 1
+    while i < len(argv):
+        a = argv[i]
+        if a in ("-u", "--unset", "-C", "--chdir"):
+            i += 2
+        elif a in ("-S", "--split-string") or a.startswith(("-S", "--split-string")):
+            value = a.split("=", 1)[1] if "=" in a else a[2:] if a.startswith("-S") and len(a) > 2 else (
+                argv[i + 1] if i + 1 < len(argv) else "")
+            skip = 1 if ("=" in a or (a.startswith("-S") and len(a) > 2)) else 2
+            script = " ".join([value, *argv[i + skip:]])
+            return items + [("ask", "env -S splits a string into a command"), ("script", script)]
+        elif a == "--":
+            i += 1
+            break
+        elif a.startswith("-") and a != "-":
+            i += 1
+        else:
+            break
+    return items + _rest(argv, i)
+
+
+def _simple_prefix(with_arg: frozenset[str], short: str = "") -> Callable[[list[str]], list[Item]]:
+    def unwrap(argv: list[str]) -> list[Item]:
+        return _rest(argv, _skip_options(argv, 1, with_arg, short))
+    return unwrap
+
+
+def _timeout(argv: list[str]) -> list[Item]:
+    i = _skip_options(argv, 1, frozenset({"-s", "-k", "--signal", "--kill-after"}), "sk")
+    return _rest(argv, i + 1)  # the duration comes first
+
+
+def _command(argv: list[str]) -> list[Item]:
+    if any(a in ("-v", "-V") for a in argv[1:2]):
+        return []  # `command -v X` only looks X up
+    return _rest(argv, _skip_options(argv, 1, frozenset()))
+
+
+def _xargs(argv: list[str]) -> list[Item]:
+    with_arg = frozenset({"-a", "-d", "-E", "-I", "-L", "-n", "-P", "-s", "--arg-file", "--delimiter", "--eof",
+                          "--replace", "--max-lines", "--max-args", "--max-procs", "--max-chars",
+                          "--process-slot-var"})
+    i = _skip_options(argv, 1, with_arg, "adEILnPs")
+    if i >= len(argv):
+        return [("argv", ["echo"])]  # xargs with no command only echoes its input
+    return [("ask", "xargs runs a command with arguments taken from its input"), ("argv", argv[i:])]
+
+
+def _shell(argv: list[str]) -> list[Item]:
+    i, has_c = 1, False
+    while i < len(argv):
+        a = argv[i]
+        if a == "--":
+            i += 1
+            break
+        if a in ("-o", "+o", "-O", "+O", "--rcfile", "--init-file"):
+            i += 2
+            continue
+        if a.startswith("--"):
+            i += 1
+            continue
+        if a[:1] in "-+" and len(a) > 1:
+            has_c = has_c or "c" in a[1:]
+            i += 2 if ("o" in a[1:] or "O" in a[1:]) else 1
+            continue
+        break
+    if has_c:
+        if i >= len(argv):
+            return [("ask", f"{argv[0]} -c without a script")]
+        return [("script", argv[i])]
+    if i < len(argv):
+        return [("ask", f"{argv[0]} runs the script file {argv[i]!r}, whose contents are not judged")]
+    return [("ask", f"{argv[0]} without -c starts a shell")]
+
+
+def _find(argv: list[str]) -> list[Item]:
+    items: list[Item] = []
+    i = 1
+    while i < len(argv):
+        a = argv[i]
+        if a in ("-exec", "-execdir", "-ok", "-okdir"):
+            j = i + 1
+            while j < len(argv) and argv[j] not in (";", "+"):
+                j += 1
+            if j >= len(argv):
+                return items + [("ask", f"find {a} without its terminating ';' or '+'")]
+            items.append(("ask", f"find {a} runs a command for each file"))
+            if j > i + 1:
+                items.append(("argv", argv[i + 1:j]))
+            i = j + 1
+            continue
+        i += 1
+    return items
+
+
+def _eval(argv: list[str]) -> list[Item]:
+    return [("script", " ".join(argv[1:]))] if len(argv) > 1 else []
+
+
+def _git(argv: list[str]) -> list[Item]:
+    i = _skip_options(argv, 1, frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env"}))
+    sub, rest = (argv[i], argv[i + 1:]) if i < len(argv) else ("", [])
+    if sub == "submodule" and "foreach" in rest:
+        return [("script", " ".join(rest[rest.index("foreach") + 1:]))]
+    if sub == "rebase":
+        for k, a in enumerate(rest):
+            if a in ("-x", "--exec") and k + 1 < len(rest):
+                return [("script", rest[k + 1])]
+            if a.startswith("--exec="):
+                return [("script", a.split("=", 1)[1])]
+    if sub == "bisect" and rest[:1] == ["run"] and len(rest) > 1:
+        return [("argv", rest[1:])]
+    return []
+
+
+def _busybox(argv: list[str]) -> list[Item]:
+    return [("argv", argv[1:])] if len(argv) > 1 else []
+
+
+WRAPPERS: dict[str, Callable[[list[str]], list[Item]]] = {
+    "sudo": _sudo,
+    "doas": _simple_prefix(frozenset({"-u", "-C"}), "uC"),
+    "env": _env,
+    "nohup": _simple_prefix(frozenset()),
+    "setsid": _simple_prefix(frozenset()),
+    "nice": _simple_prefix(frozenset({"-n", "--adjustment"}), "n"),
+    "ionice": _simple_prefix(frozenset({"-c", "-n", "--class", "--classdata"}), "cn"),
+    "stdbuf": _simple_prefix(frozenset({"-i", "-o", "-e", "--input", "--output", "--error"}), "ioe"),
+    "chrt": _simple_prefix(frozenset()),
+    "taskset": _simple_prefix(frozenset()),
+    "unbuffer": _simple_prefix(frozenset()),
+    "timeout": _timeout,
+    "command": _command,
+    "builtin": _simple_prefix(frozenset()),
+    "exec": _simple_prefix(frozenset({"-a"}), "a"),
+    "time": _simple_prefix(frozenset()),
+    "xargs": _xargs,
+    "find": _find,
+    "eval": _eval,
+    "git": _git,
+    "busybox": _busybox,
+    **{name: _shell for name in _SHELLS},
+}
+
+
+# ----- options that make an otherwise allowed command unsafe to run unasked -----------------
+
+_SED_CMD = re.compile(r"(?:^|[;{}\n])\s*(?:[0-9$]+|/(?:[^/\\\n]|\\.)*/)?(?:\s*,\s*(?:[0-9$]+|/(?:[^/\\\n]|\\.)*/))?"
+                      r"\s*!?\s*[wWe](?:\s|$)")
+_SED_SFLAG = re.compile(r"s([^\w\s\\])(?:(?!\1)[^\\]|\\.)*\1(?:(?!\1)[^\\]|\\.)*\1[gpIiMm0-9]*[we]")
+
+
+def _sed(argv: list[str]) -> list[str]:
+    out: list[str] = []
+    scripts: list[str] = []
+    i, explicit = 1, False
+    while i < len(argv):
+        a = argv[i]
+        if a == "--in-place" or a.startswith("--in-place=") or (a.startswith("-") and not a.startswith("--")
+                                                                 and "i" in a.split("e")[0][1:]):
+            out.append("sed -i edits files in place")
+        if a in ("-e", "--expression") and i + 1 < len(argv):
+            scripts.append(argv[i + 1])
+            explicit = True
+            i += 2
+            continue
+        if a.startswith("--expression="):
+            scripts.append(a.split("=", 1)[1])
+            explicit = True
+        elif a in ("-f", "--file") or a.startswith("--file="):
+            out.append("sed -f runs a script file that is not judged")
+        elif not a.startswith("-") and not explicit and not scripts:
+            scripts.append(a)
+        i += 1
+    if any(_SED_CMD.search(s) or _SED_SFLAG.search(s) for s in scripts):
+        out.append("the sed script writes files or runs commands (w/W/e)")
+    return out
+
+
+def _awk(argv: list[str]) -> list[str]:
+    if any(a == "-f" or a.startswith("--file") for a in argv[1:]):
+        return ["awk -f runs a program file that is not judged"]
+    program = next((a for a in argv[1:] if not a.startswith("-")), "")
+    if any(t in program for t in ("system", "|", ">", "getline")):
+        return ["the awk program may run commands or write files"]
+    return []
+
+
+def _flagged(options: tuple[str, ...], reason: str, short: str = "") -> Callable[[list[str]], list[str]]:
+    def check(argv: list[str]) -> list[str]:
+        for a in argv[1:]:
+            if any(a == o or a.startswith(o + "=") for o in options):
+                return [f"{reason} ({a.split('=', 1)[0]})"]
+            if short and len(a) > 1 and a[0] == "-" and a[1] != "-" and set(a[1:]) & set(short):
+                return [f"{reason} ({a[:2]})"]
+        return []
+    return check
+
+
+def _find_risky(argv: list[str]) -> list[str]:
+    bad = {"-delete", "-fprint", "-fprint0", "-fprintf", "-fls"}
+    return [f"find {a} changes files" for a in argv[1:] if a in bad]
+
+
+def _git_risky(argv: list[str]) -> list[str]:
+    out: list[str] = []
+    i = 1
+    while i < len(argv) and argv[i].startswith("-"):
+        a = argv[i]
+        if a == "-c" or a.startswith(("--config-env", "--exec-path", "-c")):
+            out.append("git -c / --config-env / --exec-path can make git run other programs")
+        i += 2 if a in ("-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env") else 1
+    if any(a.startswith("--output") or a in ("--ext-diff", "--open-files-in-pager") or a.startswith("-O")
+           for a in argv[i:]):
+        out.append("this git option writes files or runs a program")
+    return out
+
+
+RISKY: dict[str, Callable[[list[str]], list[str]]] = {
+    "sed": _sed,
+    "gsed": _sed,
+    "awk": _awk,
+    "gawk": _awk,
+    "mawk": _awk,
+    "nawk": _awk,
+    "find": _find_risky,
+    "git": _git_risky,
+    "rg": _flagged(("--pre",), "rg --pre runs a program on every file"),
+    "sort": _flagged(("-o", "--output"), "sort -o writes a file", "o"),
+    "tar": _flagged(("--to-command", "--checkpoint-action", "--use-compress-program", "-I", "--info-script",
+                     "--new-volume-script", "-F"), "this tar option runs a program"),
+}
+
+
+def risky_options(argv: list[str]) -> list[str]:
+    """Reasons this command must not be auto-approved even when a rule allows it."""
+    name = basename(argv[0])
+    if name in _ENV_CHANGERS:
+        return [f"{name} changes the shell's environment or runs code"]
+    check = RISKY.get(name)
+    return check(argv) if check else []
+
+
+def unwrap(argv: list[str]) -> list[Item]:
+    """The commands `argv` runs inside itself, and notes for what cannot be followed."""
+    fn = WRAPPERS.get(basename(argv[0]))
+    return fn(argv) if fn else []
