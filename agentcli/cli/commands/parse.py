@@ -1,0 +1,191 @@
+"""`agent parse`: show the tool calls, text and repairs agentcli finds in a model's raw output.
+
+Input is a provider response body (JSON; the API shape is detected when --provider is not
+given) or raw assistant text. `--jsonl` runs a batch: one request per line, one answer per line.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+from agentcli.core.errors import UsageError
+from agentcli.core.types import ParsedResponse, Tool
+
+_PERMISSIVE = {"type": "object", "properties": {}, "additionalProperties": True}
+_KINDS = ("text", "openai", "anthropic", "ollama", "gemini", "openai_responses")
+
+
+def detect_api(body: Any) -> str | None:
+    """The API shape of a response body, from its top-level keys."""
+    if not isinstance(body, dict):
+        return None
+    if "choices" in body:
+        return "openai"
+    content = body.get("content")
+    if isinstance(content, list) and any(isinstance(b, dict) and "type" in b for b in content):
+        return "anthropic"
+    if isinstance(body.get("message"), dict) and "role" in body["message"]:
+        return "ollama"
+    if "candidates" in body:
+        return "gemini"
+    if isinstance(body.get("output"), list):
+        return "openai_responses"
+    return None
+
+
+def offered(tools: Any) -> list[Tool]:
+    """Tools given by name (comma string or list) or as {"name", "parameters"} dicts."""
+    if not tools:
+        return []
+    if isinstance(tools, str):
+        tools = [t for t in (x.strip() for x in tools.split(",")) if t]
+    out = []
+    for t in tools:
+        if isinstance(t, str):
+            out.append(Tool(t, "", dict(_PERMISSIVE)))
+        elif isinstance(t, dict) and isinstance(t.get("name"), str):
+            params = t.get("parameters") or t.get("input_schema") or dict(_PERMISSIVE)
+            out.append(Tool(t["name"], t.get("description") or "", params))
+        else:
+            raise ValueError(f"a tool must be a name or an object with a name, got {t!r}")
+    return out
+
+
+def parse_input(kind: str | None, data: Any, tools: list[Tool]) -> ParsedResponse:
+    """One input (text or a body of `kind`; None = detect) -> ParsedResponse through the full pipeline."""
+    from agentcli.wire import dialects, pipeline
+    from agentcli.wire.types import ParseContext
+
+    ctx = ParseContext.of(tools)
+    all_dialects = tuple(dialects.names())
+    if kind is None:
+        kind = "text"
+        if isinstance(data, str):
+            try:
+                decoded = json.loads(data)
+            except ValueError:
+                decoded = None
+            api = detect_api(decoded)
+            if api:
+                kind, data = api, decoded
+        else:
+            kind = detect_api(data) or "text"
+    if kind == "text":
+        if not isinstance(data, str):
+            raise ValueError("kind 'text' needs a string input")
+        return pipeline.parse_text(data, ctx)
+    if kind not in _KINDS:
+        raise ValueError(f"unknown kind {kind!r}; expected one of {', '.join(_KINDS)}")
+    if isinstance(data, str):
+        data = json.loads(data)
+    if not isinstance(data, dict):
+        raise ValueError(f"a {kind} response body must be a JSON object")
+    from agentcli.wire import native
+
+    parsed = native.get(kind).parse_body(data)
+    return pipeline.finalize(parsed, ctx, all_dialects)
+
+
+def to_json(resp: ParsedResponse) -> dict[str, Any]:
+    return {
+        "tool_calls": [
+            {
+                "name": c.name,
+                "arguments": c.arguments,
+                "dialect": c.dialect,
+                "id": c.id,
+                **({"unknown": True} if c.unknown else {}),
+                **({"error": c.error} if c.error else {}),
+            }
+            for c in resp.tool_calls
+        ],
+        "text": resp.text,
+        "thinking": resp.thinking,
+        "repairs": [{"kind": r.kind, "detail": r.detail, "call_id": r.call_id} for r in resp.repairs],
+        "finish_reason": resp.finish_reason,
+    }
+
+
+def _read(path: str) -> str:
+    if path == "-":
+        return sys.stdin.read()
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.read()
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+def _batch(path: str) -> int:
+    """One output line per input line, in order; a bad line answers with an `error` key."""
+    src = sys.stdin if path == "-" else None
+    try:
+        lines = src.read().splitlines() if src else open(path, encoding="utf-8", errors="replace").read().splitlines()
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
+    out = sys.stdout
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        rid: Any = None
+        try:
+            req = json.loads(line)
+            if not isinstance(req, dict):
+                raise ValueError("each line must be a JSON object")
+            rid = req.get("id")
+            kind = req.get("kind", "text")
+            resp = parse_input(kind, req.get("input", ""), offered(req.get("tools")))
+            row = to_json(resp)
+            answer = {"id": rid, "tool_calls": row["tool_calls"], "text": row["text"], "repairs": row["repairs"]}
+        except Exception as exc:  # noqa: BLE001 - one bad line never stops the batch
+            answer = {"id": rid, "tool_calls": [], "text": "", "repairs": [], "error": f"line {n}: {exc}"}
+        out.write(json.dumps(answer, ensure_ascii=False) + "\n")
+    out.flush()
+    return 0
+
+
+def _show(resp: ParsedResponse) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    if resp.tool_calls:
+        table = Table(title=f"{len(resp.tool_calls)} tool call(s)", title_justify="left")
+        for col in ("#", "name", "arguments", "dialect", "note"):
+            table.add_column(col, overflow="fold")
+        for i, c in enumerate(resp.tool_calls):
+            note = c.error or ("not an offered tool" if c.unknown else "")
+            table.add_row(str(i), c.name, json.dumps(c.arguments, ensure_ascii=False), c.dialect, note)
+        console.print(table)
+    else:
+        console.print("no tool calls")
+    if resp.thinking:
+        console.print("[bold]thinking[/bold]")
+        console.print(resp.thinking, markup=False, highlight=False)
+    console.print("[bold]text[/bold]" + ("" if resp.text else " (none)"))
+    if resp.text:
+        console.print(resp.text, markup=False, highlight=False)
+    if resp.repairs:
+        console.print("[bold]repairs[/bold]")
+        for r in resp.repairs:
+            console.print(f"- {r.kind}: {r.detail}", markup=False, highlight=False)
+
+
+def execute(file: str | None = None, provider: str | None = None, tools: str | None = None, json_out: bool = False, jsonl: str | None = None) -> int:
+    """Parse one input (FILE, '-' or stdin) or a --jsonl batch and print what was found."""
+    if jsonl is not None:
+        return _batch(jsonl)
+    if provider is not None and provider not in _KINDS:
+        raise UsageError(f"unknown provider shape {provider!r}", hint=f"Use one of: {', '.join(_KINDS)}.")
+    raw = _read(file or "-")
+    try:
+        resp = parse_input(provider, raw, offered(tools))
+    except ValueError as exc:
+        raise UsageError(f"cannot parse the input: {exc}") from None
+    if json_out:
+        sys.stdout.write(json.dumps(to_json(resp), ensure_ascii=False, indent=2) + "\n")
+    else:
+        _show(resp)
+    return 0

@@ -1,0 +1,335 @@
+"""Delimiter-scanning helpers shared by the token-delimited dialects.
+
+Everything here is linear in the input (str.find loops, the C JSON scanner) so a
+dialect stays fast on megabyte outputs; nothing here raises on model text.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from agentcli.wire.types import Candidate
+
+_DECODER = json.JSONDecoder()
+_WS = " \t\r\n"
+
+ParseResult = tuple[list[Candidate], str]
+
+
+def total(parse: Callable[[Any, str], ParseResult]) -> Callable[[Any, str], ParseResult]:
+    """Make a parse method total: any unexpected error degrades to "no call, text unchanged"."""
+
+    @functools.wraps(parse)
+    def wrapper(self: Any, text: str) -> ParseResult:
+        if not isinstance(text, str) or not text:
+            return [], text if isinstance(text, str) else ""
+        try:
+            return parse(self, text)
+        except Exception:  # a parser bug must never take the turn down
+            return [], text
+
+    return wrapper
+
+
+def skip_ws(text: str, pos: int, end: int | None = None) -> int:
+    """First index at or after `pos` (before `end`) that is not whitespace."""
+    stop = len(text) if end is None else end
+    while pos < stop and text[pos] in _WS:
+        pos += 1
+    return pos
+
+
+_VALUE_START = '{["-0123456789tfn'
+# Windows tried in turn: a failed decode costs O(position) in the stdlib (it counts lines
+# for the error message), so junk is rejected inside a small slice before the whole text
+# is ever handed over. A larger window is tried only when the smaller one ran out.
+_WINDOWS = (256, 65536)
+
+
+def decode_json_at(text: str, pos: int) -> tuple[Any, int] | None:
+    """Decode one JSON value starting at `pos` (leading whitespace allowed); (value, end) or None."""
+    pos = skip_ws(text, pos)
+    if pos >= len(text) or text[pos] not in _VALUE_START:
+        return None
+    if text[pos] in "[{":  # cheap look at the first member rejects most junk undecoded
+        nxt = skip_ws(text, pos + 1)
+        if nxt < len(text):
+            ch = text[nxt]
+            if ch not in (_VALUE_START + "]}" if text[pos] == "[" else '"}'):
+                return None
+            if ch in "tfn" and not text.startswith(("true", "false", "null"), nxt):
+                return None
+    for size in _WINDOWS:
+        if len(text) - pos <= size:
+            break
+        try:
+            value, end = _DECODER.raw_decode(text[pos : pos + size])
+            if isinstance(value, (dict, list)) or end < size:
+                return value, pos + end  # a scalar touching the window edge may be cut
+        except json.JSONDecodeError as exc:
+            if exc.pos < size - 64:
+                return None  # failed well inside the window: not JSON, however long the text
+        except (ValueError, RecursionError):
+            return None
+    try:
+        return _DECODER.raw_decode(text, pos)
+    except (ValueError, RecursionError):
+        return None
+
+
+class _Invalid:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<invalid json>"
+
+
+INVALID: Any = _Invalid()
+
+
+def loads(s: str) -> Any:
+    """json.loads that returns INVALID instead of raising."""
+    try:
+        return json.loads(s)
+    except (ValueError, RecursionError, TypeError):
+        return INVALID
+
+
+def json_object_complete(s: str) -> bool:
+    """Whether `s` (stripped) is a complete JSON object: the test for a call cut off at end of text."""
+    return isinstance(loads(s.strip()), dict)
+
+
+def remove_spans(text: str, spans: list[tuple[int, int]]) -> str:
+    """`text` without the given (start, end) spans (sorted here; overlaps merge)."""
+    out: list[str] = []
+    pos = 0
+    for start, end in sorted(spans):
+        if start > pos:
+            out.append(text[pos:start])
+        pos = max(pos, end)
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def call_from_object(
+    obj: Any,
+    raw: str,
+    dialect: str,
+    *,
+    name_keys: tuple[str, ...] = ("name",),
+    arg_keys: tuple[str, ...] = ("arguments", "parameters"),
+    id_keys: tuple[str, ...] = ("id",),
+    require_args: bool = False,
+) -> Candidate | None:
+    """A Candidate from a decoded {"name": .., "arguments": ..} object, or None when it is not one."""
+    if not isinstance(obj, dict):
+        return None
+    name = next((obj[k] for k in name_keys if isinstance(obj.get(k), str)), None)
+    if not name or not name.strip():
+        return None
+    args: Any = None
+    found = False
+    for k in arg_keys:
+        if k in obj:
+            args, found = obj[k], True
+            break
+    if not found and require_args:
+        return None
+    if args is None:
+        args = {}
+    if not isinstance(args, (dict, str)):
+        return None
+    call_id = None
+    for k in id_keys:
+        v = obj.get(k)
+        if isinstance(v, (str, int)) and not isinstance(v, bool) and v != "":
+            call_id = str(v)
+            break
+    return Candidate(name=name.strip(), arguments=args, raw=raw, dialect=dialect, id=call_id)
+
+
+def calls_from_json(value: Any, raw: str, dialect: str, **kw: Any) -> list[Candidate] | None:
+    """Candidates from a decoded object or array of call objects; None unless every element is a call."""
+    items = value if isinstance(value, list) else [value]
+    if not items:
+        return None
+    out: list[Candidate] = []
+    for item in items:
+        cand = call_from_object(item, raw, dialect, **kw)
+        if cand is None:
+            return None
+        out.append(cand)
+    return out
+
+
+def strip_one_newline(value: str) -> str:
+    """Drop one leading and one trailing newline: the layout newline templates put around a value."""
+    if value.startswith("\n"):
+        value = value[1:]
+    if value.endswith("\n"):
+        value = value[:-1]
+    return value
+
+
+def tag_params(
+    body: str,
+    open_prefix: str,
+    name_end: str,
+    close_tag: str,
+    *,
+    alt_open_prefix: str | None = None,
+    alt_close_tag: str | None = None,
+) -> tuple[list[tuple[str, str, str]], bool]:
+    """Scan `<open_prefix>NAME<name_end>[attrs>]VALUE<close_tag>` parameters in `body`.
+
+    Returns ([(name, attrs, value)], complete). When `name_end` does not itself end
+    with ">", the text up to the next ">" is returned as `attrs` (e.g. ` string="true"`).
+    `complete` is False when a parameter is opened but never closed (a stream cut mid
+    value). Values are returned verbatim.
+    """
+    params: list[tuple[str, str, str]] = []
+    pos = 0
+    n = len(body)
+    while pos < n:
+        start = body.find(open_prefix, pos)
+        plen = len(open_prefix)
+        if alt_open_prefix:
+            alt = body.find(alt_open_prefix, pos)
+            if alt != -1 and (start == -1 or alt < start):
+                start, plen = alt, len(alt_open_prefix)
+        if start == -1:
+            break
+        name_start = start + plen
+        ne = body.find(name_end, name_start)
+        if ne == -1:
+            return params, False
+        name = body[name_start:ne]
+        attrs = ""
+        val_start = ne + len(name_end)
+        if not name_end.endswith(">"):
+            gt = body.find(">", val_start)
+            if gt == -1:
+                return params, False
+            attrs = body[val_start:gt]
+            val_start = gt + 1
+        close = body.find(close_tag, val_start)
+        clen = len(close_tag)
+        if alt_close_tag:
+            alt = body.find(alt_close_tag, val_start)
+            if alt != -1 and (close == -1 or alt < close):
+                close, clen = alt, len(alt_close_tag)
+        if close == -1:
+            return params, False
+        params.append((name.strip(), attrs, body[val_start:close]))
+        pos = close + clen
+    return params, True
+
+
+def attr_value(attrs: str, key: str) -> str | None:
+    """The value of `key="..."` in a tag's attribute text, or None."""
+    marker = key + '="'
+    i = attrs.find(marker)
+    if i == -1:
+        return None
+    j = attrs.find('"', i + len(marker))
+    if j == -1:
+        return None
+    return attrs[i + len(marker) : j]
+
+
+class Block:
+    """One `begin ... end` region found by iter_blocks; `closed` is False when cut off."""
+
+    __slots__ = ("start", "body_start", "body_end", "end", "closed")
+
+    def __init__(self, start: int, body_start: int, body_end: int, end: int, closed: bool) -> None:
+        self.start, self.body_start, self.body_end, self.end, self.closed = start, body_start, body_end, end, closed
+
+
+def iter_blocks(text: str, begin: str, end: str, start: int = 0, stop: int | None = None) -> Iterator[Block]:
+    """Yield `begin..end` blocks in text[start:stop] in one linear pass.
+
+    A block whose end token is missing before the next `begin` (or before `stop`) is
+    yielded unclosed, its body running up to that point; scanning resumes there.
+    """
+    stop = len(text) if stop is None else stop
+    blen, elen = len(begin), len(end)
+    b = text.find(begin, start, stop)
+    next_end = -2  # cached position of the next end token; -1 = none left
+    while b != -1:
+        body_start = b + blen
+        nb = text.find(begin, body_start, stop)
+        if next_end != -1 and next_end < body_start:
+            next_end = text.find(end, body_start, stop)
+        e = next_end
+        if e != -1 and (nb == -1 or e < nb):
+            yield Block(b, body_start, e, e + elen, True)
+            b = nb if nb == -1 or nb >= e + elen else text.find(begin, e + elen, stop)
+        else:
+            cut = stop if nb == -1 else nb
+            yield Block(b, body_start, cut, cut, False)
+            b = nb
+
+
+def find_first(text: str, needles: tuple[str, ...], pos: int, cache: dict[str, int]) -> tuple[int, str]:
+    """Earliest occurrence at/after `pos` of any needle; (-1, "") if none. `cache` keeps it linear."""
+    best, which = -1, ""
+    for nd in needles:
+        at = cache.get(nd, -2)
+        if at != -1 and at < pos:
+            at = text.find(nd, pos)
+            cache[nd] = at
+        if at != -1 and (best == -1 or at < best):
+            best, which = at, nd
+    return best, which
+
+
+def prefixed_json_calls(
+    text: str,
+    prefixes: tuple[str, ...],
+    dialect: str,
+    *,
+    closers: tuple[str, ...] = (),
+    first_chars: str = "[{",
+    **kw: Any,
+) -> tuple[list[Candidate], list[tuple[int, int]]]:
+    """Calls written as `PREFIX <json object or array of calls> [CLOSER]`.
+
+    The JSON must follow the prefix (after whitespace) and decode completely; a cut-off
+    document is no call. The span covers the prefix, the JSON and a closer that follows
+    it after optional whitespace.
+    """
+    cands: list[Candidate] = []
+    spans: list[tuple[int, int]] = []
+    cache: dict[str, int] = {}
+    pos = 0
+    while True:
+        at, which = find_first(text, prefixes, pos, cache)
+        if at == -1:
+            break
+        j = skip_ws(text, at + len(which))
+        pos = at + len(which)
+        if j >= len(text) or text[j] not in first_chars:
+            continue
+        got = decode_json_at(text, j)
+        if got is None:
+            continue
+        value, end = got
+        found = calls_from_json(value, text[j:end], dialect, **kw)
+        if not found:
+            continue
+        k = skip_ws(text, end)
+        for closer in closers:
+            if text.startswith(closer, k):
+                end = k + len(closer)
+                break
+        for cand in found:
+            cand.raw = text[at:end]
+        cands.extend(found)
+        spans.append((at, end))
+        pos = end
+    return cands, spans

@@ -1,0 +1,190 @@
+"""DeepSeek tool-call dialects: V3 / R1, V3.1 and the V3.2 DSML markup.
+
+V3   <｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME\\n```json\\n{..}\\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>
+V3.1 <｜tool▁calls▁begin｜><｜tool▁call▁begin｜>NAME<｜tool▁sep｜>{..}<｜tool▁call▁end｜><｜tool▁calls▁end｜>
+V3.2 <｜DSML｜function_calls><｜DSML｜invoke name="NAME"><｜DSML｜parameter name="k" string="true">v</｜DSML｜parameter>
+     </｜DSML｜invoke></｜DSML｜function_calls>
+The tokens use FULLWIDTH VERTICAL LINE (U+FF5C) and LOWER ONE EIGHTH BLOCK (U+2581).
+V3 and V3.1 share one call parser: the text before the separator tells the layouts apart.
+"""
+
+from __future__ import annotations
+
+from agentcli.wire.dialects._base import Dialect
+from agentcli.wire.dialects._scan import (
+    INVALID,
+    ParseResult,
+    attr_value,
+    iter_blocks,
+    json_object_complete,
+    loads,
+    remove_spans,
+    tag_params,
+    total,
+)
+from agentcli.wire.types import Candidate
+
+CALLS_BEGIN = "<｜tool▁calls▁begin｜>"
+CALLS_END = "<｜tool▁calls▁end｜>"
+CALL_BEGIN = "<｜tool▁call▁begin｜>"
+CALL_END = "<｜tool▁call▁end｜>"
+SEP = "<｜tool▁sep｜>"
+
+DSML = "｜DSML｜"
+FC_BEGIN = f"<{DSML}function_calls>"
+FC_END = f"</{DSML}function_calls>"
+INVOKE_BEGIN = f"<{DSML}invoke"
+INVOKE_END = f"</{DSML}invoke>"
+
+
+def _strip_fence(args: str) -> tuple[str, bool]:
+    """Remove a ```json ... ``` fence around arguments; (args, fence_closed)."""
+    s = args.strip()
+    if not s.startswith("```"):
+        return s, True
+    nl = s.find("\n")
+    head = s[3:nl if nl != -1 else len(s)].strip()
+    if head not in ("", "json", "JSON"):
+        return s, True
+    body = s[nl + 1 :] if nl != -1 else ""
+    close = body.rfind("```")
+    if close == -1:
+        return body.strip(), False
+    return body[:close].strip(), True
+
+
+def _parse_call(body: str, raw: str, dialect: str, closed: bool) -> Candidate | None:
+    """One `<｜tool▁call▁begin｜>` body in either the V3 or the V3.1 layout."""
+    sep = body.find(SEP)
+    if sep == -1:
+        return None
+    head, rest = body[:sep].strip(), body[sep + len(SEP) :]
+    if head == "function" or head == "":
+        # V3: NAME on the first line, arguments in a ```json fence below it.
+        nl = rest.find("\n")
+        if nl == -1:
+            name, args = rest.strip(), ""
+        else:
+            name, args = rest[:nl].strip(), rest[nl + 1 :]
+    else:
+        name, args = head, rest
+    args, _ = _strip_fence(args)
+    if not name or any(c in name for c in "<>\n{"):
+        return None
+    if not closed and not json_object_complete(args):
+        return None  # cut off inside the arguments
+    return Candidate(name=name, arguments=args or "{}", raw=raw, dialect=dialect)
+
+
+class _DeepSeekTokens(Dialect):
+    """V3 / V3.1: section and call tokens around a function name and JSON arguments."""
+
+    markers = (CALLS_BEGIN, CALL_BEGIN)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    @total
+    def parse(self, text: str) -> ParseResult:
+        cands: list[Candidate] = []
+        spans: list[tuple[int, int]] = []
+        sections = list(iter_blocks(text, CALLS_BEGIN, CALLS_END))
+        regions = [(s.start, s.body_start, s.body_end, s.end) for s in sections]
+        if not regions:  # calls written without the section token
+            regions = [(-1, 0, len(text), -1)]
+        for sec_start, body_start, body_end, sec_end in regions:
+            found: list[Candidate] = []
+            first = last = -1
+            for blk in iter_blocks(text, CALL_BEGIN, CALL_END, body_start, body_end):
+                raw = text[blk.start : blk.end]
+                cand = _parse_call(text[blk.body_start : blk.body_end], raw, self.name, blk.closed)
+                if cand is None:
+                    continue
+                found.append(cand)
+                if sec_start == -1:
+                    spans.append((blk.start, blk.end))
+                first = blk.start if first == -1 else first
+                last = blk.end
+            if not found:
+                continue
+            cands.extend(found)
+            if sec_start != -1:
+                # The section token, every call and the end token go; text around them stays.
+                end = sec_end if sec_end > last else last
+                spans.append((sec_start, end))
+        if not cands:
+            return [], text
+        return cands, remove_spans(text, sorted(spans))
+
+
+def _dsml_args(body: str) -> dict | None:
+    """Arguments of one invoke: JSON object, or DSML parameter tags typed by their string= flag."""
+    stripped = body.strip()
+    if stripped.startswith("{"):
+        obj = loads(stripped)
+        if isinstance(obj, dict):
+            return obj
+    params, complete = tag_params(
+        body,
+        f"<{DSML}parameter name=\"",
+        '"',
+        f"</{DSML}parameter>",
+        alt_open_prefix='<parameter name="',
+        alt_close_tag="</parameter>",
+    )
+    if not complete:
+        return None
+    args: dict = {}
+    for name, attrs, value in params:
+        if attr_value(attrs, "string") == "false":
+            decoded = loads(value.strip())
+            args[name] = value if decoded is INVALID else decoded
+        else:
+            args[name] = value
+    return args
+
+
+class _DeepSeekDSML(Dialect):
+    """V3.2: XML-like DSML invoke/parameter tags; string="false" values are JSON."""
+
+    name = "deepseek_v32"
+    markers = (FC_BEGIN, INVOKE_BEGIN)
+
+    @total
+    def parse(self, text: str) -> ParseResult:
+        cands: list[Candidate] = []
+        spans: list[tuple[int, int]] = []
+        for sec in iter_blocks(text, FC_BEGIN, FC_END):
+            found: list[Candidate] = []
+            last = -1
+            for blk in iter_blocks(text, INVOKE_BEGIN, INVOKE_END, sec.body_start, sec.body_end):
+                cand = self._invoke(text, blk.body_start, blk.body_end, text[blk.start : blk.end], blk.closed)
+                if cand is not None:
+                    found.append(cand)
+                    last = blk.end
+            if found:
+                cands.extend(found)
+                spans.append((sec.start, sec.end if sec.closed else last))
+        if not cands:
+            return [], text
+        return cands, remove_spans(text, spans)
+
+    def _invoke(self, text: str, start: int, stop: int, raw: str, closed: bool) -> Candidate | None:
+        header_end = text.find(">", start, stop)
+        if header_end == -1:
+            return None
+        name = attr_value(text[start:header_end], "name")
+        if not name or not name.strip():
+            return None
+        if not closed:
+            return None  # no </invoke>: parameters may still have been coming
+        body = text[header_end + 1 : stop]
+        args = _dsml_args(body)
+        if args is None:
+            return None
+        return Candidate(name=name.strip(), arguments=args, raw=raw, dialect=self.name)
+
+
+DEEPSEEK_V3 = _DeepSeekTokens("deepseek_v3")
+DEEPSEEK_V31 = _DeepSeekTokens("deepseek_v31")
+DEEPSEEK_V32 = _DeepSeekDSML()

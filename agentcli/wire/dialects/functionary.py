@@ -1,0 +1,111 @@
+"""MeetKai Functionary v3 tool calls, in both of its layouts.
+
+v3.2:          >>>get_weather\\n{"city": "Paris"}>>>get_time\\n{"tz": "UTC"}
+               (`>>>all\\n` introduces plain text; `>>>python\\n` is followed by raw code)
+v3.1 llama3.1: <function=get_weather>{"city": "Paris"}</function>
+               <|python_tag|>print(1)   (the python tool, code to the end of the text)
+A `<function=NAME>` whose body is not JSON is the Qwen3-Coder XML form and is left alone.
+"""
+
+from __future__ import annotations
+
+from agentcli.wire.dialects._base import Dialect
+from agentcli.wire.dialects._scan import ParseResult, decode_json_at, remove_spans, skip_ws, total
+from agentcli.wire.types import Candidate
+
+V32 = ">>>"
+FUNC_OPEN, FUNC_CLOSE = "<function=", "</function>"
+PYTHON_TAG = "<|python_tag|>"
+_NAME_MAX = 128
+
+Found = list[tuple[tuple[int, int], Candidate]]
+
+
+def _ident(s: str) -> bool:
+    return bool(s) and all(c.isalnum() or c in "_-." for c in s)
+
+
+class _Functionary(Dialect):
+    name = "functionary"
+    # v3.2 writes its first call as bare `NAME\n{json}` (the prompt ended with `>>>`);
+    # parse() reads that form, but the prefilter only knows the tokens, so an answer made
+    # of that one bare call reaches parse() only when the dialect is run unconditionally.
+    markers = (V32, FUNC_OPEN, PYTHON_TAG)
+
+    @total
+    def parse(self, text: str) -> ParseResult:
+        found: Found = []
+        text_marks = self._v32(text, found)
+        self._v31(text, found)
+        if not found:
+            return [], text
+        found.sort(key=lambda item: item[0][0])
+        spans = [span for span, _ in found] + text_marks
+        if text.startswith("all\n"):
+            spans.append((0, 4))  # the plain-text channel prefix is not content
+        return [cand for _, cand in found], remove_spans(text, spans)
+
+    def _v32(self, text: str, found: Found) -> list[tuple[int, int]]:
+        """`>>>NAME\\n{json}` calls into `found`; returns the `>>>all\\n` header spans."""
+        text_marks: list[tuple[int, int]] = []
+        # (position of `>>>`, or -1 for a first call written without it; name start)
+        heads: list[tuple[int, int]] = [] if text.startswith(V32) else [(-1, 0)]
+        pos = 0
+        while (at := text.find(V32, pos)) != -1:
+            heads.append((at, at + len(V32)))
+            pos = at + len(V32)
+        for mark, h in heads:
+            nl = text.find("\n", h, h + _NAME_MAX)
+            if nl == -1:
+                continue
+            fname = text[h:nl].strip()
+            if fname == "all":
+                if mark != -1:
+                    text_marks.append((mark, nl + 1))
+                continue
+            if not _ident(fname):
+                continue
+            start = h if mark == -1 else mark
+            got = decode_json_at(text, nl + 1)
+            if got is not None and isinstance(got[0], dict):
+                end = got[1]
+                rest = skip_ws(text, end)
+                if mark == -1 and rest < len(text) and not text.startswith(V32, rest):
+                    continue  # a bare `word\n{...}` opening is a call only if nothing but calls follow
+                args = text[skip_ws(text, nl + 1) : end]
+                found.append(((start, end), Candidate(name=fname, arguments=args, raw=text[start:end],
+                                                      dialect=self.name)))
+            elif fname == "python" and mark != -1:
+                nxt = text.find(V32, nl + 1)
+                end = len(text) if nxt == -1 else nxt
+                found.append(((start, end), Candidate(name="python", arguments={"code": text[nl + 1 : end]},
+                                                      raw=text[start:end], dialect=self.name)))
+        return text_marks
+
+    def _v31(self, text: str, found: Found) -> None:
+        """`<function=NAME>{json}</function>` and `<|python_tag|>code` calls into `found`."""
+        pos = 0
+        while (at := text.find(FUNC_OPEN, pos)) != -1:
+            pos = at + len(FUNC_OPEN)
+            gt = text.find(">", pos, pos + _NAME_MAX)
+            if gt == -1 or not _ident(text[pos:gt]):
+                continue
+            got = decode_json_at(text, gt + 1)
+            if got is None or not isinstance(got[0], dict):
+                continue
+            end = got[1]
+            k = skip_ws(text, end)
+            if text.startswith(FUNC_CLOSE, k):
+                end = k + len(FUNC_CLOSE)
+            args = text[skip_ws(text, gt + 1) : got[1]]
+            found.append(((at, end), Candidate(name=text[pos:gt], arguments=args, raw=text[at:end],
+                                               dialect=self.name)))
+            pos = end
+        tag = text.find(PYTHON_TAG)
+        if tag != -1 and text[tag + len(PYTHON_TAG) :].strip():
+            code = text[tag + len(PYTHON_TAG) :]
+            found.append(((tag, len(text)), Candidate(name="python", arguments={"code": code},
+                                                      raw=text[tag:], dialect=self.name)))
+
+
+FUNCTIONARY = _Functionary()

@@ -1,0 +1,146 @@
+"""FunctionGemma tool calls: `call:NAME{key:value,...}` between function-call tokens.
+
+<start_function_call>call:get_weather{location:<escape>London<escape>,days:3}<end_function_call>
+Strings are wrapped in <escape> tokens; numbers, booleans and nested {..}/[..] are bare.
+Leaf values are returned as text (text_values) for the pipeline to decode.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agentcli.wire.dialects._base import Dialect
+from agentcli.wire.dialects._scan import ParseResult, iter_blocks, remove_spans, total
+from agentcli.wire.types import Candidate
+
+BEGIN, END = "<start_function_call>", "<end_function_call>"
+ESC = "<escape>"
+_MAX_DEPTH = 32
+
+
+class _Reader:
+    """Recursive-descent reader over one call's `{...}` argument text."""
+
+    def __init__(self, s: str) -> None:
+        self.s = s
+        self.i = 0
+
+    def ws(self) -> None:
+        while self.i < len(self.s) and self.s[self.i] in " \t\r\n":
+            self.i += 1
+
+    def obj(self, depth: int = 0) -> dict[str, Any]:
+        if depth > _MAX_DEPTH or not self.s.startswith("{", self.i):
+            raise ValueError("object expected")
+        self.i += 1
+        out: dict[str, Any] = {}
+        self.ws()
+        if self.s.startswith("}", self.i):
+            self.i += 1
+            return out
+        while True:
+            self.ws()
+            colon = self.s.find(":", self.i)
+            if colon == -1:
+                raise ValueError("key expected")
+            key = self.s[self.i : colon].strip()
+            if key.startswith(ESC) and key.endswith(ESC) and len(key) >= 2 * len(ESC):
+                key = key[len(ESC) : -len(ESC)]
+            if not key or any(c in key for c in "{}[],<>"):
+                raise ValueError("bad key")
+            self.i = colon + 1
+            out[key] = self.value(depth)
+            self.ws()
+            if self.s.startswith(",", self.i):
+                self.i += 1
+            elif self.s.startswith("}", self.i):
+                self.i += 1
+                return out
+            else:
+                raise ValueError("',' or '}' expected")
+
+    def arr(self, depth: int) -> list[Any]:
+        self.i += 1
+        out: list[Any] = []
+        self.ws()
+        if self.s.startswith("]", self.i):
+            self.i += 1
+            return out
+        while True:
+            out.append(self.value(depth))
+            self.ws()
+            if self.s.startswith(",", self.i):
+                self.i += 1
+            elif self.s.startswith("]", self.i):
+                self.i += 1
+                return out
+            else:
+                raise ValueError("',' or ']' expected")
+
+    def value(self, depth: int) -> Any:
+        self.ws()
+        if self.s.startswith(ESC, self.i):
+            end = self.s.find(ESC, self.i + len(ESC))
+            if end == -1:
+                raise ValueError("unterminated string")
+            val = self.s[self.i + len(ESC) : end]
+            self.i = end + len(ESC)
+            return val
+        if self.s.startswith("{", self.i):
+            return self.obj(depth + 1)
+        if self.s.startswith("[", self.i):
+            return self.arr(depth + 1)
+        j = self.i
+        while j < len(self.s) and self.s[j] not in ",}]":
+            j += 1
+        val = self.s[self.i : j].strip()
+        if not val:
+            raise ValueError("empty value")
+        self.i = j
+        return val
+
+
+def parse_call(body: str) -> tuple[str, dict[str, Any]] | None:
+    """(name, arguments) of `call:NAME{...}`, or None when the body is not one whole call."""
+    body = body.strip()
+    if not body.startswith("call:"):
+        return None
+    brace = body.find("{")
+    if brace == -1:
+        return None
+    name = body[5:brace].strip()
+    if not name or any(c.isspace() or c in "<>:" for c in name):
+        return None
+    reader = _Reader(body)
+    reader.i = brace
+    try:
+        args = reader.obj()
+    except (ValueError, RecursionError):
+        return None
+    if body[reader.i :].strip():
+        return None
+    return name, args
+
+
+class _FunctionGemma(Dialect):
+    name = "functiongemma"
+    markers = (BEGIN,)
+
+    @total
+    def parse(self, text: str) -> ParseResult:
+        cands: list[Candidate] = []
+        spans: list[tuple[int, int]] = []
+        for blk in iter_blocks(text, BEGIN, END):
+            # A cut-off call counts only if its argument braces closed (parse_call checks).
+            got = parse_call(text[blk.body_start : blk.body_end])
+            if got is None:
+                continue
+            cands.append(Candidate(name=got[0], arguments=got[1], raw=text[blk.start : blk.end],
+                                   dialect=self.name, text_values=True))
+            spans.append((blk.start, blk.end))
+        if not cands:
+            return [], text
+        return cands, remove_spans(text, spans)
+
+
+FUNCTIONGEMMA = _FunctionGemma()

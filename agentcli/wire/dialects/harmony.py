@@ -1,0 +1,112 @@
+"""OpenAI harmony (gpt-oss) messages: a call is a message with a recipient, outside analysis.
+
+<|channel|>analysis<|message|>Need weather.<|end|>
+<|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"city":"Tokyo"}<|call|>
+The recipient may also precede the channel (`<|start|>assistant to=functions.x<|channel|>commentary json`).
+When a call is found the text is rebuilt from the visible messages: analysis bodies are
+reasoning and are dropped, final/commentary bodies and prose outside messages are kept.
+"""
+
+from __future__ import annotations
+
+from agentcli.wire.dialects._base import Dialect
+from agentcli.wire.dialects._scan import ParseResult, json_object_complete, total
+from agentcli.wire.types import Candidate
+
+START, CHANNEL, MESSAGE = "<|start|>", "<|channel|>", "<|message|>"
+ENDS = ("<|end|>", "<|call|>", "<|return|>")
+_HEADER_STOP = " \t\r\n<"
+
+
+def _word_after(header: str, key: str) -> str:
+    """The token following `key` in a message header, up to whitespace or a special token."""
+    i = header.find(key)
+    if i == -1:
+        return ""
+    i += len(key)
+    while i < len(header) and header[i] == " ":
+        i += 1
+    j = i
+    while j < len(header) and header[j] not in _HEADER_STOP:
+        j += 1
+    return header[i:j]
+
+
+def _split_header(region: str) -> tuple[str, str]:
+    """(prose, header) for the text between the previous message and `<|message|>`."""
+    hs = region.rfind(START)
+    if hs != -1:
+        return region[:hs], region[hs + len(START) :]
+    c = region.find(CHANNEL)
+    if c != -1:
+        before = region[:c]
+        if " to=" in " " + before and "\n" not in before.strip() and len(before) < 256:
+            return "", region  # recipient written before the channel
+        return before, region[c:]
+    if "to=" in region and "\n" not in region.strip() and len(region) < 256:
+        return "", region
+    return region, ""
+
+
+def _body_end(text: str, start: int, cache: dict[str, int]) -> tuple[int, int]:
+    """(end of body, position after its terminator); a following <|start|> is not consumed."""
+    best, after = len(text), len(text)
+    for tok in (*ENDS, START):
+        at = cache.get(tok, -2)
+        if at != -1 and at < start:
+            at = text.find(tok, start)
+            cache[tok] = at
+        if at != -1 and at < best:
+            best, after = at, at if tok == START else at + len(tok)
+    return best, after
+
+
+class _Harmony(Dialect):
+    name = "harmony"
+    markers = (CHANNEL, MESSAGE, "to=functions.")
+
+    @total
+    def parse(self, text: str) -> ParseResult:
+        cands: list[Candidate] = []
+        out: list[str] = []
+        cache: dict[str, int] = {}
+        pos = 0
+        while True:
+            m = text.find(MESSAGE, pos)
+            if m == -1:
+                out.append(text[pos:])
+                break
+            prose, header = _split_header(text[pos:m])
+            out.append(prose)
+            body_start = m + len(MESSAGE)
+            body_end, after = _body_end(text, body_start, cache)
+            body = text[body_start:body_end]
+            channel = _word_after(header, CHANNEL)
+            recipient = _word_after(" " + header, " to=")
+            msg_start = pos + len(prose)
+            if recipient and channel != "analysis":
+                cand = self._call(recipient, body, text[msg_start:after], closed=body_end < len(text))
+                if cand is not None:
+                    cands.append(cand)
+                else:
+                    out.append(text[msg_start:after])  # a cut-off call stays as written
+            elif channel != "analysis":
+                out.append(body)
+            pos = after
+            if pos >= len(text):
+                break
+        if not cands:
+            return [], text
+        return cands, "".join(out)
+
+    def _call(self, recipient: str, body: str, raw: str, closed: bool) -> Candidate | None:
+        name = recipient[len("functions.") :] if recipient.startswith("functions.") else recipient
+        if not name:
+            return None
+        args = body.strip()
+        if not closed and not json_object_complete(args):
+            return None
+        return Candidate(name=name, arguments=args or "{}", raw=raw, dialect=self.name)
+
+
+HARMONY = _Harmony()

@@ -1,0 +1,77 @@
+"""Hunyuan tool calls, both generations, inside <tool_calls>...</tool_calls>.
+
+A13B: <tool_calls>[{"name": "get_weather", "arguments": {"city": "Boston"}}]</tool_calls>
+HY3:  <tool_calls><tool_call>get_weather<tool_sep><arg_key>city</arg_key><arg_value>Boston</arg_value></tool_call></tool_calls>
+The shipping HY3 tokenizer may suffix each token (`<tool_calls:opensource>`); those are
+folded to the bare form before scanning.
+"""
+
+from __future__ import annotations
+
+import re
+
+from agentcli.wire.dialects._base import Dialect
+from agentcli.wire.dialects._scan import (
+    ParseResult,
+    calls_from_json,
+    decode_json_at,
+    iter_blocks,
+    remove_spans,
+    skip_ws,
+    total,
+)
+from agentcli.wire.dialects.glm4_moe import parse_pairs
+from agentcli.wire.types import Candidate
+
+BEGIN, END = "<tool_calls>", "</tool_calls>"
+CALL_BEGIN, CALL_END, SEP = "<tool_call>", "</tool_call>", "<tool_sep>"
+_SUFFIXED = re.compile(r"<(/?)(tool_calls|tool_call|tool_sep|arg_key|arg_value):[\w.\-]{1,64}>")
+
+
+class _Hunyuan(Dialect):
+    name = "hunyuan"
+    markers = ("<tool_calls",)
+
+    @total
+    def parse(self, text: str) -> ParseResult:
+        if ":" in text and _SUFFIXED.search(text):
+            text = _SUFFIXED.sub(r"<\1\2>", text)
+        cands: list[Candidate] = []
+        spans: list[tuple[int, int]] = []
+        for blk in iter_blocks(text, BEGIN, END):
+            found, end = self._section(text, blk.body_start, blk.body_end, blk.closed)
+            if found:
+                cands.extend(found)
+                spans.append((blk.start, blk.end if blk.closed else end))
+        if not cands:
+            return [], text
+        return cands, remove_spans(text, spans)
+
+    def _section(self, text: str, start: int, stop: int, closed: bool) -> tuple[list[Candidate], int]:
+        first = skip_ws(text, start, stop)
+        if first < stop and text[first] in "[{":
+            got = decode_json_at(text, first)
+            if got is None or got[1] > stop or text[got[1] : stop].strip():
+                return [], start
+            raw = text[start - len(BEGIN) : stop + len(END) if closed else stop]
+            return calls_from_json(got[0], raw, self.name) or [], got[1]
+        found: list[Candidate] = []
+        end = start
+        for blk in iter_blocks(text, CALL_BEGIN, CALL_END, start, stop):
+            if not blk.closed:
+                continue  # no </tool_call>: arguments may be unfinished
+            body = text[blk.body_start : blk.body_end]
+            sep = body.find(SEP)
+            if sep == -1:
+                continue
+            name = body[:sep].strip()
+            args = parse_pairs(body[sep + len(SEP) :])
+            if not name or any(c.isspace() or c in "<>{}" for c in name) or args is None:
+                continue
+            found.append(Candidate(name=name, arguments=args, raw=text[blk.start : blk.end],
+                                   dialect=self.name, text_values=True))
+            end = blk.end
+        return found, end
+
+
+HUNYUAN = _Hunyuan()

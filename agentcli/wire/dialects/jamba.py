@@ -1,0 +1,24 @@
+"""AI21 Jamba tool calls: a JSON array of {"name", "arguments"} inside <tool_calls>.
+
+<tool_calls>[{"name": "get_current_weather", "arguments": {"city": "Dallas"}}]</tool_calls>
+"""
+
+from __future__ import annotations
+
+from agentcli.wire.dialects._base import Dialect
+from agentcli.wire.dialects._scan import ParseResult, prefixed_json_calls, remove_spans, total
+
+
+class _Jamba(Dialect):
+    name = "jamba"
+    markers = ("<tool_calls>",)
+
+    @total
+    def parse(self, text: str) -> ParseResult:
+        cands, spans = prefixed_json_calls(text, ("<tool_calls>",), self.name, closers=("</tool_calls>",))
+        if not cands:
+            return [], text
+        return cands, remove_spans(text, spans)
+
+
+JAMBA = _Jamba()

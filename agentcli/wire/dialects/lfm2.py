@@ -1,0 +1,210 @@
+"""Liquid LFM2 / LFM2.5 tool calls: a pythonic call list between tool-call tokens.
+
+<|tool_call_start|>[get_candidate_status(candidate_id='12345'), get_weather()]<|tool_call_end|>
+The list is read with `ast` (never evaluated). Common model slips are repaired first:
+raw newlines / NUL bytes inside strings and zero-padded integers. A JSON list of
+{"name", "arguments"} objects is accepted too. One unreadable call does not drop its
+siblings: the list is then split at top-level commas and each call read alone.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import warnings
+from typing import Any
+
+from agentcli.wire.dialects._base import Dialect
+from agentcli.wire.dialects._scan import ParseResult, calls_from_json, iter_blocks, loads, remove_spans, total
+from agentcli.wire.types import Candidate
+
+BEGIN, END = "<|tool_call_start|>", "<|tool_call_end|>"
+_NAMES = {"True": True, "False": False, "None": None, "true": True, "false": False, "null": None}
+_MAX_SOURCE = 200_000  # ast on larger blocks is not worth the time; no model writes one
+
+
+class _NotLiteral(ValueError):
+    pass
+
+
+def _literal(node: ast.AST) -> Any:
+    """A JSON-able value from a literal AST node (strings, numbers, containers, True/None)."""
+    if isinstance(node, ast.Constant):
+        if node.value is None or isinstance(node.value, (str, int, float, bool)):
+            return node.value
+        raise _NotLiteral(type(node.value).__name__)
+    if isinstance(node, ast.Name) and node.id in _NAMES:
+        return _NAMES[node.id]
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        val = _literal(node.operand)
+        if isinstance(val, bool) or not isinstance(val, (int, float)):
+            raise _NotLiteral("sign on non-number")
+        return -val if isinstance(node.op, ast.USub) else val
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+        return [_literal(e) for e in node.elts]
+    if isinstance(node, ast.Dict):
+        out: dict[str, Any] = {}
+        for k, v in zip(node.keys, node.values):
+            if k is None:
+                raise _NotLiteral("dict unpacking")
+            key = _literal(k)
+            out[key if isinstance(key, str) else json.dumps(key)] = _literal(v)
+        return out
+    raise _NotLiteral(type(node).__name__)
+
+
+def _func_name(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = _func_name(node.value)
+        return f"{base}.{node.attr}" if base else None
+    return None
+
+
+def _call(node: ast.AST) -> tuple[str, dict[str, Any]] | None:
+    """(name, kwargs) of one `f(a=1)` node; positional arguments make it no call."""
+    if not isinstance(node, ast.Call) or node.args:
+        return None
+    name = _func_name(node.func)
+    if not name:
+        return None
+    try:
+        args = {kw.arg: _literal(kw.value) for kw in node.keywords if kw.arg}
+    except _NotLiteral:
+        return None
+    if any(kw.arg is None for kw in node.keywords):
+        return None
+    return name, args
+
+
+def _repair(src: str) -> str:
+    """Escape raw control characters inside string literals and strip zero-padded ints."""
+    out: list[str] = []
+    quote = ""
+    i, n = 0, len(src)
+    while i < n:
+        ch = src[i]
+        if quote:
+            if ch == "\\" and i + 1 < n:
+                out.append(src[i : i + 2])
+                i += 2
+                continue
+            if ch == quote:
+                quote = ""
+            out.append({"\n": "\\n", "\r": "\\r", "\t": "\\t", "\x00": "\\x00"}.get(ch, ch))
+            i += 1
+            continue
+        if ch in "'\"":
+            quote = ch
+        elif ch.isdigit() and (i == 0 or not (src[i - 1].isalnum() or src[i - 1] in "._")):
+            j = i
+            while j < n and src[j].isdigit():
+                j += 1
+            digits = src[i:j]
+            follower = src[j] if j < n else ""
+            if len(digits) > 1 and digits[0] == "0" and digits.strip("0") and follower not in ".eEjJxXoObB":
+                out.append(str(int(digits)))
+                i = j
+                continue
+            out.append(digits)
+            i = j
+            continue
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+def _parse_expr(src: str) -> ast.AST | None:
+    for candidate in (src, _repair(src)):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # invalid escapes in model strings warn
+                return ast.parse(candidate.strip(), mode="eval").body
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+    return None
+
+
+def _split_top_level(src: str) -> list[str]:
+    """Split `[a(..), b(..)]` into call sources at commas outside strings and brackets."""
+    s = src.strip()
+    if s.startswith("[") and s.endswith("]"):
+        s = s[1:-1]
+    parts: list[str] = []
+    depth, start, quote = 0, 0, ""
+    i = 0
+    while i < len(s):
+        ch = s[i]
+        if quote:
+            if ch == "\\":
+                i += 2
+                continue
+            if ch == quote:
+                quote = ""
+        elif ch in "'\"":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append(s[start:i])
+            start = i + 1
+        i += 1
+    parts.append(s[start:])
+    return [p.strip() for p in parts if p.strip()]
+
+
+def parse_block(src: str) -> list[tuple[str, dict[str, Any]]] | None:
+    """The calls in one block's text; None when nothing in it reads as a call."""
+    if len(src) > _MAX_SOURCE or not src.strip():
+        return None
+    tree = _parse_expr(src)
+    if tree is not None:
+        elts = tree.elts if isinstance(tree, ast.List) else [tree]
+        calls = [_call(e) for e in elts]
+        good = [c for c in calls if c is not None]
+        if good:
+            return good
+    salvaged = [c for part in _split_top_level(src) if (node := _parse_expr(part)) is not None
+                if (c := _call(node)) is not None]
+    return salvaged or None
+
+
+class _Lfm2(Dialect):
+    name = "lfm2"
+    markers = (BEGIN,)
+
+    @total
+    def parse(self, text: str) -> ParseResult:
+        cands: list[Candidate] = []
+        spans: list[tuple[int, int]] = []
+        for blk in iter_blocks(text, BEGIN, END):
+            body = text[blk.body_start : blk.body_end]
+            raw = text[blk.start : blk.end]
+            if not blk.closed and not body.rstrip().endswith("]"):
+                continue  # cut off inside the list
+            found = self._json(body, raw)
+            if found is None:
+                calls = parse_block(body)
+                if not calls:
+                    continue
+                found = [Candidate(name=n, arguments=a, raw=raw, dialect=self.name) for n, a in calls]
+            cands.extend(found)
+            spans.append((blk.start, blk.end))
+        if not cands:
+            return [], text
+        return cands, remove_spans(text, spans)
+
+    def _json(self, body: str, raw: str) -> list[Candidate] | None:
+        s = body.strip()
+        if not (s.startswith("{") or (s.startswith("[") and s[1:].lstrip().startswith("{"))):
+            return None
+        value = loads(s)
+        if isinstance(value, (list, dict)):
+            return calls_from_json(value, raw, self.name)
+        return None
+
+
+LFM2 = _Lfm2()

@@ -1,0 +1,120 @@
+"""MiniMax tool calls: M1's JSON lines in <tool_calls>, and M2's XML invoke blocks.
+
+M1: <tool_calls>
+    {"name": "get_current_weather", "arguments": {"city": "Dallas"}}
+    </tool_calls>
+M2: <minimax:tool_call><invoke name="get_weather"><parameter name="city">Seattle</parameter></invoke></minimax:tool_call>
+M1 calls written inside a <think> block are part of the reasoning and are not calls.
+M2 writes every value as text, so its candidates carry text_values.
+"""
+
+from __future__ import annotations
+
+from agentcli.wire.dialects._base import Dialect
+from agentcli.wire.dialects._scan import (
+    ParseResult,
+    attr_value,
+    call_from_object,
+    decode_json_at,
+    iter_blocks,
+    remove_spans,
+    skip_ws,
+    tag_params,
+    total,
+)
+from agentcli.wire.types import Candidate
+
+M1_BEGIN, M1_END = "<tool_calls>", "</tool_calls>"
+M2_BEGIN, M2_END = "<minimax:tool_call>", "</minimax:tool_call>"
+INVOKE_BEGIN, INVOKE_END = "<invoke name=", "</invoke>"
+
+
+def _think_ranges(text: str) -> list[tuple[int, int]]:
+    # an unclosed <think> runs to the end of the text: everything after it is reasoning
+    return [(b.start, b.end) for b in iter_blocks(text, "<think>", "</think>")]
+
+
+class _MiniMaxM1(Dialect):
+    name = "minimax"
+    markers = (M1_BEGIN,)
+
+    @total
+    def parse(self, text: str) -> ParseResult:
+        thinks = _think_ranges(text) if "<think>" in text else []
+        cands: list[Candidate] = []
+        spans: list[tuple[int, int]] = []
+        for blk in iter_blocks(text, M1_BEGIN, M1_END):
+            if any(s <= blk.start < e for s, e in thinks):
+                continue
+            found, last = self._lines(text, blk.body_start, blk.body_end)
+            if found:
+                cands.extend(found)
+                spans.append((blk.start, blk.end if blk.closed else last))
+        if not cands:
+            return [], text
+        return cands, remove_spans(text, spans)
+
+    def _lines(self, text: str, start: int, stop: int) -> tuple[list[Candidate], int]:
+        """One JSON call per line; a line that is not a whole call is skipped."""
+        found: list[Candidate] = []
+        last = start
+        pos = start
+        while pos < stop:
+            pos = skip_ws(text, pos, stop)
+            if pos >= stop:
+                break
+            got = decode_json_at(text, pos) if text[pos] == "{" else None
+            if got is not None and got[1] <= stop:
+                cand = call_from_object(got[0], text[pos : got[1]], self.name, require_args=True)
+                if cand is not None:
+                    found.append(cand)
+                    last = got[1]
+                pos = got[1]
+                continue
+            nl = text.find("\n", pos, stop)
+            pos = stop if nl == -1 else nl + 1
+        return found, last
+
+
+class _MiniMaxM2(Dialect):
+    name = "minimax_m2"
+    markers = (M2_BEGIN,)
+
+    @total
+    def parse(self, text: str) -> ParseResult:
+        cands: list[Candidate] = []
+        spans: list[tuple[int, int]] = []
+        for sec in iter_blocks(text, M2_BEGIN, M2_END):
+            found: list[Candidate] = []
+            last = sec.start
+            for blk in iter_blocks(text, INVOKE_BEGIN, INVOKE_END, sec.body_start, sec.body_end):
+                cand = self._invoke(text, blk.start, blk.body_end, blk.closed)
+                if cand is not None:
+                    cand.raw = text[blk.start : blk.end]
+                    found.append(cand)
+                    last = blk.end
+            if found:
+                cands.extend(found)
+                spans.append((sec.start, sec.end if sec.closed else last))
+        if not cands:
+            return [], text
+        return cands, remove_spans(text, spans)
+
+    def _invoke(self, text: str, start: int, stop: int, closed: bool) -> Candidate | None:
+        if not closed:
+            return None  # no </invoke>: parameters may still have been coming
+        gt = text.find(">", start, stop)
+        if gt == -1:
+            return None
+        name = attr_value(text[start + len("<invoke ") : gt + 1], "name")
+        if not name or not name.strip():
+            return None
+        params, complete = tag_params(text[gt + 1 : stop], '<parameter name="', '"', "</parameter>")
+        if not complete:
+            return None
+        args = {key: value for key, _, value in params if key}
+        return Candidate(name=name.strip(), arguments=args, raw="", dialect=self.name, text_values=True)
+
+
+MINIMAX = _MiniMaxM1()
+MINIMAX_M2 = _MiniMaxM2()

@@ -1,0 +1,75 @@
+"""ByteDance Seed-OSS tool calls: <function=NAME> blocks with <parameter=KEY> values.
+
+<seed:tool_call>
+<function=get_weather>
+<parameter=location>Barcelona, Spain</parameter>
+</function>
+</seed:tool_call>
+Calls spelled out inside <seed:think> are reasoning, not calls. Values are text; one
+layout newline on each side of a value is dropped.
+"""
+
+from __future__ import annotations
+
+from agentcli.wire.dialects._base import Dialect
+from agentcli.wire.dialects._scan import (
+    ParseResult,
+    iter_blocks,
+    remove_spans,
+    strip_one_newline,
+    tag_params,
+    total,
+)
+from agentcli.wire.types import Candidate
+
+BEGIN, END = "<seed:tool_call>", "</seed:tool_call>"
+FUNC_BEGIN, FUNC_END = "<function=", "</function>"
+THINK_END = "</seed:think>"
+
+
+class _SeedOss(Dialect):
+    name = "seed_oss"
+    markers = (BEGIN,)
+
+    @total
+    def parse(self, text: str) -> ParseResult:
+        start = 0
+        think = text.find("<seed:think>")
+        if think != -1:  # calls begin after the reasoning; an unclosed think holds none
+            think_end = text.rfind(THINK_END)
+            start = think_end + len(THINK_END) if think_end > think else len(text)
+        cands: list[Candidate] = []
+        spans: list[tuple[int, int]] = []
+        for sec in iter_blocks(text, BEGIN, END, start):
+            found: list[Candidate] = []
+            last = sec.start
+            for blk in iter_blocks(text, FUNC_BEGIN, FUNC_END, sec.body_start, sec.body_end):
+                cand = self._function(text[blk.body_start : blk.body_end], blk.closed)
+                if cand is not None:
+                    cand.raw = text[blk.start : blk.end]
+                    found.append(cand)
+                    last = blk.end
+            if found:
+                cands.extend(found)
+                spans.append((sec.start, sec.end if sec.closed else last))
+        if not cands:
+            return [], text
+        return cands, remove_spans(text, spans)
+
+    def _function(self, body: str, closed: bool) -> Candidate | None:
+        if not closed:
+            return None  # no </function>: parameters may still have been coming
+        gt = body.find(">")
+        if gt == -1:
+            return None
+        name = body[:gt].strip()
+        if not name or any(c.isspace() or c in "<{\"" for c in name):
+            return None
+        params, complete = tag_params(body[gt + 1 :], "<parameter=", ">", "</parameter>")
+        if not complete:
+            return None
+        args = {key: strip_one_newline(value) for key, _, value in params if key}
+        return Candidate(name=name, arguments=args, raw="", dialect=self.name, text_values=True)
+
+
+SEED_OSS = _SeedOss()

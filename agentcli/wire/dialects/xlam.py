@@ -1,0 +1,89 @@
+"""Salesforce xLAM tool calls: a JSON array of {"name", "arguments"} in any of its wrappings.
+
+[{"name": "get_current_weather", "arguments": {"city": "Dallas"}}]          (the whole answer)
+<think>...</think>[{...}]                                                  (after reasoning)
+```json\\n[{...}]\\n```   [TOOL_CALLS][{...}]   <tool_call>[{...}]</tool_call>
+A bare array counts only where the answer starts (after any <think> block), so JSON
+quoted mid-prose is never taken for a call; every element must be a call object.
+"""
+
+from __future__ import annotations
+
+from agentcli.wire.dialects._base import Dialect
+from agentcli.wire.dialects._scan import (
+    ParseResult,
+    calls_from_json,
+    decode_json_at,
+    prefixed_json_calls,
+    remove_spans,
+    skip_ws,
+    total,
+)
+from agentcli.wire.types import Candidate
+
+THINK_END = "</think>"
+_REQUIRE = {"require_args": True}
+
+
+class _XLam(Dialect):
+    name = "xlam"
+    markers = ('"name"',)  # every wrapping holds call objects; no token is common to all
+    name_strict = True  # fenced or bare JSON: with offered tools, an unknown name is an example, not a call
+
+    @total
+    def parse(self, text: str) -> ParseResult:
+        cands, spans = prefixed_json_calls(
+            text, ("[TOOL_CALLS]", "<tool_call>"), self.name, closers=("</tool_call>",), **_REQUIRE
+        )
+        fc, fs = self._fences(text)
+        cands += fc
+        spans += fs
+        if not cands:
+            got = self._leading(text)
+            if got is None:
+                return [], text
+            cands, spans = got
+        return cands, remove_spans(text, spans)
+
+    def _leading(self, text: str) -> tuple[list[Candidate], list[tuple[int, int]]] | None:
+        """A JSON array (or single call object) that opens the answer."""
+        think = text.rfind(THINK_END)
+        start = skip_ws(text, think + len(THINK_END) if think != -1 else 0)
+        if start >= len(text) or text[start] not in "[{":
+            return None
+        got = decode_json_at(text, start)
+        if got is None:
+            return None
+        found = calls_from_json(got[0], text[start : got[1]], self.name, **_REQUIRE)
+        if not found:
+            return None
+        return found, [(start, got[1])]
+
+    def _fences(self, text: str) -> tuple[list[Candidate], list[tuple[int, int]]]:
+        """```json fences whose whole content is one call or a list of calls."""
+        cands: list[Candidate] = []
+        spans: list[tuple[int, int]] = []
+        pos = 0
+        while (at := text.find("```", pos)) != -1:
+            nl = text.find("\n", at)
+            if nl == -1:
+                break
+            pos = nl + 1
+            if text[at + 3 : nl].strip() not in ("", "json", "JSON"):
+                continue
+            got = decode_json_at(text, nl + 1)
+            if got is None:
+                continue
+            k = skip_ws(text, got[1])
+            if not text.startswith("```", k):
+                continue
+            end = k + 3
+            found = calls_from_json(got[0], text[at:end], self.name, **_REQUIRE)
+            if found:
+                cands.extend(found)
+                spans.append((at, end))
+            pos = end
+        return cands, spans
+
+
+XLAM = _XLam()

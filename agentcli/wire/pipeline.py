@@ -1,0 +1,185 @@
+"""The composite parse: native candidates + text dialects + repair -> one ParsedResponse.
+
+    reasoning split (<think>) -> dialect chain over the remaining text -> merge with native
+    candidates -> resolve names -> decode / repair / coerce arguments -> ToolCalls
+
+Pure and total: any text in, a ParsedResponse out. Text inside reasoning is never read for calls.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from agentcli.core.types import ParsedResponse, Repair, ToolCall
+from agentcli.wire import dialects, repair
+from agentcli.wire.types import Candidate, NativeParse, ParseContext
+
+THINK_OPEN = "<think>"
+THINK_CLOSE = "</think>"
+# Reasoning delimiters models write into text; the first pair may also arrive without its opener.
+THINK_TAGS: tuple[tuple[str, str], ...] = ((THINK_OPEN, THINK_CLOSE), ("<seed:think>", "</seed:think>"))
+# Dialects too weak to keep a call whose name is not an offered tool (JSON in prose); a dialect
+# can also declare `name_strict = True`.
+_STRICT_NAMES = frozenset(("json_block",))
+
+
+def split_thinking(text: str) -> tuple[str, str]:
+    """(text without reasoning, reasoning). Handles <think>..</think>, an unclosed <think> at the end,
+    and a leading reasoning that only ends with </think> (Qwen3 / DeepSeek-R1 templates open it)."""
+    thoughts: list[str] = []
+    for i, (open_tag, close_tag) in enumerate(THINK_TAGS):
+        if close_tag not in text and open_tag not in text:
+            continue
+        if i == 0:
+            first_close, first_open = text.find(close_tag), text.find(open_tag)
+            if first_close >= 0 and (first_open < 0 or first_close < first_open):
+                thoughts.append(text[:first_close])
+                text = text[first_close + len(close_tag):]
+        kept: list[str] = []
+        pos = 0
+        while True:
+            s = text.find(open_tag, pos)
+            if s < 0:
+                kept.append(text[pos:])
+                break
+            kept.append(text[pos:s])
+            e = text.find(close_tag, s + len(open_tag))
+            if e < 0:
+                thoughts.append(text[s + len(open_tag):])
+                break
+            thoughts.append(text[s + len(open_tag):e])
+            pos = e + len(close_tag)
+        text = "".join(kept)
+    return text, "\n\n".join(t.strip() for t in thoughts if t.strip())
+
+
+def chain(ctx: ParseContext, parsers: tuple[str, ...]) -> list[str]:
+    """Dialect names to try, preferred first, each once, unknown names skipped."""
+    seen: list[str] = []
+    for name in (*ctx.prefer, *parsers):
+        if name in dialects.DIALECTS and name not in seen:
+            seen.append(name)
+    return seen
+
+
+def run_dialects(text: str, names: list[str], ctx: ParseContext | None = None) -> tuple[list[Candidate], str]:
+    """Each dialect on the text the previous ones left; a dialect that raises is skipped (degrade to text).
+
+    With offered tools, calls from name-strict dialects (JSON in prose) whose name resolves to no
+    tool are not calls: their text stays in place.
+    """
+    found: list[Candidate] = []
+    for name in names:
+        try:
+            d = dialects.get(name)
+        except (KeyError, ImportError, AttributeError):
+            continue
+        if d.markers and not any(m in text for m in d.markers):
+            continue
+        try:
+            cands, rest = d.parse(text)
+        except Exception:  # noqa: BLE001 - a parser bug must not lose the turn
+            continue
+        if cands and ctx is not None and ctx.tools and (name in _STRICT_NAMES or getattr(d, "name_strict", False)):
+            kept = [c for c in cands if repair.resolve_name(c.name, ctx.tools, repair=ctx.repair)[0] is not None]
+            if len(kept) < len(cands):
+                rest = text
+                for raw in dict.fromkeys(c.raw for c in kept):
+                    rest = rest.replace(raw, "", 1)
+                cands = kept
+        found.extend(cands)
+        text = rest  # a dialect may also drop its own no-op directives (a lone token, "directly answer")
+    return found, text
+
+
+def _stable_id(index: int, cand: Candidate) -> str:
+    digest = hashlib.blake2b(f"{index}\0{cand.dialect}\0{cand.name}\0{cand.raw}".encode("utf-8", "replace"), digest_size=8)
+    return "call_" + digest.hexdigest()
+
+
+def _canon(args: Any) -> str:
+    try:
+        return json.dumps(args, sort_keys=True, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return repr(args)
+
+
+def build_call(index: int, cand: Candidate, ctx: ParseContext) -> tuple[ToolCall, list[Repair]]:
+    """One candidate -> ToolCall: resolve the name, decode and coerce the arguments, record repairs."""
+    call_id = cand.id or _stable_id(index, cand)
+    repairs: list[Repair] = []
+    name = cand.name.strip()
+    unknown = False
+    if ctx.tools:
+        resolved, fix = repair.resolve_name(name, ctx.tools, repair=ctx.repair)
+        if resolved is None:
+            unknown = True
+        else:
+            if fix:
+                repairs.append(Repair(fix[0], fix[1], call_id))
+            name = resolved
+    tool = ctx.tools.get(name)
+    schema = tool.parameters if tool else None
+    call = ToolCall(name=name, id=call_id, raw=cand.raw, dialect=cand.dialect, unknown=unknown)
+    if cand.error:
+        call.error = cand.error
+        return call, repairs
+    try:
+        args, fixes = repair.decode_arguments(cand.arguments, repair=ctx.repair, schema=schema)
+    except repair.ArgumentError as exc:
+        call.error = str(exc)
+        return call, repairs
+    if cand.text_values:
+        args = repair.decode_text_values(args, schema)
+    if ctx.repair and schema:
+        args, more = repair.coerce_arguments(args, schema)
+        fixes.extend(more)
+    repairs.extend(Repair(kind, detail, call_id) for kind, detail in fixes)
+    call.arguments = args
+    return call, repairs
+
+
+def finalize(native: NativeParse, ctx: ParseContext, parsers: tuple[str, ...]) -> ParsedResponse:
+    """Native fields + text dialects + repair -> the response the loop acts on."""
+    text, thought = split_thinking(native.text or "")
+    thinking = "\n\n".join(t for t in ((native.thinking or "").strip(), thought) if t)
+
+    found, rest = run_dialects(text, chain(ctx, parsers), ctx)
+
+    calls: list[ToolCall] = []
+    repairs: list[Repair] = []
+    seen: set[tuple[str, str]] = set()
+    for cand in native.candidates:
+        call, fixes = build_call(len(calls), cand, ctx)
+        calls.append(call)
+        repairs.extend(fixes)
+        seen.add((call.name, _canon(call.arguments)))
+
+    for cand in found:
+        call, fixes = build_call(len(calls), cand, ctx)
+        key = (call.name, _canon(call.arguments))
+        if key in seen and not call.error:
+            continue  # the same call reported natively and echoed in the text
+        calls.append(call)
+        repairs.extend(fixes)
+
+    finish = native.finish_reason or "stop"
+    if calls:
+        finish = "tool_calls"
+    return ParsedResponse(
+        text=rest.strip(),
+        thinking=thinking,
+        tool_calls=calls,
+        repairs=repairs,
+        finish_reason=finish,
+        usage=native.usage,
+        provider_data=dict(native.provider_data),
+    )
+
+
+def parse_text(text: str, ctx: ParseContext | None = None, parsers: tuple[str, ...] | None = None) -> ParsedResponse:
+    """Raw assistant text -> ParsedResponse (agent parse, eval, emulated turns)."""
+    ctx = ctx or ParseContext()
+    return finalize(NativeParse(text=text), ctx, tuple(dialects.DIALECTS) if parsers is None else parsers)

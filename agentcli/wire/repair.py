@@ -1,0 +1,236 @@
+"""The repair layer: decode call arguments, resolve tool names forgivingly, coerce by schema.
+
+Every fix returns a (kind, detail) pair that the pipeline records as a `Repair`; nothing is
+fixed silently. JSON repair itself is the json-repair library's job (imported lazily).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from agentcli.core.types import Tool
+
+Fix = tuple[str, str]  # (repair kind, detail)
+
+_WRAPPER_KEYS = ("arguments", "parameters", "args", "input")
+
+
+class ArgumentError(ValueError):
+    """The arguments could not be turned into an object (with repairs disabled or impossible)."""
+
+
+def decode_arguments(raw: Any, *, repair: bool = True, schema: dict[str, Any] | None = None) -> tuple[dict[str, Any], list[Fix]]:
+    """Arguments as a dict. Raises ArgumentError when they cannot be recovered."""
+    fixes: list[Fix] = []
+    value = raw
+    if value is None:
+        return {}, fixes
+    if isinstance(value, str):
+        value = _decode_string(value, repair, fixes)
+    # A JSON string holding JSON (double encoding): decode once more.
+    if isinstance(value, str):
+        inner = value.strip()
+        if inner[:1] in ("{", "[") or inner == "":
+            if not repair:
+                raise ArgumentError("arguments are a JSON-encoded string (double-encoded)")
+            value = _decode_string(inner, True, fixes) if inner else {}
+            fixes.append(("double_encoded", "arguments were a JSON string holding JSON; decoded twice"))
+    if not isinstance(value, dict):
+        raise ArgumentError(f"arguments must be a JSON object, got {type(value).__name__}")
+    value, more = unwrap_arguments(value, schema, repair)
+    fixes.extend(more)
+    return value, fixes
+
+
+def _decode_string(text: str, repair: bool, fixes: list[Fix]) -> Any:
+    s = text.strip()
+    if not s:
+        return {}
+    try:
+        return json.loads(s)
+    except ValueError as exc:
+        err = exc
+    if not repair:
+        raise ArgumentError(f"arguments are not valid JSON: {err}")
+    if isinstance(err, json.JSONDecodeError) and err.msg == "Extra data":
+        value, end = json.JSONDecoder().raw_decode(s)
+        fixes.append(("trailing_text", f"ignored {len(s) - end} characters after the arguments object"))
+        return value
+    import json_repair  # lazy: only malformed output pays for it
+
+    try:
+        value = json_repair.loads(s)
+    except Exception as exc:  # the library is total in practice; stay total ourselves
+        raise ArgumentError(f"arguments are not valid JSON and could not be repaired: {exc}") from None
+    if not isinstance(value, (dict, list)) or (value in ({}, []) and not _looks_empty(s)):
+        raise ArgumentError(f"arguments are not valid JSON and could not be repaired: {err}")
+    fixes.append(("json_repair", f"repaired malformed JSON arguments ({err.args[0] if err.args else err})"))
+    return value
+
+
+def _looks_empty(s: str) -> bool:
+    return re.fullmatch(r"[\[{]\s*[\]}]?", s) is not None
+
+
+def unwrap_arguments(args: dict[str, Any], schema: dict[str, Any] | None, repair: bool = True) -> tuple[dict[str, Any], list[Fix]]:
+    """{"arguments": {...}} written inside the arguments: unwrap unless the tool has such a parameter."""
+    fixes: list[Fix] = []
+    props = (schema or {}).get("properties") or {}
+    while repair and len(args) == 1:
+        key = next(iter(args))
+        inner = args[key]
+        if key not in _WRAPPER_KEYS or key in props or not isinstance(inner, (dict, str)):
+            break
+        if isinstance(inner, str):
+            try:
+                inner = json.loads(inner)
+            except ValueError:
+                break
+            if not isinstance(inner, dict):
+                break
+        fixes.append(("unwrap_arguments", f"arguments were wrapped in {key!r}"))
+        args = inner
+    return args, fixes
+
+
+def decode_text_values(args: dict[str, Any], schema: dict[str, Any] | None) -> dict[str, Any]:
+    """XML-style parameters arrive as text: decode values that are valid JSON, except for string params."""
+    props = (schema or {}).get("properties") or {}
+    out: dict[str, Any] = {}
+    for key, value in args.items():
+        if isinstance(value, str) and not _is_string_param(props.get(key)):
+            s = value.strip()
+            if s and (s[0] in '{["-' or s[0].isdigit() or s in ("true", "false", "null")):
+                try:
+                    value = json.loads(s)
+                except ValueError:
+                    pass
+        out[key] = value
+    return out
+
+
+def _types(prop: Any) -> set[str]:
+    if not isinstance(prop, dict):
+        return set()
+    t = prop.get("type")
+    if isinstance(t, str):
+        return {t}
+    if isinstance(t, list):
+        return {x for x in t if isinstance(x, str)}
+    found: set[str] = set()
+    for key in ("anyOf", "oneOf"):
+        for sub in prop.get(key) or ():
+            found |= _types(sub)
+    return found
+
+
+def _is_string_param(prop: Any) -> bool:
+    return _types(prop) == {"string"} or _types(prop) == {"string", "null"}
+
+
+_INT = re.compile(r"[-+]?\d+")
+_NUM = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+
+
+def coerce_arguments(args: dict[str, Any], schema: dict[str, Any] | None) -> tuple[dict[str, Any], list[Fix]]:
+    """Top-level values whose JSON type contradicts the schema but convert losslessly ("5" -> 5)."""
+    props = (schema or {}).get("properties") or {}
+    if not props:
+        return args, []
+    fixes: list[Fix] = []
+    out = dict(args)
+    for key, value in args.items():
+        types = _types(props.get(key))
+        if not types or _matches(value, types):
+            continue
+        new = _convert(value, types)
+        if new is not _NO:
+            out[key] = new
+            fixes.append(("coerce_type", f"{key}: {type(value).__name__} -> {'/'.join(sorted(types))}"))
+    return out, fixes
+
+
+_NO = object()
+
+
+def _matches(value: Any, types: set[str]) -> bool:
+    checks = {
+        "string": lambda v: isinstance(v, str),
+        "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
+        "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+        "boolean": lambda v: isinstance(v, bool),
+        "array": lambda v: isinstance(v, list),
+        "object": lambda v: isinstance(v, dict),
+        "null": lambda v: v is None,
+    }
+    return any(checks.get(t, lambda v: True)(value) for t in types)
+
+
+def _convert(value: Any, types: set[str]) -> Any:
+    if isinstance(value, str):
+        s = value.strip()
+        if "integer" in types and _INT.fullmatch(s):
+            return int(s)
+        if "number" in types and _NUM.fullmatch(s):
+            f = float(s)
+            return int(f) if f.is_integer() and "." not in s and "e" not in s.lower() else f
+        if "boolean" in types and s.lower() in ("true", "false"):
+            return s.lower() == "true"
+        if ("array" in types or "object" in types) and s[:1] in "[{":
+            try:
+                decoded = json.loads(s)
+            except ValueError:
+                return _NO
+            if ("array" in types and isinstance(decoded, list)) or ("object" in types and isinstance(decoded, dict)):
+                return decoded
+        if "null" in types and s in ("null", "None"):
+            return None
+        return _NO
+    if "string" in types and isinstance(value, (int, float, bool)):
+        return json.dumps(value)
+    if "integer" in types and isinstance(value, float) and value.is_integer():
+        return int(value)
+    if "array" in types and not isinstance(value, (list, dict)) and value is not None:
+        return [value]
+    return _NO
+
+
+def _norm(name: str) -> str:
+    return name.lower().replace("-", "_").replace(".", "_")
+
+
+_PREFIXES = ("functions.", "function.", "tools.", "tool.", "default_api.", "functions:", "functions/", "mcp__")
+
+
+def resolve_name(name: str, tools: dict[str, Tool], *, repair: bool = True) -> tuple[str | None, Fix | None]:
+    """The offered tool `name` means, and the fix applied; (None, None) when it resolves to nothing."""
+    if name in tools:
+        return name, None
+    if not repair or not tools:
+        return None, None
+    stripped = name.strip().strip("`'\"")
+    for prefix in _PREFIXES:
+        if stripped.lower().startswith(prefix):
+            stripped = stripped[len(prefix):]
+            break
+    m = re.fullmatch(r"(.+?)[:#]\d+", stripped)  # functions.read_file:0 (Kimi-style indices)
+    if m:
+        stripped = m.group(1)
+    if stripped in tools:
+        return stripped, ("name_prefix", f"{name!r} -> {stripped!r}")
+    by_norm: dict[str, list[str]] = {}
+    for t in tools:
+        by_norm.setdefault(_norm(t), []).append(t)
+    hits = by_norm.get(_norm(stripped), [])
+    if len(hits) == 1:
+        kind = "name_case" if hits[0].lower() == stripped.lower() else "name_separator"
+        return hits[0], (kind, f"{name!r} -> {hits[0]!r}")
+    # A unique suffix: "read" for "fs_read"? No - only the tool's name as the called name's suffix
+    # ("my_server.read_file" -> "read_file") or the reverse for namespaced tools.
+    n = _norm(stripped)
+    suffix_hits = [t for t in tools if n.endswith("_" + _norm(t)) or _norm(t).endswith("_" + n)]
+    if len(suffix_hits) == 1:
+        return suffix_hits[0], ("name_suffix", f"{name!r} -> {suffix_hits[0]!r}")
+    return None, None

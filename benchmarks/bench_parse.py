@@ -1,0 +1,117 @@
+"""Parse cost per response over the dialect fixture corpus, next to json.loads of a same-size payload.
+
+Targets: the JSON-shaped dialects parse within 3x of the json.loads floor; any 1 MB response
+goes through the full chain with p99 < 50 ms. Run: python benchmarks/bench_parse.py [--quick]
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from agentcli.wire import dialects  # noqa: E402
+from agentcli.wire.pipeline import parse_text  # noqa: E402
+
+FIXTURES = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "dialects"
+JSON_SHAPED = ("hermes", "tool_use_tag", "function_call_tag", "tools_tag", "mistral", "llama3_json", "json_block")
+MB = 1 << 20
+
+
+def per_call(fn, arg, min_time: float = 0.02) -> float:
+    """Seconds per call: repeat until `min_time` elapsed, best of 3 rounds."""
+    n, best = 1, float("inf")
+    while True:
+        t = time.perf_counter()
+        for _ in range(n):
+            fn(arg)
+        dt = time.perf_counter() - t
+        if dt >= min_time:
+            break
+        n *= 4
+    best = dt / n
+    for _ in range(2):
+        t = time.perf_counter()
+        for _ in range(n):
+            fn(arg)
+        best = min(best, (time.perf_counter() - t) / n)
+    return best
+
+
+def same_size_json(size: int) -> str:
+    """A call-shaped JSON document of about `size` characters."""
+    pad = max(0, size - 40)
+    return json.dumps({"name": "write_file", "arguments": {"content": "x" * pad}})
+
+
+def corpus() -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for name in dialects.names():
+        path = FIXTURES / f"{name}.json"
+        if path.exists():
+            out[name] = [c["text"] for c in json.loads(path.read_text(encoding="utf-8"))["cases"]]
+    return out
+
+
+def bench_corpus(quick: bool) -> bool:
+    min_time = 0.005 if quick else 0.02
+    rows, ok = [], True
+    for name, texts in corpus().items():
+        d = dialects.get(name)
+        parse = sum(per_call(d.parse, t, min_time) for t in texts) / len(texts)
+        full = sum(per_call(lambda s, n=name: parse_text(s, None, (n,)), t, min_time) for t in texts) / len(texts)
+        floor = sum(per_call(json.loads, same_size_json(len(t)), min_time) for t in texts) / len(texts)
+        ratio = parse / floor
+        shaped = name in JSON_SHAPED
+        verdict = ("ok" if ratio <= 3 else "SLOW") if shaped else ""
+        ok &= verdict != "SLOW"
+        rows.append((name, len(texts), parse * 1e6, full * 1e6, floor * 1e6, ratio, verdict))
+    print(f"{'dialect':<18}{'cases':>6}{'parse us':>10}{'finalize us':>13}{'json.loads us':>15}{'ratio':>8}  target<=3x")
+    for name, n, p, f, fl, r, v in rows:
+        print(f"{name:<18}{n:>6}{p:>10.1f}{f:>13.1f}{fl:>15.2f}{r:>8.1f}  {v}")
+    return ok
+
+
+def big_inputs() -> dict[str, str]:
+    para = "The quick brown fox jumps over the lazy dog; see f(x) and [notes] for {details}. "
+    prose = (para * (MB // len(para) + 1))[:MB]
+    code = ("```python\ndef f(a):\n    return {'k': [a, {'n': a}]}\n```\n" * (MB // 50))[:MB]
+    big_arg = "line of file content with \"quotes\" and \\ backslashes\n" * (MB // 56)
+    hermes = "<tool_call>\n" + json.dumps({"name": "write_file", "arguments": {"path": "big.txt", "content": big_arg}}) + "\n</tool_call>"
+    fenced = "Writing it.\n```json\n" + json.dumps({"name": "write_file", "arguments": {"content": big_arg}}) + "\n```\n"
+    xml = "<tool_call>\n<function=write_file>\n<parameter=content>\n" + big_arg + "</parameter>\n</function>\n</tool_call>"
+    return {"prose 1MB": prose, "code fences 1MB": code, "hermes call 1MB": hermes, "json fence 1MB": fenced, "qwen xml 1MB": xml}
+
+
+def bench_big(quick: bool) -> bool:
+    runs = 10 if quick else 40
+    ok = True
+    print(f"\n{'input':<18}{'p50 ms':>9}{'p99 ms':>9}{'calls':>7}  target p99<50ms")
+    for label, text in big_inputs().items():
+        times = []
+        for _ in range(runs):
+            t = time.perf_counter()
+            resp = parse_text(text)
+            times.append((time.perf_counter() - t) * 1e3)
+        times.sort()
+        p50 = statistics.median(times)
+        p99 = times[min(len(times) - 1, int(round(0.99 * (len(times) - 1))))]
+        verdict = "ok" if p99 < 50 else "SLOW"
+        ok &= verdict == "ok"
+        print(f"{label:<18}{p50:>9.1f}{p99:>9.1f}{len(resp.tool_calls):>7}  {verdict}")
+    return ok
+
+
+def main(argv: list[str]) -> int:
+    quick = "--quick" in argv
+    a = bench_corpus(quick)
+    b = bench_big(quick)
+    return 0 if a and b else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -1,0 +1,102 @@
+"""finalize / parse_text: reasoning split, chain order, native merge, names, repairs, stable ids."""
+
+from __future__ import annotations
+
+from agentcli.core.types import Tool
+from agentcli.wire.pipeline import finalize, parse_text, split_thinking
+from agentcli.wire.types import Candidate, NativeParse, ParseContext
+
+WEATHER = Tool("get_weather", "Weather.", {"type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "integer"}}})
+READ = Tool("read_file", "Read.", {"type": "object", "properties": {"path": {"type": "string"}}})
+CTX = ParseContext.of([WEATHER, READ])
+HERMES = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris", "days": "3"}}\n</tool_call>'
+
+
+def test_split_thinking_forms():
+    assert split_thinking("<think>a</think>b") == ("b", "a")
+    assert split_thinking("reason</think>answer") == ("answer", "reason")
+    assert split_thinking("x<think>still thinking") == ("x", "still thinking")
+    assert split_thinking("no reasoning") == ("no reasoning", "")
+
+
+def test_calls_inside_thinking_are_never_parsed():
+    resp = parse_text("<think>" + HERMES + "</think>I can answer directly.", CTX)
+    assert resp.tool_calls == [] and resp.text == "I can answer directly."
+    assert "get_weather" in resp.thinking
+
+
+def test_coercion_by_schema_is_recorded():
+    resp = parse_text(HERMES, CTX)
+    (call,) = resp.tool_calls
+    assert call.arguments == {"city": "Paris", "days": 3}
+    assert [r.kind for r in resp.repairs] == ["coerce_type"] and resp.repairs[0].call_id == call.id
+    assert resp.finish_reason == "tool_calls" and call.dialect == "hermes"
+
+
+def test_names_resolve_or_are_flagged_unknown():
+    resp = parse_text('<tool_call>{"name": "functions.Get_Weather", "arguments": {"city": "Oslo"}}</tool_call>', CTX)
+    assert resp.tool_calls[0].name == "get_weather" and not resp.tool_calls[0].unknown
+    resp = parse_text('<tool_call>{"name": "rm_rf", "arguments": {}}</tool_call>', CTX)
+    assert resp.tool_calls[0].unknown and resp.tool_calls[0].name == "rm_rf"
+
+
+def test_json_block_unknown_names_are_not_calls():
+    text = 'Example:\n```json\n{"name": "not_a_tool", "arguments": {"x": 1}}\n```\n```json\n{"name": "read_file", "arguments": {"path": "a"}}\n```'
+    resp = parse_text(text, CTX, ("json_block",))
+    assert [c.name for c in resp.tool_calls] == ["read_file"]
+    assert "not_a_tool" in resp.text and "read_file" not in resp.text
+    # Without offered tools there is nothing to check against: both are calls.
+    assert len(parse_text(text, None, ("json_block",)).tool_calls) == 2
+
+
+def test_native_first_and_echo_deduplicated():
+    native = NativeParse(text=HERMES, candidates=[Candidate("get_weather", '{"city": "Paris", "days": 3}', "", "native_openai", id="call_1")])
+    resp = finalize(native, CTX, ("hermes",))
+    assert [(c.id, c.dialect) for c in resp.tool_calls] == [("call_1", "native_openai")]
+
+
+def test_prefer_runs_first():
+    text = '<tool_call>{"name": "get_weather", "arguments": {"city": "Rome"}}</tool_call>'
+    resp = finalize(NativeParse(text=text), ParseContext.of([WEATHER], prefer=("tool_use_tag", "hermes")), ("json_block",))
+    assert resp.tool_calls[0].dialect == "hermes"
+    assert finalize(NativeParse(text=text), ParseContext(), ("json_block",)).tool_calls == []
+
+
+def test_repair_disabled_sets_error():
+    bad = '<tool_call>{"name": "get_weather", "arguments": {"city": "Rome",}}</tool_call>'
+    assert parse_text(bad, CTX).tool_calls[0].error is None
+    resp = parse_text(bad, ParseContext.of([WEATHER], repair=False))
+    assert resp.tool_calls[0].error and resp.repairs == []
+
+
+def test_unrecoverable_arguments_set_error_not_raise():
+    resp = parse_text('[TOOL_CALLS]get_weather[ARGS]{"city": "Ro', CTX)
+    assert resp.tool_calls[0].error and resp.tool_calls[0].arguments == {}
+
+
+def test_ids_are_stable_across_parses():
+    a, b = parse_text(HERMES + HERMES.replace("Paris", "Lyon"), CTX), parse_text(HERMES + HERMES.replace("Paris", "Lyon"), CTX)
+    assert [c.id for c in a.tool_calls] == [c.id for c in b.tool_calls]
+    assert len({c.id for c in a.tool_calls}) == 2
+
+
+def test_text_values_decoded_then_coerced():
+    text = "<tool_call>\n<function=get_weather>\n<parameter=city>\n123\n</parameter>\n<parameter=days>\n2\n</parameter>\n</function>\n</tool_call>"
+    resp = parse_text(text, CTX)
+    assert resp.tool_calls[0].arguments == {"city": "123", "days": 2}
+
+
+def test_dialect_errors_degrade_to_text(monkeypatch):
+    from agentcli.wire import dialects
+
+    def boom(text):
+        raise RuntimeError("parser bug")
+
+    monkeypatch.setattr(dialects.get("hermes"), "parse", boom)
+    resp = parse_text(HERMES, CTX, ("hermes",))
+    assert resp.tool_calls == [] and "get_weather" in resp.text
+
+
+def test_plain_text_passes_through():
+    resp = parse_text("Just an answer with {braces} and [brackets].")
+    assert resp.text == "Just an answer with {braces} and [brackets]." and resp.finish_reason == "stop"

@@ -1,0 +1,106 @@
+"""The repair layer: argument decoding, name resolution, schema coercion - each fix recorded."""
+
+from __future__ import annotations
+
+import pytest
+
+from agentcli.core.types import Tool
+from agentcli.wire import repair
+
+SCHEMA = {
+    "type": "object",
+    "properties": {
+        "path": {"type": "string"},
+        "limit": {"type": "integer"},
+        "ratio": {"type": "number"},
+        "force": {"type": "boolean"},
+        "tags": {"type": "array", "items": {"type": "string"}},
+        "opts": {"type": "object"},
+    },
+}
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected", "kinds"),
+    [
+        ('{"a": 1}', {"a": 1}, []),
+        ({"a": 1}, {"a": 1}, []),
+        (None, {}, []),
+        ("", {}, []),
+        ('{"a": 1,}', {"a": 1}, ["json_repair"]),
+        ("{'a': 'x', 'b': True, 'c': None}", {"a": "x", "b": True, "c": None}, ["json_repair"]),
+        ("{a: 1}", {"a": 1}, ["json_repair"]),
+        ('{"a": 1} and then some words', {"a": 1}, ["trailing_text"]),
+        ('"{\\"a\\": 1}"', {"a": 1}, ["double_encoded"]),
+        ('{"arguments": {"a": 1}}', {"a": 1}, ["unwrap_arguments"]),
+        ({"arguments": {"arguments": {"a": 1}}}, {"a": 1}, ["unwrap_arguments", "unwrap_arguments"]),
+    ],
+)
+def test_decode_arguments(raw, expected, kinds):
+    args, fixes = repair.decode_arguments(raw)
+    assert args == expected
+    assert [k for k, _ in fixes] == kinds
+
+
+@pytest.mark.parametrize("raw", ["hello", "[1, 2]", "42", '"just a string"'])
+def test_unrecoverable_arguments_raise(raw):
+    with pytest.raises(repair.ArgumentError):
+        repair.decode_arguments(raw)
+
+
+def test_repair_off_refuses_what_needs_repair():
+    with pytest.raises(repair.ArgumentError):
+        repair.decode_arguments('{"a": 1,}', repair=False)
+    assert repair.decode_arguments('{"a": 1}', repair=False) == ({"a": 1}, [])
+
+
+def test_unwrap_kept_when_the_tool_has_that_parameter():
+    schema = {"type": "object", "properties": {"input": {"type": "object"}}}
+    args, fixes = repair.decode_arguments({"input": {"a": 1}}, schema=schema)
+    assert args == {"input": {"a": 1}} and fixes == []
+
+
+def test_coerce_by_schema():
+    args, fixes = repair.coerce_arguments(
+        {"path": 7, "limit": "5", "ratio": "0.5", "force": "TRUE", "tags": '["a", "b"]', "opts": '{"x": 1}'}, SCHEMA
+    )
+    assert args == {"path": "7", "limit": 5, "ratio": 0.5, "force": True, "tags": ["a", "b"], "opts": {"x": 1}}
+    assert all(k == "coerce_type" for k, _ in fixes) and len(fixes) == 6
+
+
+def test_coerce_leaves_unsafe_values():
+    args, fixes = repair.coerce_arguments({"limit": "five", "force": "maybe", "tags": "not json"}, SCHEMA)
+    assert args == {"limit": "five", "force": "maybe", "tags": "not json"}
+    assert fixes == []  # validation reports these; guessing would be worse
+
+
+def test_text_values_decode_json_but_keep_string_params():
+    out = repair.decode_text_values({"path": "123", "limit": "5", "flag": "true", "name": "Paris", "zip": "007"}, SCHEMA)
+    assert out == {"path": "123", "limit": 5, "flag": True, "name": "Paris", "zip": "007"}
+
+
+TOOLS = {t: Tool(t, "") for t in ("read_file", "write_file", "search.web", "mcp_github_create_issue")}
+
+
+@pytest.mark.parametrize(
+    ("name", "resolved", "kind"),
+    [
+        ("read_file", "read_file", None),
+        ("Read_File", "read_file", "name_case"),
+        ("functions.read_file", "read_file", "name_prefix"),
+        ("functions.read_file:0", "read_file", "name_prefix"),
+        ("read-file", "read_file", "name_separator"),
+        ("search_web", "search.web", "name_separator"),
+        ("create_issue", "mcp_github_create_issue", "name_suffix"),
+        ("delete_everything", None, None),
+        ("file", None, None),  # suffix of two tools: ambiguous
+    ],
+)
+def test_resolve_name(name, resolved, kind):
+    got, fix = repair.resolve_name(name, TOOLS)
+    assert got == resolved
+    assert (fix[0] if fix else None) == kind
+
+
+def test_resolve_name_without_repair_is_exact():
+    assert repair.resolve_name("Read_File", TOOLS, repair=False) == (None, None)
