@@ -91,6 +91,9 @@ class Agent:
                 for r in response.repairs:
                     yield Notice("info", f"repaired the model's output: {r.detail}", r.kind)
                 s.add(Message.assistant(response))
+                learned = s.note_dialects(response.tool_calls)
+                if learned:
+                    yield Notice("info", learned, "learned")
 
                 if not response.tool_calls:
                     text = response.text.strip()

@@ -45,6 +45,7 @@ class Session:
     submitted: str | None = None
     learned: Any = None  # agentcli.models LearnedStore
     pending_close: list[Any] = field(default_factory=list)  # providers replaced by /model
+    text_call_turns: int = 0
     repair: bool = True  # the parser's repair layer; `agent eval` turns it off to measure its gain
 
     # -- history ---------------------------------------------------------------------
@@ -133,10 +134,15 @@ class Session:
             return f"(no preview: {exc})"
 
     async def execute(self, call: ToolCall) -> ToolResult:
+        """Run one approved call. A transient failure of a read-only tool (timeout,
+        network) is retried once as-is; anything else goes back to the model."""
         from agentcli.tools.executor import execute
 
-        result = await execute(call, self.registry, self.tool_ctx)
         tool = self.registry.get(call.name)
+        result = await execute(call, self.registry, self.tool_ctx)
+        err = result.error
+        if not result.ok and tool is not None and tool.spec.read_only and getattr(err, "retry_strategy", "") == "same":
+            result = await execute(call, self.registry, self.tool_ctx)
         if result.ok and tool is not None and not tool.spec.read_only:
             self.files_changed.extend(tool.changed_paths(call.arguments))
         return result
@@ -151,6 +157,20 @@ class Session:
             f"{self.profile.model} at {self.provider.url} rejected native tools; "
             f"switched to prompt emulation ({self.plan.dialect}) and remembered it"
         )
+
+    def note_dialects(self, calls: list[ToolCall]) -> str | None:
+        """A native-tools model that writes its calls as text: after it happens twice,
+        learn its dialect for this endpoint so that parser is tried first."""
+        text = [c.dialect for c in calls if c.dialect and not c.dialect.startswith("native")]
+        if not self.plan.native_tools or not text:
+            return None
+        self.text_call_turns += 1
+        if self.text_call_turns != 2 or self.learned is None:
+            return None
+        self.learned.record(self.profile.model, self.provider.url, "text_dialect", text[0],
+                            "the model wrote native-tool calls as text")
+        self.renegotiate()
+        return f"{self.profile.model} writes its tool calls as {text[0]} text; parsing that first from now on"
 
     def learned_facts(self) -> dict[str, Any]:
         if self.learned is None:

@@ -164,3 +164,18 @@ def test_ollama_rejecting_tools_falls_back_to_emulation_and_remembers(tmp_path, 
         assert "tools" not in srv.chat_requests()[-1].body
         doctor = run_agent("doctor", "--profile", str(profile), "--json", "--offline")
         assert json.loads(doctor.output)["learned"]["native_tools"]["value"] is False
+
+
+def test_native_model_writing_text_calls_is_learned(tmp_path, workspace):
+    leak = '<tool_call>{"name": "list_files", "arguments": {"path": "."}}</tool_call>'
+    with OpenAIServer() as srv:
+        srv.queue(openai_body(leak))
+        srv.queue(openai_body(leak.replace('"."', '"./"')))
+        srv.queue(openai_body("two files"))
+        profile = write_profile(tmp_path, "openai", srv.url, "gpt-4o")
+        res = run_agent("run", "list", "--profile", str(profile), "--workspace", str(workspace), "--yes")
+        assert res.exit_code == 0, res.output
+        assert "writes its tool calls as hermes" in res.output
+        doctor = json.loads(run_agent("doctor", "--profile", str(profile), "--json", "--offline").output)
+        assert doctor["learned"]["text_dialect"]["value"] == "hermes"
+        assert doctor["formats"]["call_parser"][1] == "hermes"
