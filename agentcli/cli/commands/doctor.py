@@ -90,21 +90,41 @@ def gather(profile: Any, *, offline: bool, probe: bool = False, forget: bool = F
     from agentcli.providers import create
     from agentcli.wire import negotiate
 
-    provider = create(profile)
+    from agentcli.core.errors import ProviderError, ProviderErrorCode
+
+    key_missing = None
+    try:
+        provider = create(profile)
+    except ProviderError as exc:
+        if exc.code is not ProviderErrorCode.AUTH:
+            raise
+        key_missing = Check("api key", False, exc.message, exc.hint)
+        provider = create(profile, api_key="unset")  # lets doctor show the plan; never sent
     learned = LearnedStore()
     if forget:
         learned.forget(profile.model, provider.url)
     facts = learned.get(profile.model, provider.url)
     spec = parse_model_id(profile.model)
-    resolved = resolve_capability(profile.model, overrides=profile.capabilities,
-                                  learned={k: f.value for k, f in facts.items()}, provider=profile.provider)
-    plan = negotiate(api=provider.api, capability=resolved.capability, tools_cfg=profile.tools,
-                     learned={k: f.value for k, f in facts.items()})
-    checks = [_key_check(profile, provider)]
+    from agentcli.core.errors import ConfigError
+
+    try:
+        resolved = resolve_capability(profile.model, overrides=profile.capabilities,
+                                      learned={k: f.value for k, f in facts.items()}, provider=profile.provider)
+    except ValueError as exc:
+        raise ConfigError(str(exc), file=str(profile.source or ""), profile=profile.name, key="capabilities") from None
+    try:
+        plan = negotiate(api=provider.api, capability=resolved.capability, tools_cfg=profile.tools,
+                         learned={k: f.value for k, f in facts.items()})
+    except ValueError as exc:
+        raise ConfigError(str(exc), file=str(profile.source or ""), profile=profile.name, key="tools") from None
+    checks = [key_missing or _key_check(profile, provider)]
     warnings = []
     if is_unknown(spec):
         warnings.append(UNKNOWN_MODEL_WARNING.format(model=profile.model) if "{model}" in UNKNOWN_MODEL_WARNING
                         else UNKNOWN_MODEL_WARNING)
+    if key_missing is not None:
+        offline = True
+        asyncio.run(provider.aclose())
     if not offline:
         async def online() -> list[Check]:
             try:
