@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml
 	@touch $(STAMP)
 
 demo: install
-	$(BIN)/agent doctor --profile boxxie --offline
+	$(BIN)/python -m agentcli.evals.demo
 
 test: install
 	$(BIN)/python -m pytest -n 2 tests

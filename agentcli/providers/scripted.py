@@ -115,12 +115,22 @@ class ScriptedProvider(Provider):
         if turns is None and fn is None:
             if not profile.script:
                 raise ConfigError("the scripted provider needs `script` (a file of turns)", profile=profile.name, key="script")
-            path = Path(profile.script).expanduser()
-            if not path.is_absolute() and profile.source is not None:
-                path = Path(profile.source).parent / path
-            file_api, turns = load_script(path)
-            api = api or file_api
-            self.url = f"scripted://{path.name}"
+            if profile.script.startswith("builtin:"):  # a named built-in model (the offline profile's demo)
+                from agentcli.evals.builtin import load_builtin
+
+                try:
+                    file_api, self._fn = load_builtin(profile.script)
+                except KeyError as exc:
+                    raise ConfigError(str(exc.args[0]), profile=profile.name, key="script") from None
+                api = api or file_api
+                self.url = "scripted://" + profile.script.replace(":", "/", 1)
+            else:
+                path = Path(profile.script).expanduser()
+                if not path.is_absolute() and profile.source is not None:
+                    path = Path(profile.source).parent / path
+                file_api, turns = load_script(path)
+                api = api or file_api
+                self.url = f"scripted://{path.name}"
         else:
             self.url = "scripted://inline" if fn is None else "scripted://function"
         self._turns = [check_turn(t, f"turn {i + 1}") for i, t in enumerate(turns or [])]

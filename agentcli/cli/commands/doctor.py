@@ -181,7 +181,7 @@ def render(report: dict[str, Any]) -> None:
                  + (" [yellow](custom)[/]" if m.get("custom") else ""))
     caps = Table("capability", "value", "from", box=None, pad_edge=False)
     for k, v in report["capabilities"].items():
-        caps.add_row(k, str(v), f"[dim]{report['capability_sources'].get(k, '')}[/]")
+        caps.add_row(k, str(v), f"[dim]{report['capability_sources'].get(k) or 'default'}[/]")
     f = report["formats"]
     wire = Table.grid(padding=(0, 2))
     wire.add_row("tools", f"[bold]{f['tools']}[/]")

@@ -1,0 +1,28 @@
+"""Built-in scripted models a profile can name as `script = "builtin:NAME"` (the offline profile uses
+`builtin:demo`). A table of name -> (API it answers in, "module:function"), imported on use."""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any, Callable
+
+PREFIX = "builtin:"
+
+BUILTIN_MODELS: dict[str, tuple[str, str]] = {
+    "demo": ("openai", "agentcli.evals.demo_model:demo_turn"),
+}
+
+
+def is_builtin(script: str | None) -> bool:
+    return bool(script) and str(script).startswith(PREFIX)
+
+
+def load_builtin(script: str) -> tuple[str, Callable[..., dict[str, Any]]]:
+    """`builtin:NAME` -> (api, fn(messages, tools, plan) -> turn); KeyError names the known models."""
+    name = script[len(PREFIX):] if script.startswith(PREFIX) else script
+    try:
+        api, ref = BUILTIN_MODELS[name]
+    except KeyError:
+        raise KeyError(f"unknown built-in scripted model {name!r}; known: {', '.join(BUILTIN_MODELS)}") from None
+    module, attr = ref.split(":")
+    return api, getattr(importlib.import_module(module), attr)
