@@ -110,7 +110,8 @@ class Session:
         from agentcli.wire.types import ParseContext
 
         offered = [t for t in self.registry.all() if t.name not in set(self.profile.tools.deny)]
-        return ParseContext.of(offered, prefer=self.plan.parsers[:1], repair=self.repair)
+        prompted = None if self.plan.native_tools else self.plan.dialect
+        return ParseContext.of(offered, prefer=self.plan.parsers[:1], repair=self.repair, prompted=prompted)
 
     def settings(self) -> RequestSettings:
         from agentcli.wire.types import RequestSettings

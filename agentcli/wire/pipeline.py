@@ -82,7 +82,8 @@ def run_dialects(text: str, names: list[str], ctx: ParseContext | None = None) -
             cands, rest = d.parse(text)
         except Exception:  # noqa: BLE001 - a parser bug must not lose the turn
             continue
-        if cands and ctx is not None and ctx.tools and (name in _STRICT_NAMES or getattr(d, "name_strict", False)):
+        strict = name in _STRICT_NAMES or getattr(d, "name_strict", False)
+        if cands and ctx is not None and ctx.tools and strict and name != ctx.prompted:
             kept = [c for c in cands if repair.resolve_name(c.name, ctx.tools, repair=ctx.repair)[0] is not None]
             if len(kept) < len(cands):
                 rest = text

@@ -59,10 +59,16 @@ class ParseContext:
     tools: dict[str, Tool] = field(default_factory=dict)
     prefer: tuple[str, ...] = ()
     repair: bool = True  # the repair layer can be switched off (eval measures its gain)
+    # The dialect the model was prompted to write (emulation). Its calls are calls even when
+    # the name is wrong, so the model hears "unknown tool" instead of its call becoming prose.
+    prompted: str | None = None
 
     @classmethod
-    def of(cls, tools: list[Tool] | None = None, prefer: tuple[str, ...] = (), repair: bool = True) -> ParseContext:
-        return cls({t.name: t for t in tools or ()}, prefer, repair)
+    def of(
+        cls, tools: list[Tool] | None = None, prefer: tuple[str, ...] = (), repair: bool = True,
+        prompted: str | None = None,
+    ) -> ParseContext:
+        return cls({t.name: t for t in tools or ()}, prefer, repair, prompted)
 
 
 @dataclass(slots=True)

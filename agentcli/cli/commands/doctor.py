@@ -38,7 +38,8 @@ async def _endpoint_checks(provider: Any, model: str) -> list[Check]:
     except ProviderError as exc:
         return [Check("endpoint", False, f"{provider.url}: {exc.message}", exc.hint)]
     checks.append(Check("endpoint", True, f"{provider.url} answers ({len(models)} models)"))
-    bare = model.split("/", 1)[1] if model.startswith(("ollama/",)) else model
+    prefix = f"{provider.name}/"
+    bare = model[len(prefix):] if model.startswith(prefix) else model
     found = bare in models or f"{bare}:latest" in models or any(m.split("/")[-1] == bare for m in models)
     checks.append(
         Check("model", found, f"{model} {'is' if found else 'is not'} served there",

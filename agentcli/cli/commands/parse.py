@@ -14,25 +14,19 @@ from agentcli.core.errors import UsageError
 from agentcli.core.types import ParsedResponse, Tool
 
 _PERMISSIVE = {"type": "object", "properties": {}, "additionalProperties": True}
-_KINDS = ("text", "openai", "anthropic", "ollama", "gemini", "openai_responses")
+
+
+def _kinds() -> tuple[str, ...]:
+    from agentcli.wire.native import names
+
+    return ("text", *names())
 
 
 def detect_api(body: Any) -> str | None:
-    """The API shape of a response body, from its top-level keys."""
-    if not isinstance(body, dict):
-        return None
-    if "choices" in body:
-        return "openai"
-    content = body.get("content")
-    if isinstance(content, list) and any(isinstance(b, dict) and "type" in b for b in content):
-        return "anthropic"
-    if isinstance(body.get("message"), dict) and "role" in body["message"]:
-        return "ollama"
-    if "candidates" in body:
-        return "gemini"
-    if isinstance(body.get("output"), list):
-        return "openai_responses"
-    return None
+    """The API shape of a response body (each native adapter recognises its own)."""
+    from agentcli.wire.native import detect
+
+    return detect(body)
 
 
 def offered(tools: Any) -> list[Tool]:
@@ -76,8 +70,8 @@ def parse_input(kind: str | None, data: Any, tools: list[Tool]) -> ParsedRespons
         if not isinstance(data, str):
             raise ValueError("kind 'text' needs a string input")
         return pipeline.parse_text(data, ctx)
-    if kind not in _KINDS:
-        raise ValueError(f"unknown kind {kind!r}; expected one of {', '.join(_KINDS)}")
+    if kind not in _kinds():
+        raise ValueError(f"unknown kind {kind!r}; expected one of {', '.join(_kinds())}")
     if isinstance(data, str):
         data = json.loads(data)
     if not isinstance(data, dict):
@@ -177,8 +171,8 @@ def execute(file: str | None = None, provider: str | None = None, tools: str | N
     """Parse one input (FILE, '-' or stdin) or a --jsonl batch and print what was found."""
     if jsonl is not None:
         return _batch(jsonl)
-    if provider is not None and provider not in _KINDS:
-        raise UsageError(f"unknown provider shape {provider!r}", hint=f"Use one of: {', '.join(_KINDS)}.")
+    if provider is not None and provider not in _kinds():
+        raise UsageError(f"unknown provider shape {provider!r}", hint=f"Use one of: {', '.join(_kinds())}.")
     raw = _read(file or "-")
     try:
         resp = parse_input(provider, raw, offered(tools))

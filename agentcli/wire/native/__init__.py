@@ -31,3 +31,8 @@ def get(name: str) -> NativeApi:
 
 def names() -> list[str]:
     return list(APIS)
+
+
+def detect(body: object) -> str | None:
+    """The API whose response shape `body` has, in table order; None when none matches."""
+    return next((name for name in APIS if get(name).looks_like(body)), None)

@@ -36,6 +36,10 @@ class NativeApi:
 
     name: str = ""
 
+    def looks_like(self, body: Any) -> bool:
+        """True when a response body has this API's shape (for `agent parse` without --provider)."""
+        return False
+
     def render_tools(self, tools: list[Tool], *, strict: bool = False) -> Any:
         raise NotImplementedError
 

@@ -105,6 +105,10 @@ class AnthropicApi(NativeApi):
 
     name = "anthropic"
 
+    def looks_like(self, body: Any) -> bool:
+        content = body.get("content") if isinstance(body, dict) else None
+        return isinstance(content, list) and any(isinstance(b, dict) and "type" in b for b in content)
+
     def render_tools(self, tools: list[Tool], *, strict: bool = False) -> list[dict[str, Any]]:
         names = NameMap.of(tools)
         return [

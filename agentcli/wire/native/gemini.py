@@ -116,6 +116,9 @@ class GeminiApi(NativeApi):
 
     name = "gemini"
 
+    def looks_like(self, body: Any) -> bool:
+        return isinstance(body, dict) and "candidates" in body
+
     def render_tools(self, tools: list[Tool], *, strict: bool = False) -> list[dict[str, Any]]:
         names = NameMap.of(tools)
         decls = []

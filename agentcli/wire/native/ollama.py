@@ -67,6 +67,9 @@ class OllamaApi(NativeApi):
 
     name = "ollama"
 
+    def looks_like(self, body: Any) -> bool:
+        return isinstance(body, dict) and isinstance(body.get("message"), dict) and "role" in body["message"]
+
     def render_tools(self, tools: list[Tool], *, strict: bool = False) -> list[dict[str, Any]]:
         names = NameMap.of(tools)
         return [function_def(t, names.to_wire(t.name), strict=False, limit=DESCRIPTION_LIMIT) for t in tools]

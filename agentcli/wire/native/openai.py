@@ -108,6 +108,9 @@ class OpenAIApi(NativeApi):
 
     name = "openai"
 
+    def looks_like(self, body: Any) -> bool:
+        return isinstance(body, dict) and "choices" in body
+
     def render_tools(self, tools: list[Tool], *, strict: bool = False) -> list[dict[str, Any]]:
         names = NameMap.of(tools)
         return [function_def(t, names.to_wire(t.name), strict=strict) for t in tools]

@@ -38,6 +38,9 @@ _INCOMPLETE = {"max_output_tokens": "length", "content_filter": "content_filter"
 class OpenAIResponsesApi(NativeApi):
     name = "openai_responses"
 
+    def looks_like(self, body: Any) -> bool:
+        return isinstance(body, dict) and isinstance(body.get("output"), list)
+
     def render_tools(self, tools: list[Tool], *, strict: bool = False) -> Any:
         raise NotImplementedError("openai_responses is parse-only; send requests with the openai API")
 

@@ -23,10 +23,6 @@ def _run(subject, names, layers=(True,), trials=1, base_seed=0):
 
 # Failures the eval currently finds in lower layers (a ratchet: remove the entry when it passes).
 KNOWN_FAILURES = {
-    # A ```json call to a tool that does not exist is taken for prose (json_block/xlam are name-strict),
-    # even when json_block is the dialect the model was prompted with, so the model never hears
-    # "unknown tool" and its call ends up as the final answer.
-    ("json-emulated", "unknown_tool"),
 }
 
 

@@ -100,3 +100,17 @@ def test_dialect_errors_degrade_to_text(monkeypatch):
 def test_plain_text_passes_through():
     resp = parse_text("Just an answer with {braces} and [brackets].")
     assert resp.text == "Just an answer with {braces} and [brackets]." and resp.finish_reason == "stop"
+
+
+def test_prompted_json_dialect_keeps_unknown_names_as_calls():
+    """A JSON call to a wrong name is prose when JSON was not asked for, but a (bad) call
+    when the model was prompted to write JSON calls: it must hear "unknown tool"."""
+    from agentcli.core.types import Tool
+    from agentcli.wire.pipeline import parse_text
+    from agentcli.wire.types import ParseContext
+
+    tools = [Tool("read_file", "read", {"type": "object", "properties": {"path": {"type": "string"}}})]
+    text = '```json\n{"name": "delete_all", "arguments": {}}\n```'
+    assert parse_text(text, ParseContext.of(tools)).tool_calls == []
+    calls = parse_text(text, ParseContext.of(tools, prompted="json_block")).tool_calls
+    assert [(c.name, c.unknown) for c in calls] == [("delete_all", True)]
