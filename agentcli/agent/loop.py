@@ -79,11 +79,25 @@ class Agent:
                 visible = [] if no_tools_next else s.visible_tools()
                 no_tools_next = False
                 response: ParsedResponse | None = None
-                async for ev in self._complete(visible):
-                    if isinstance(ev, ParsedResponse):
-                        response = ev
-                    else:
-                        yield ev
+                try:
+                    async for ev in self._complete(visible):
+                        if isinstance(ev, ParsedResponse):
+                            response = ev
+                        else:
+                            yield ev
+                except ProviderError as exc:
+                    if not s.interactive:
+                        raise
+                    cp = Checkpoint(
+                        CheckpointKind.FAILURE,
+                        f"The model request failed after retries: {exc.message}" + (f" ({exc.hint})" if exc.hint else ""),
+                        options=("retry", "abort"),
+                    )
+                    yield cp
+                    if (await self._checkpoint(cp)).action != "retry":
+                        raise
+                    turns -= 1
+                    continue
                 assert response is not None
                 if response.usage:
                     usage = usage + response.usage
