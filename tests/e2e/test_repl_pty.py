@@ -108,3 +108,33 @@ def test_checkpoint_answered_in_a_terminal(tmp_path):
             child.close(force=True)
         assert child.exitstatus == 0
         assert "return a + b" in (ws / "calc.py").read_text()
+
+
+def test_ctrl_c_cancels_the_turn_not_the_session(tmp_path):
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    with OllamaServer() as ol, AnthropicServer() as an:
+        ol.queue_slow(ollama_body("too late"), delay=8)
+        ol.queue(ollama_body("second answer"))
+        _profiles(tmp_path, ol.url, an.url)
+        child = pexpect.spawn(
+            sys.executable, ["-m", "agentcli", "chat", "--profile", "local", "--workspace", str(ws)],
+            env=_env(tmp_path), encoding="utf-8", timeout=20, dimensions=(40, 120),
+        )
+        child.delaybeforesend = 0.5
+        try:
+            child.expect("qwen2.5:7b>")
+            child.sendline("a slow question")
+            import time
+
+            time.sleep(1.0)
+            child.sendintr()
+            child.expect("turn cancelled")
+            child.expect("qwen2.5:7b>")
+            child.sendline("again")
+            child.expect("second answer")
+            child.expect("qwen2.5:7b>")
+            child.sendeof()
+            child.expect(pexpect.EOF)
+        finally:
+            child.close(force=True)
