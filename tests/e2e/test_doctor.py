@@ -86,3 +86,30 @@ def test_missing_key_is_a_failed_check_without_the_value(tmp_path, monkeypatch):
         assert res.exit_code == 1
         key = next(c for c in json.loads(res.output)["checks"] if c["name"] == "api key")
         assert not key["ok"] and "AGENTCLI_TEST_KEY" in key["hint"]
+
+
+def test_probe_learns_what_the_endpoint_does(tmp_path):
+    from e2e_helpers import openai_call
+
+    from agentcli.testing import ollama_body, openai_body
+
+    with OpenAIServer(models=("gpt-4o",)) as srv:
+        srv.queue(openai_body("", tool_calls=[openai_call("echo", {"text": "ping"}, "p1")]))
+        prof = write_profile(tmp_path, "openai", srv.url, "gpt-4o")
+        report = json.loads(run_agent("doctor", "--profile", str(prof), "--json", "--probe").output)
+        assert next(c for c in report["checks"] if c["name"] == "probe")["ok"]
+        assert report["learned"]["native_tools"]["value"] is True
+        probe_req = srv.chat_requests()[0].body
+        assert probe_req["tools"][0]["function"]["name"] == "echo"
+    with OllamaServer(models=("qwen3:8b",)) as srv:
+        srv.queue_error(400, {"error": "registry.ollama.ai/library/qwen3:8b does not support tools"})
+        prof = write_profile(tmp_path, "ollama", srv.url, "qwen3:8b")
+        report = json.loads(run_agent("doctor", "--profile", str(prof), "--json", "--probe").output)
+        assert report["learned"]["native_tools"]["value"] is False
+        forgot = json.loads(run_agent("doctor", "--profile", str(prof), "--json", "--offline", "--forget").output)
+        assert forgot["learned"] == {}
+    with OllamaServer(models=("mistral:7b",)) as srv:
+        srv.queue(ollama_body('[TOOL_CALLS][{"name": "echo", "arguments": {"text": "ping"}}]'))
+        prof = write_profile(tmp_path, "ollama", srv.url, "mistral:7b")
+        report = json.loads(run_agent("doctor", "--profile", str(prof), "--json", "--probe").output)
+        assert report["learned"]["text_dialect"]["value"] == "mistral"
