@@ -24,7 +24,7 @@ bench: install
 	$(BIN)/python benchmarks/run.py
 
 fuzz: install
-	AGENTCLI_FUZZ_EXAMPLES=50000 $(BIN)/python -m pytest tests -m slow -k fuzz
+	AGENTCLI_FUZZ_EXAMPLES=50000 AGENTCLI_FULL_CORPUS=1 $(BIN)/python -m pytest tests -m slow -k "fuzz or scale or sigkill" -s
 
 clean:
 	rm -rf $(VENV) build *.egg-info

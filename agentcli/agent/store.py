@@ -35,7 +35,9 @@ class Transcript:
     """Append-only writer for one session."""
 
     def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        from agentcli.config.paths import ensure_private_dir
+
+        ensure_private_dir(path.parent)  # every missing parent 0700 too, not only the last one
         self.path = path
         self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
 
@@ -78,20 +80,20 @@ def read_records(path: Path) -> tuple[list[dict[str, Any]], int]:
 
 
 def load_session(path: Path) -> SavedSession:
-    """Rebuild history. Results recorded for the last assistant turn are reused; its
-    calls that never finished get an 'interrupted' error instead of running again."""
+    """Rebuild history. Every assistant tool call gets exactly one result in the message after it:
+    the recorded one, or an 'interrupted' error (never a re-run), wherever the crash fell."""
     records, skipped = read_records(path)
     s = SavedSession(path.stem, path, skipped_lines=skipped)
-    pending: dict[str, ToolResult] = {}
+    pending: dict[str, ToolResult] = {}  # results recorded since the last assistant message
     for rec in records:
         kind = rec.get("type")
         if kind == "session":
             s.meta = rec
         elif kind == "message":
             m = message_from_dict(rec["message"])
-            if m.role is Role.TOOL:
-                pending.clear()
-            s.history.append(m)
+            _append(s.history, m, pending)
+            if m.role is Role.ASSISTANT:
+                pending = {}
         elif kind == "result":
             r = result_from_dict(rec["result"])
             pending[r.call_id] = r
@@ -102,20 +104,42 @@ def load_session(path: Path) -> SavedSession:
             s.history = s.history[: int(rec.get("keep", 0))]
         elif kind == "end":
             s.end = rec
-    last = s.history[-1] if s.history else None
-    if last is not None and last.role is Role.ASSISTANT and last.tool_calls:
-        results = []
-        for call in last.tool_calls:
-            results.append(
-                pending.get(call.id)
-                or ToolResult(
-                    call.id, call.name, False,
-                    "The session was interrupted before this call finished; call it again if you still need it.",
-                    ToolError.of(ErrorCode.EXECUTION, "interrupted before completion"),
-                )
-            )
-        s.history.append(Message.results(results))
+    if _unanswered(s.history):
+        s.history.append(_answers(s.history[-1], [], pending))
     return s
+
+
+def _unanswered(history: list[Message]) -> bool:
+    last = history[-1] if history else None
+    return last is not None and last.role is Role.ASSISTANT and bool(last.tool_calls)
+
+
+def _answers(call_msg: Message, given: list[ToolResult], recorded: dict[str, ToolResult]) -> Message:
+    """One result per call, in call order: from the tool message, else as recorded, else 'interrupted'."""
+    have = {r.call_id: r for r in given}
+    results = []
+    for call in call_msg.tool_calls:
+        results.append(
+            have.get(call.id)
+            or recorded.get(call.id)
+            or ToolResult(
+                call.id, call.name, False,
+                "The session was interrupted before this call finished; call it again if you still need it.",
+                ToolError.of(ErrorCode.EXECUTION, "interrupted before completion"),
+            )
+        )
+    return Message.results(results)
+
+
+def _append(history: list[Message], m: Message, recorded: dict[str, ToolResult]) -> None:
+    """Append `m`, first completing the answer to an assistant turn a crash or Ctrl-C cut short.
+    The resumed session then holds the same messages at the same positions as this replay."""
+    if _unanswered(history):
+        if m.role is Role.TOOL:
+            history.append(_answers(history[-1], m.tool_results, recorded))
+            return
+        history.append(_answers(history[-1], [], recorded))
+    history.append(m)
 
 
 def list_sessions() -> list[SavedSession]:

@@ -32,6 +32,9 @@ def _say(label: str, message: str, hint: str | None) -> None:
 
 def run_guarded(fn: Callable[..., int | None], **options: Any) -> int:
     """Run a command body; user mistakes become one clear message, never a traceback."""
+    from agentcli.cli.logging_setup import configure as configure_logging, log_crash
+
+    configure_logging()  # AGENTCLI_DEBUG=1 only
     try:
         return int(fn(**options) or 0)
     except KeyboardInterrupt:
@@ -43,6 +46,7 @@ def run_guarded(fn: Callable[..., int | None], **options: Any) -> int:
         return exc.exit_code
     except Exception as exc:  # a bug of ours: keep the details, scrubbed, out of the terminal
         path = _crash_report(exc)
+        log_crash(exc)
         _say("internal error", f"{type(exc).__name__}: {exc}", f"details were written to {path}; please report it")
         return EXIT_FAILED
 

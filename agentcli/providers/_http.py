@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import json
+import logging
 import random
 import time
 from dataclasses import dataclass, field
@@ -366,6 +367,8 @@ async def run_with_retries(
         if policy.clock() - started + delay > policy.budget_s:
             raise _gave_up(failure, retries + 1, f"retry budget of {policy.budget_s:g} s spent")
         retries += 1
+        logging.getLogger("agentcli.http").debug(
+            "retry %d in %.2f s: %s", retries, delay, failure.message, extra={"secrets": target.secrets})
         if on_event is not None:
             if partial_output is not None and partial_output():
                 on_event(Notice("warning", "stream broke; retrying the turn", code="stream_retry"))

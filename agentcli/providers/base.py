@@ -8,7 +8,9 @@ assembly and error mapping happen here, once.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
+import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, AsyncIterator, Callable
 
@@ -41,6 +43,21 @@ OnEvent = Callable[[Any], None]
 Chunk = tuple[dict[str, Any] | None, bool]  # (chunk to feed the assembler, the API said the message ended)
 
 USER_AGENT = f"agentcli/{__version__}"
+
+# AGENTCLI_DEBUG=1 attaches a private, scrubbing file handler (agentcli.cli.logging_setup).
+log = logging.getLogger("agentcli.http")
+_SECRET_HEADERS = frozenset({"authorization", "proxy-authorization", "x-api-key", "api-key", "x-goog-api-key", "cookie"})
+
+
+def masked_headers(headers: Any) -> dict[str, str]:
+    """Request headers for the debug log: credential-carrying ones masked by name."""
+    return {k: ("[REDACTED]" if k.lower() in _SECRET_HEADERS else v) for k, v in headers.items()}
+
+
+def _body_bytes(body: Any) -> int:
+    import json
+
+    return len(json.dumps(body, ensure_ascii=False, default=str).encode())
 
 
 def resolve_key(profile: Profile, provider: str, url: str, api_key: str | None) -> tuple[str | None, str | None]:
@@ -172,6 +189,10 @@ class Provider:
         body = self.prepare(messages, tools, plan, settings)
         target = self.target(settings.model)
         url = self.endpoint(settings)
+        if log.isEnabledFor(logging.DEBUG):
+            log.debug("request POST %s model=%s stream=%s body_bytes=%d headers=%s", url, settings.model,
+                      settings.stream, _body_bytes(body), masked_headers(self.client.headers),
+                      extra={"secrets": target.secrets})
         if not settings.stream:
             return await run_with_retries(lambda: self._post(url, body, plan, ctx, target), self.policy, target, on_event)
         state = _Attempt()
@@ -184,10 +205,15 @@ class Provider:
     async def _post(self, url: str, body: dict[str, Any], plan: WirePlan, ctx: ParseContext, target: Target) -> ParsedResponse:
         from agentcli import wire
 
+        t0 = time.monotonic()
         try:
             resp = await self.client.post(url, json=body)
         except httpx.HTTPError as exc:
+            log.debug("POST %s failed after %.0f ms: %s", url, (time.monotonic() - t0) * 1000, type(exc).__name__,
+                      extra={"secrets": target.secrets})
             raise error_from_exception(exc, target, timeout=self.profile.limits.request_timeout) from None
+        log.debug("response POST %s status=%d bytes=%d %.0f ms", url, resp.status_code, len(resp.content),
+                  (time.monotonic() - t0) * 1000, extra={"secrets": target.secrets})
         data = self._json_or_raise(resp, target)
         if (err := self.body_error(data)) is not None:
             raise error_from_inband(err, target, self.refine_error)
@@ -195,6 +221,7 @@ class Provider:
 
     def _json_or_raise(self, resp: httpx.Response, target: Target) -> dict[str, Any]:
         if resp.status_code >= 400:
+            log.debug("error body (%d): %s", resp.status_code, trim(resp.text), extra={"secrets": target.secrets})
             raise error_from_status(resp.status_code, resp.text, resp.headers, target, self.refine_error)
         try:
             data = resp.json()
@@ -219,10 +246,14 @@ class Provider:
         assembler = wire.new_stream(plan, ctx)  # fresh per attempt: a retried turn never half-applies
         ended = False
         headers_in = False
+        t0 = time.monotonic()
         try:
             async with self.client.stream("POST", url, json=body) as resp:
+                log.debug("response POST %s status=%d (stream) %.0f ms to headers", url, resp.status_code,
+                          (time.monotonic() - t0) * 1000, extra={"secrets": target.secrets})
                 if resp.status_code >= 400:
                     text = (await resp.aread()).decode("utf-8", "replace")
+                    log.debug("error body (%d): %s", resp.status_code, trim(text), extra={"secrets": target.secrets})
                     raise error_from_status(resp.status_code, text, resp.headers, target, self.refine_error)
                 headers_in = True
                 async with contextlib.aclosing(self._items(resp)) as items:
@@ -237,6 +268,8 @@ class Provider:
         except ProviderError:
             raise
         except (httpx.HTTPError, StreamStalled, BadChunk) as exc:
+            log.debug("stream from %s failed after %.0f ms: %s", url, (time.monotonic() - t0) * 1000,
+                      type(exc).__name__, extra={"secrets": target.secrets})
             limits = self.profile.limits
             timeout = limits.stream_idle_timeout if isinstance(exc, StreamStalled) else limits.request_timeout
             raise error_from_exception(exc, target, mid_stream=headers_in, timeout=timeout) from None
@@ -247,6 +280,9 @@ class Provider:
                 url=target.url, model=target.model, retryable=True, hint=hint_for(Code.STREAM_BROKEN, target),
             )
         events, parsed = assembler.finish()
+        log.debug("stream from %s done in %.0f ms: %d chars of text, %d tool call(s)", url,
+                  (time.monotonic() - t0) * 1000, len(parsed.text or ""), len(parsed.tool_calls),
+                  extra={"secrets": target.secrets})
         for event in events:
             emit(event)
         return parsed
