@@ -62,3 +62,30 @@ def redact(text: str, extra: tuple[str, ...] = ()) -> str:
         if value in text:
             text = text.replace(value, MASK)
     return _PATTERNS.sub(MASK, text)
+
+
+class StreamScrubber:
+    """Redact a text stream delta by delta, so a key split across deltas never shows.
+
+    Secrets never contain whitespace, so text is released up to the last whitespace
+    seen and the trailing partial word is held back until it is complete (or very long).
+    """
+
+    HOLD_LIMIT = 4096  # a "word" longer than this is released scrubbed, so output never stalls
+
+    def __init__(self) -> None:
+        self._held = ""
+
+    def feed(self, delta: str) -> str:
+        text = self._held + delta
+        cut = max(text.rfind(" "), text.rfind("\n"), text.rfind("\t"))
+        if cut < 0 and len(text) <= self.HOLD_LIMIT:
+            self._held = text
+            return ""
+        cut = len(text) if cut < 0 else cut + 1
+        self._held = text[cut:]
+        return redact(text[:cut])
+
+    def flush(self) -> str:
+        text, self._held = self._held, ""
+        return redact(text)

@@ -17,7 +17,7 @@ from agentcli.core.events import (
     ToolStarted,
     TurnStarted,
 )
-from agentcli.core.redact import redact
+from agentcli.core.redact import StreamScrubber, redact
 from agentcli.ui.escape import short_args, visible
 
 
@@ -32,15 +32,28 @@ class JsonRenderer:
 
     def __init__(self, stream: Any = None) -> None:
         self.stream = stream or sys.stdout
+        self._scrub = {StreamKind.TEXT: StreamScrubber(), StreamKind.THINKING: StreamScrubber()}
 
     def __call__(self, event: Any) -> None:
         from agentcli.agent.serialize import jsonable
 
+        if isinstance(event, StreamEvent) and event.kind in self._scrub:
+            text = self._scrub[event.kind].feed(event.text)
+            if not text:
+                return
+            event = StreamEvent(event.kind, text)
+        elif not isinstance(event, StreamEvent) or event.kind is StreamKind.DONE:
+            for kind, scrubber in self._scrub.items():  # release held text before anything else
+                rest = scrubber.flush()
+                if rest:
+                    self._write({"event": kind.value, "text": rest})
         record = {"event": type(event).__name__, **jsonable(event)}
         if isinstance(event, StreamEvent):
             record["event"] = event.kind.value
             del record["kind"]
-        record = {k: v for k, v in record.items() if v not in (None, "")}
+        self._write({k: v for k, v in record.items() if v not in (None, "")})
+
+    def _write(self, record: dict[str, Any]) -> None:
         self.stream.write(redact(json.dumps(record, ensure_ascii=False, default=str)) + "\n")
         self.stream.flush()
 
@@ -57,8 +70,29 @@ class TerminalRenderer:
         self._streamed_text = ""
         self._status = None
         self._running: dict[str, str] = {}
+        self._text_scrub = StreamScrubber()
+        self._think_scrub = StreamScrubber()
+
+    def _release(self) -> None:
+        """Write out text the scrubbers still hold (end of a turn, or before other output)."""
+        rest = self._text_scrub.flush()
+        if rest:
+            self._write_text(rest)
+        rest = self._think_scrub.flush()
+        if rest:
+            self.err.print(visible(rest), style="dim italic", end="")
+
+    def _write_text(self, text: str) -> None:
+        if self._thinking:
+            self.err.file.write("\n")
+            self._thinking = False
+        self.out.file.write(visible(text))
+        self.out.file.flush()
+        self._streamed_text += text
+        self._mid_line = not text.endswith("\n")
 
     def _newline(self) -> None:
+        self._release()
         if self._mid_line:
             self.out.file.write("\n")
             self.out.file.flush()
@@ -76,6 +110,7 @@ class TerminalRenderer:
         if isinstance(event, StreamEvent):
             self._stream(event)
         elif isinstance(event, TurnStarted):
+            self._release()
             self._streamed_text = ""
         elif isinstance(event, ToolStarted):
             self._newline()
@@ -104,18 +139,18 @@ class TerminalRenderer:
 
     def _stream(self, ev: StreamEvent) -> None:
         if ev.kind is StreamKind.TEXT and ev.text:
-            if self._thinking:
-                self.err.file.write("\n")
-                self._thinking = False
-            self.out.file.write(visible(ev.text))
-            self.out.file.flush()
-            self._streamed_text += ev.text
-            self._mid_line = not ev.text.endswith("\n")
+            text = self._text_scrub.feed(ev.text)
+            if text:
+                self._write_text(text)
         elif ev.kind is StreamKind.THINKING and ev.text:
             if not self._thinking:
                 self._newline()
                 self._thinking = True
-            self.err.print(visible(ev.text), style="dim italic", end="")
+            text = self._think_scrub.feed(ev.text)
+            if text:
+                self.err.print(visible(text), style="dim italic", end="")
+        elif ev.kind is StreamKind.DONE:
+            self._release()
 
     def _tool_done(self, ev: ToolFinished) -> None:
         label = self._running.pop(ev.call.id, f"{ev.call.name} {short_args(ev.call.arguments)}")
@@ -136,7 +171,7 @@ class TerminalRenderer:
     def _done(self, d: Done) -> None:
         self._stop_status()
         self._newline()
-        if d.answer and d.answer.strip() != self._streamed_text.strip():
+        if d.answer and redact(d.answer).strip() != redact(self._streamed_text).strip():
             self.out.print(visible(redact(d.answer)), markup=False)
         parts = [f"{d.turns} turn{'s' * (d.turns != 1)}", f"{d.tools_run} tool call{'s' * (d.tools_run != 1)}"]
         if d.usage.input_tokens or d.usage.output_tokens:

@@ -154,8 +154,6 @@ def test_canary_never_leaks(tmp_path, canary_env, monkeypatch, case: Case, strea
     assert not hits, hits
 
 
-@pytest.mark.xfail(strict=True, reason="known gap: the terminal renderer writes streamed text deltas unscrubbed; "
-                   "a key split across deltas needs a hold-back scrubber in agentcli/ui/render.py")
 def test_streamed_answer_quoting_the_key_is_scrubbed(tmp_path, canary_env):
     """A model (or hostile server) that streams the key back: stdout must not show it."""
     case = CASES[0]

@@ -45,3 +45,21 @@ def test_redact_masks_env_secrets_in_every_encoding(monkeypatch):
         assert key not in redact(f"x {form} y") and form not in redact(f"x {form} y")
     assert redact("Authorization: Bearer abcdefghijklmnop123") == "Authorization: Bearer [REDACTED]"
     assert redact("nothing secret here") == "nothing secret here"
+
+
+def test_stream_scrubber_never_releases_a_split_key(monkeypatch):
+    import random
+
+    from agentcli.core.redact import StreamScrubber
+
+    key = "zz-canary-" + "0123456789abcdef"
+    monkeypatch.setenv("SOME_SERVICE_TOKEN", key)
+    text = f"Here is the key: {key}\nand again {key}. Done with words after it."
+    rng = random.Random(7)
+    for _ in range(200):
+        cuts = sorted(rng.sample(range(1, len(text)), 6))
+        parts = [text[i:j] for i, j in zip([0, *cuts], [*cuts, len(text)])]
+        s = StreamScrubber()
+        out = [s.feed(p) for p in parts] + [s.flush()]
+        assert all(key not in o for o in out)
+        assert "".join(out) == redact(text)
