@@ -179,3 +179,21 @@ def test_native_model_writing_text_calls_is_learned(tmp_path, workspace):
         doctor = json.loads(run_agent("doctor", "--profile", str(profile), "--json", "--offline").output)
         assert doctor["learned"]["text_dialect"]["value"] == "hermes"
         assert doctor["formats"]["call_parser"][1] == "hermes"
+
+
+def test_json_output_is_one_event_per_line_ending_in_done(tmp_path, workspace):
+    with OpenAIServer() as srv:
+        srv.queue(openai_body("", tool_calls=[openai_call("read_file", {"path": "calc.py"}, "c1")]))
+        srv.queue(openai_body("It subtracts."))
+        profile = write_profile(tmp_path, "openai", srv.url, "gpt-4o")
+        res = run_agent("run", "what does calc.py do?", "--profile", str(profile), "--workspace", str(workspace),
+                        "--json")
+        assert res.exit_code == 0
+        events = [json.loads(line) for line in res.stdout.splitlines()]
+        kinds = [e["event"] for e in events]
+        assert kinds[0] == "TurnStarted" and kinds[-1] == "Done"
+        assert "ToolStarted" in kinds and "ToolFinished" in kinds
+        finished = next(e for e in events if e["event"] == "ToolFinished")
+        assert finished["call"]["name"] == "read_file" and finished["result"]["ok"] is True
+        assert events[-1]["stop"] == "answered" and events[-1]["answer"] == "It subtracts."
+        assert "".join(e.get("text", "") for e in events if e["event"] == "text") == "It subtracts."
