@@ -2,6 +2,10 @@
 
 Targets: the JSON-shaped dialects parse within 3x of the json.loads floor; any 1 MB response
 goes through the full chain with p99 < 50 ms. Run: python benchmarks/bench_parse.py [--quick]
+
+Two ratios per dialect: over every fixture case, and over the clean ones (read without a repair or
+an error). Malformed cases pay for json-repair by design, and json.loads could not read them at all,
+so the 3x target is judged on the clean cases; the all-cases ratio is shown next to it.
 """
 
 from __future__ import annotations
@@ -57,22 +61,32 @@ def corpus() -> dict[str, list[str]]:
     return out
 
 
+def clean(text: str, name: str) -> bool:
+    """Read by the dialect without a repair or an error call (what json.loads could also read)."""
+    resp = parse_text(text, None, (name,))
+    return not resp.repairs and not any(c.error for c in resp.tool_calls)
+
+
 def bench_corpus(quick: bool) -> bool:
     min_time = 0.005 if quick else 0.02
     rows, ok = [], True
     for name, texts in corpus().items():
         d = dialects.get(name)
-        parse = sum(per_call(d.parse, t, min_time) for t in texts) / len(texts)
-        full = sum(per_call(lambda s, n=name: parse_text(s, None, (n,)), t, min_time) for t in texts) / len(texts)
-        floor = sum(per_call(json.loads, same_size_json(len(t)), min_time) for t in texts) / len(texts)
-        ratio = parse / floor
+        parse = [per_call(d.parse, t, min_time) for t in texts]
+        full = [per_call(lambda s, n=name: parse_text(s, None, (n,)), t, min_time) for t in texts]
+        floor = [per_call(json.loads, same_size_json(len(t)), min_time) for t in texts]
+        good = [i for i, t in enumerate(texts) if clean(t, name)] or list(range(len(texts)))
+        ratio = sum(parse) / sum(floor)
+        clean_ratio = sum(parse[i] for i in good) / sum(floor[i] for i in good)
         shaped = name in JSON_SHAPED
-        verdict = ("ok" if ratio <= 3 else "SLOW") if shaped else ""
+        verdict = ("ok" if clean_ratio <= 3 else "SLOW") if shaped else ""
         ok &= verdict != "SLOW"
-        rows.append((name, len(texts), parse * 1e6, full * 1e6, floor * 1e6, ratio, verdict))
-    print(f"{'dialect':<18}{'cases':>6}{'parse us':>10}{'finalize us':>13}{'json.loads us':>15}{'ratio':>8}  target<=3x")
-    for name, n, p, f, fl, r, v in rows:
-        print(f"{name:<18}{n:>6}{p:>10.1f}{f:>13.1f}{fl:>15.2f}{r:>8.1f}  {v}")
+        rows.append((name, len(texts), len(good), sum(parse) / len(texts) * 1e6, sum(full) / len(texts) * 1e6,
+                     sum(floor) / len(texts) * 1e6, ratio, clean_ratio, verdict))
+    print(f"{'dialect':<18}{'cases':>6}{'clean':>6}{'parse us':>10}{'finalize us':>13}{'json.loads us':>15}"
+          f"{'ratio':>7}{'clean':>7}  target: clean<=3x")
+    for name, n, g, p, f, fl, r, cr, v in rows:
+        print(f"{name:<18}{n:>6}{g:>6}{p:>10.1f}{f:>13.1f}{fl:>15.2f}{r:>7.1f}{cr:>7.1f}  {v}")
     return ok
 
 

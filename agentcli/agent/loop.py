@@ -40,6 +40,10 @@ USE_TOOLS_PROMPT = (
     "This task needs the tools you were given: call one of them instead of answering from memory, "
     "or call `submit` if you are sure the task is already done."
 )
+UNREAD_CALL_PROMPT = (
+    "Your reply looks like a tool call, but it could not be read. Write the call again exactly in the "
+    "format the system prompt describes, or answer in plain text without tool-call markup."
+)
 EXIT_CODES = {"answered": 0, "submitted": 0, "error": 1, "max_turns": 3, "stuck": 3, "aborted": 3, "interrupted": 130}
 
 
@@ -108,8 +112,16 @@ class Agent:
                 learned = s.note_dialects(response.tool_calls)
                 if learned:
                     yield Notice("info", learned, "learned")
+                switched = s.note_emulation(response)
+                if switched:
+                    invalid_turns = 0  # the new style gets its own retries
+                    yield Notice("warning", switched, "fallback")
 
                 if not response.tool_calls:
+                    if s.unread_call and invalid_turns < s.profile.limits.validation_retries:
+                        invalid_turns += 1
+                        s.add(Message.user(UNREAD_CALL_PROMPT))
+                        continue
                     text = response.text.strip()
                     if not text and used_tools and not finalize_used:
                         finalize_used = no_tools_next = True

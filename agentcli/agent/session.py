@@ -15,7 +15,10 @@ from agentcli.agent.prompts import system_prompt
 from agentcli.agent.repeat import RepeatGuard
 from agentcli.agent.store import Transcript
 from agentcli.core.events import Checkpoint
-from agentcli.core.types import Message, Tier, Tool, ToolCall, ToolResult, Usage
+from agentcli.core.types import Message, ParsedResponse, Role, Tier, Tool, ToolCall, ToolResult, Usage
+
+TOOL_BUDGET_SHARE = 0.15  # of the context window, for tool definitions
+TOOL_BUDGET_MIN = 600  # tokens: below this even a tiny model gets the short forms
 
 if TYPE_CHECKING:
     from agentcli.config.schema import Profile
@@ -46,6 +49,8 @@ class Session:
     learned: Any = None  # agentcli.models LearnedStore
     pending_close: list[Any] = field(default_factory=list)  # providers replaced by /model
     text_call_turns: int = 0
+    emulation_failures: int = 0  # emulated turns in a row whose call attempt could not be used
+    unread_call: bool = False  # the last emulated reply held call markup but no call was read
     repair: bool = True  # the parser's repair layer; `agent eval` turns it off to measure its gain
 
     # -- history ---------------------------------------------------------------------
@@ -97,9 +102,18 @@ class Session:
 
     # -- tools -----------------------------------------------------------------------
     def visible_tools(self) -> list[Tool]:
+        """Tools the model may see now: tier, allow/deny, then fitted into a share of the
+        context window (small models get shorter descriptions, most relevant tools first)."""
         if self.profile.tools.tool_use_mode == "disabled":
             return []
-        return self.registry.visible(self.tier, self.profile.tools.allow, self.profile.tools.deny)
+        tools = self.registry.visible(self.tier, self.profile.tools.allow, self.profile.tools.deny)
+        window = int(getattr(self.capability.capability, "context_window", 0) or 0)
+        if not window:
+            return tools
+        from agentcli.wire.emulate import optimize_tool_definitions
+
+        goal = next((m.text for m in self.history if m.role is Role.USER), "")
+        return optimize_tool_definitions(tools, max(TOOL_BUDGET_MIN, int(window * TOOL_BUDGET_SHARE)), goal)
 
     def set_tier(self, tier: Tier) -> None:
         self.tier = min(tier, self.max_tier)
@@ -172,6 +186,33 @@ class Session:
                             "the model wrote native-tool calls as text")
         self.renegotiate()
         return f"{self.profile.model} writes its tool calls as {text[0]} text; parsing that first from now on"
+
+    def note_emulation(self, response: ParsedResponse) -> str | None:
+        """Emulation ladder: when the prompted style fails two turns in a row (call markup nobody
+        could read, or only broken calls), prompt the next style, remember it, and say so."""
+        from agentcli.wire.negotiator import next_emulation_style, style_is_pinned
+        from agentcli.wire.pipeline import failed_call_attempt
+
+        self.unread_call = False
+        if self.plan.native_tools or not self.plan.dialect:
+            return None
+        if not failed_call_attempt(response):
+            self.emulation_failures = 0
+            return None
+        self.unread_call = not response.tool_calls
+        self.emulation_failures += 1
+        if self.emulation_failures < 2 or style_is_pinned(self.profile.tools):
+            return None
+        old, new = self.plan.dialect, next_emulation_style(self.plan.dialect)
+        if new is None:
+            return None
+        self.emulation_failures = 0
+        why = f"{old} tool calls failed twice in a row"
+        if self.learned is not None:
+            self.learned.record(self.profile.model, self.provider.url, "emulation_style", new, why)
+        self.renegotiate(extra_learned={"emulation_style": new, "native_tools": False})
+        kept = " and remembered it" if self.learned is not None else ""
+        return f"{self.profile.model}: {why}; prompting {self.plan.dialect} tool calls from now on{kept}"
 
     def learned_facts(self) -> dict[str, Any]:
         if self.learned is None:

@@ -3,6 +3,9 @@
 Precedence, highest first: an explicit per-field setting (definition_format, call_parser,
 result_format), the `tool_format` shorthand, facts learned from earlier runs, the model's
 capability, the API's defaults. Each decision leaves one human line in `notes`.
+
+EMULATION_LADDER is the order emulation styles are tried in when a model keeps failing the one
+it was prompted with; the session learns the next style as `emulation_style`.
 """
 
 from __future__ import annotations
@@ -19,6 +22,9 @@ SHORTHAND_WORDS = ("native", *SHORTHANDS)
 CHOICE_WORDS = ("auto", "none", "required")
 # APIs that can force a tool call at all (Ollama's /api/chat has no tool_choice).
 _FORCING_APIS = frozenset({"openai", "anthropic", "gemini", "openai_responses"})
+
+# Emulation styles in the order the fallback ladder tries them (dialect names).
+EMULATION_LADDER: tuple[str, ...] = ("hermes", "json_block", "claude_xml", "pythonic")
 
 _DEFAULTS: dict[str, Any] = {
     "native_tools": True,
@@ -64,6 +70,24 @@ def _is_emulation(name: str) -> bool:
         return False
 
 
+def next_emulation_style(current: str | None) -> str | None:
+    """The style to prompt with after `current` kept failing: the next ladder rung, the first rung
+    for a style off the ladder (qwen_xml, mistral...), None when the ladder is used up."""
+    current = SHORTHANDS.get(current or "", current)
+    if current in EMULATION_LADDER:
+        i = EMULATION_LADDER.index(current)
+        return EMULATION_LADDER[i + 1] if i + 1 < len(EMULATION_LADDER) else None
+    return EMULATION_LADDER[0]
+
+
+def style_is_pinned(tools_cfg: Any) -> bool:
+    """The profile names the emulation style itself (definition_format / tool_format): learned
+    styles never override it."""
+    definition = getattr(tools_cfg, "definition_format", "auto") or "auto"
+    shorthand = getattr(tools_cfg, "tool_format", None)
+    return definition != "auto" or shorthand not in (None, "", "auto")
+
+
 def _format_error(field: str, value: str, valid: list[str]) -> ValueError:
     return ValueError(f"unknown tools.{field} {value!r}; valid: {', '.join(valid)}")
 
@@ -107,7 +131,10 @@ def negotiate(*, api: str, capability: Any, tools_cfg: Any, learned: dict[str, A
         text_dialect = None
     style = facts.get("emulation_style") or "json"
     style_dialect = SHORTHANDS.get(style, style if style in DIALECTS else "json_block")
-    if text_dialect and _is_emulation(text_dialect):
+    if facts.learned("emulation_style") and style_dialect in DIALECTS and _is_emulation(style_dialect):
+        natural = style_dialect  # learned after another style kept failing: beats the model's own dialect
+        why_natural = f"{style_dialect} was learned after another emulation style kept failing"
+    elif text_dialect and _is_emulation(text_dialect):
         natural = text_dialect
         why_natural = f"the model writes {text_dialect} ({'learned' if facts.learned('text_dialect') else 'capability'})"
     else:

@@ -8,6 +8,7 @@ Pure and total: any text in, a ParsedResponse out. Text inside reasoning is neve
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from typing import Any
@@ -28,6 +29,8 @@ _STRICT_NAMES = frozenset(("json_block",))
 def split_thinking(text: str) -> tuple[str, str]:
     """(text without reasoning, reasoning). Handles <think>..</think>, an unclosed <think> at the end,
     and a leading reasoning that only ends with </think> (Qwen3 / DeepSeek-R1 templates open it)."""
+    if "think>" not in text:  # every tag in THINK_TAGS ends so: one scan for the common case
+        return text, ""
     thoughts: list[str] = []
     for i, (open_tag, close_tag) in enumerate(THINK_TAGS):
         if close_tag not in text and open_tag not in text:
@@ -57,11 +60,28 @@ def split_thinking(text: str) -> tuple[str, str]:
 
 def chain(ctx: ParseContext, parsers: tuple[str, ...]) -> list[str]:
     """Dialect names to try, preferred first, each once, unknown names skipped."""
-    seen: list[str] = []
-    for name in (*ctx.prefer, *parsers):
-        if name in dialects.DIALECTS and name not in seen:
-            seen.append(name)
-    return seen
+    return list(_chain(tuple(ctx.prefer), tuple(parsers)))
+
+
+@functools.lru_cache(maxsize=256)
+def _chain(prefer: tuple[str, ...], parsers: tuple[str, ...]) -> tuple[str, ...]:
+    # The same few (prefer, parsers) pairs come back every turn: decided once.
+    return tuple(n for n in dict.fromkeys((*prefer, *parsers)) if n in dialects.DIALECTS)
+
+
+# name -> (dialect, markers, name-strict); filled on first use, like the dialect table's own cache.
+_PREPARED: dict[str, tuple[dialects.Dialect, tuple[str, ...], bool]] = {}
+
+
+def _prepared(name: str) -> tuple[dialects.Dialect, tuple[str, ...], bool] | None:
+    got = _PREPARED.get(name)
+    if got is None or name not in dialects.DIALECTS:
+        try:
+            d = dialects.get(name)
+        except (KeyError, ImportError, AttributeError):
+            return None
+        got = _PREPARED[name] = (d, tuple(d.markers), name in _STRICT_NAMES or bool(getattr(d, "name_strict", False)))
+    return got
 
 
 def run_dialects(text: str, names: list[str], ctx: ParseContext | None = None) -> tuple[list[Candidate], str]:
@@ -72,17 +92,20 @@ def run_dialects(text: str, names: list[str], ctx: ParseContext | None = None) -
     """
     found: list[Candidate] = []
     for name in names:
-        try:
-            d = dialects.get(name)
-        except (KeyError, ImportError, AttributeError):
+        prep = _prepared(name)
+        if prep is None:
             continue
-        if d.markers and not any(m in text for m in d.markers):
-            continue
+        d, markers, strict = prep
+        if markers:
+            for m in markers:
+                if m in text:
+                    break
+            else:
+                continue  # none of its markers: the dialect cannot match
         try:
             cands, rest = d.parse(text)
         except Exception:  # noqa: BLE001 - a parser bug must not lose the turn
             continue
-        strict = name in _STRICT_NAMES or getattr(d, "name_strict", False)
         if cands and ctx is not None and ctx.tools and strict and name != ctx.prompted:
             kept = [c for c in cands if repair.resolve_name(c.name, ctx.tools, repair=ctx.repair)[0] is not None]
             if len(kept) < len(cands):
@@ -127,6 +150,11 @@ def build_call(index: int, cand: Candidate, ctx: ParseContext) -> tuple[ToolCall
     if cand.error:
         call.error = cand.error
         return call, repairs
+    if cand.fixes:
+        if not ctx.repair:
+            call.error = f"malformed tool call ({cand.fixes[0][1]})"
+            return call, repairs
+        repairs.extend(Repair(kind, detail, call_id) for kind, detail in cand.fixes)
     try:
         args, fixes = repair.decode_arguments(cand.arguments, repair=ctx.repair, schema=schema)
     except repair.ArgumentError as exc:
@@ -160,8 +188,7 @@ def finalize(native: NativeParse, ctx: ParseContext, parsers: tuple[str, ...]) -
 
     for cand in found:
         call, fixes = build_call(len(calls), cand, ctx)
-        key = (call.name, _canon(call.arguments))
-        if key in seen and not call.error:
+        if seen and not call.error and (call.name, _canon(call.arguments)) in seen:
             continue  # the same call reported natively and echoed in the text
         calls.append(call)
         repairs.extend(fixes)
@@ -178,6 +205,36 @@ def finalize(native: NativeParse, ctx: ParseContext, parsers: tuple[str, ...]) -
         usage=native.usage,
         provider_data=dict(native.provider_data),
     )
+
+
+@functools.cache
+def _call_markup() -> tuple[str, ...]:
+    """Every dialect's tag or special token: markers that open with '<' or '[' or close a tag.
+    Word-like markers (`Action:`, `functools`, `>>>`) also occur in prose and are left out."""
+    found: set[str] = set()
+    for name in dialects.DIALECTS:
+        try:
+            d = dialects.get(name)
+        except (KeyError, ImportError, AttributeError):
+            continue
+        for m in (*d.markers, *getattr(d, "stream_markers", ())):
+            if m[:1] in ("<", "[") or (m[:1].isalpha() and m.endswith(">")):
+                found.add(m)
+    return tuple(sorted(found))
+
+
+def failed_call_attempt(resp: ParsedResponse) -> bool:
+    """The reply tried to call a tool and nothing usable came out: every call has an error, or no
+    call was read while the text still holds call markup (a dialect's tag or token, or JSON with
+    "name" and "arguments"). What an emulation fallback counts."""
+    if resp.tool_calls:
+        return all(c.error for c in resp.tool_calls)
+    text = resp.text
+    if not text:
+        return False
+    if '"name"' in text and ('"arguments"' in text or '"parameters"' in text):
+        return True
+    return any(m in text for m in _call_markup())
 
 
 def parse_text(text: str, ctx: ParseContext | None = None, parsers: tuple[str, ...] | None = None) -> ParsedResponse:

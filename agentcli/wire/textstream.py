@@ -25,6 +25,9 @@ _IN_STRING = re.compile(r'["\\]')
 _TAG_CHARS = re.compile(r"<[\w.\-:/|｜]{0,40}$")
 _LEAD = re.compile(r"[A-Za-z_][\w.\-]{0,63}")
 _LOOKBACK = 256
+# The current line's text already shown, kept while it is this short: a call id may stand before a
+# marker on its line (Kimi `NAME:0<|tool_call_argument_begin|>`) and the final parse reads it.
+_LINE_KEEP = 160
 _REGIONS = frozenset(("held", "fence", "brace"))
 _FENCE_LINE = re.compile(r"[ \t]{0,3}(?:`{3,}|~{3,})[ \t]*")  # name patterns are shorter than this; rescanning it keeps the cost linear
 
@@ -108,6 +111,8 @@ class TextStream:
         self._prev = "\n"  # last character already consumed (line-start detection)
         self._started = False  # anything decided yet (the opening line is special)
         self._announced = 0
+        self._shown_line: str | None = ""  # text shown since the last newline; None when longer than _LINE_KEEP
+        self._lead = ""  # that line's text when the current region opened
         self._enter_text()
 
     # --- public ----------------------------------------------------------------------------
@@ -128,7 +133,13 @@ class TextStream:
         events = self._process(final=True)
         if self._mode in _REGIONS:
             region = "".join(self._parts)
-            cands, rest = run_dialects(region, self._names)
+            lead = self._lead
+            cands, rest = run_dialects(lead + region, self._names)
+            if lead:  # the lead was shown already: drop what is left of it
+                k = 0
+                while k < len(lead) and k < len(rest) and lead[k] == rest[k]:
+                    k += 1
+                rest = rest[k:]
             for cand in cands[self._region_announced:]:
                 events.append(self._start(cand.name))
             if rest:
@@ -153,6 +164,10 @@ class TextStream:
             return
         chunk, self._buf = self._buf[:upto], self._buf[upto:]
         self._prev = chunk[-1]
+        if kind is StreamKind.TEXT:
+            nl = chunk.rfind("\n")
+            line = chunk[nl + 1:] if nl >= 0 else (None if self._shown_line is None else self._shown_line + chunk)
+            self._shown_line = line if line is not None and len(line) <= _LINE_KEEP else None
         if events and events[-1].kind == kind and kind in (StreamKind.TEXT, StreamKind.THINKING):
             events[-1].text += chunk
         else:
@@ -182,6 +197,7 @@ class TextStream:
         """self._buf[start:] opens a region of `mode`; it is fed through the region scanners."""
         text, self._buf = self._buf[start:], ""
         self._mode = mode
+        self._lead = (self._shown_line or "") if mode == "held" else ""
         self._parts = []
         self._rlen = 0
         self._region_announced = 0

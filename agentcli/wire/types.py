@@ -49,6 +49,7 @@ class Candidate:
     text_values: bool = False
     id: str | None = None
     error: str | None = None  # the dialect saw a call it cannot complete (truncated): never executed
+    fixes: tuple[tuple[str, str], ...] = ()  # (kind, detail) repairs the dialect made to find the call
 
 
 @dataclass(slots=True)

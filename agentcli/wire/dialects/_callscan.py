@@ -11,6 +11,9 @@ import re
 from typing import Any
 
 _DECODER = json.JSONDecoder()
+# The decoder's C scanner: raw_decode minus a Python frame, and a miss raises StopIteration
+# instead of building a JSONDecodeError (which counts the lines before the failure).
+_SCAN_ONCE = _DECODER.scan_once
 # One token per match: a whole (possibly unterminated) string, or a bracket.
 _TOKENS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?|[{}\[\]]', re.S)
 _IDENT = re.compile(r"[A-Za-z_][\w.\-:/]{0,127}")
@@ -19,7 +22,9 @@ _IDENT = re.compile(r"[A-Za-z_][\w.\-:/]{0,127}")
 NAME_KEYS = ("name", "tool", "tool_name", "function", "function_name", "action")
 ARG_KEYS = ("arguments", "parameters", "args", "input", "tool_arguments", "tool_input", "action_input", "params")
 _META_KEYS = frozenset(("id", "type", "call_id", "tool_call_id", "index"))
-_ALLOWED = frozenset(NAME_KEYS) | frozenset(ARG_KEYS) | _META_KEYS
+_NAME_SET = frozenset(NAME_KEYS)
+_ARG_SET = frozenset(ARG_KEYS)
+_CALL_TYPES = frozenset(("function", "tool_call", "tool_use", "function_call"))
 
 
 def skip_ws(text: str, i: int) -> int:
@@ -48,6 +53,31 @@ def json_end(text: str, start: int) -> int | None:
     return None
 
 
+def scan_brackets(text: str, start: int) -> tuple[int | None, str | None]:
+    """One pass over the value opened at text[start]: (end, None) where json_end finds its end; else
+    (None, the brackets it still needs at the end of `text`, innermost first), with None for those
+    when a bracket mismatches or the text ends inside a string (cut off, not a forgotten brace)."""
+    stack: list[str] = []
+    depth = 0
+    ok = True
+    for m in _TOKENS.finditer(text, start):
+        tok = m.group()
+        c = tok[0]
+        if c == '"':
+            if len(tok) == 1 or not tok.endswith('"') or _odd_backslashes(tok):
+                return None, None
+            continue
+        if c in "{[":
+            depth += 1
+            stack.append("}" if c == "{" else "]")
+        else:
+            depth -= 1
+            if depth == 0:
+                return m.end(), None
+            ok = ok and stack.pop() == c
+    return None, ("".join(reversed(stack)) if ok and stack else None)
+
+
 def _odd_backslashes(tok: str) -> bool:
     """True when the closing quote of a matched string token is itself escaped (token truncated)."""
     k = len(tok) - 2
@@ -61,8 +91,8 @@ def _odd_backslashes(tok: str) -> bool:
 def decode_at(text: str, start: int) -> tuple[Any, int] | None:
     """Strict JSON value starting at `start` (no leading whitespace), with its end; None if invalid."""
     try:
-        return _DECODER.raw_decode(text, start)
-    except (ValueError, RecursionError):
+        return _SCAN_ONCE(text, start)
+    except (StopIteration, ValueError, RecursionError):
         return None
 
 
@@ -81,47 +111,57 @@ def call_from_obj(obj: Any, *, need_args: bool = True) -> tuple[str, Any, str | 
         return None
     fn = obj.get("function")
     if isinstance(fn, dict):
-        if set(obj) - _META_KEYS - {"function"}:
-            return None
+        for k in obj:
+            if k != "function" and k not in _META_KEYS:
+                return None
         inner = call_from_obj(fn, need_args=False)
         if inner is None:
             return None
         name, args, _ = inner
         if isinstance(args, dict) and args.get("type") == "object" and "properties" in args:
             return None  # a tool definition's JSON schema, not arguments
-        cid = obj.get("id") if isinstance(obj.get("id"), str) else None
-        return name, args, cid
-    if set(obj) - _ALLOWED:
+        cid = obj.get("id")
+        return name, args, cid if isinstance(cid, str) else None
+    # One pass over the (few) keys: exactly one name key, at most one arguments key, else metadata.
+    name_key = arg_key = None
+    for k in obj:
+        if k in _NAME_SET:
+            if name_key is not None:
+                return None
+            name_key = k
+        elif k in _ARG_SET:
+            if arg_key is not None:
+                return None
+            arg_key = k
+        elif k not in _META_KEYS:
+            return None
+    if name_key is None:
         return None
-    name_keys = [k for k in NAME_KEYS if k in obj]
-    arg_keys = [k for k in ARG_KEYS if k in obj]
-    if len(name_keys) != 1 or len(arg_keys) > 1:
-        return None
-    name = obj[name_keys[0]]
+    name = obj[name_key]
     if not is_tool_name(name):
         return None
-    if (name_keys[0] == "action") != (arg_keys == ["action_input"]) and arg_keys:
+    if arg_key is not None and (name_key == "action") != (arg_key == "action_input"):
         return None  # LangChain pairs action with action_input only
-    if arg_keys:
-        args = obj[arg_keys[0]]
+    if arg_key is not None:
+        args = obj[arg_key]
         if args is None:
             args = {}
-        if not isinstance(args, (dict, str)):
+        elif not isinstance(args, (dict, str)):
             return None
     elif need_args:
         return None
     else:
         args = {}
-    if "type" in obj and obj["type"] not in ("function", "tool_call", "tool_use", "function_call"):
+    if "type" in obj and not (isinstance(obj["type"], str) and obj["type"] in _CALL_TYPES):
         return None
-    cid = obj.get("id") if isinstance(obj.get("id"), str) else None
-    return name, args, cid
+    cid = obj.get("id")
+    return name, args, cid if isinstance(cid, str) else None
 
 
 def calls_from_value(value: Any, *, need_args: bool = True) -> list[tuple[str, Any, str | None]] | None:
     """Calls in a decoded JSON value: one call object, a non-empty list of them, or {"tool_calls": [...]}.
     None unless every element is call-shaped."""
-    if isinstance(value, dict) and set(value) == {"tool_calls"}:
+    if isinstance(value, dict) and len(value) == 1 and "tool_calls" in value:
         value = value["tool_calls"]
     if isinstance(value, list):
         if not value:

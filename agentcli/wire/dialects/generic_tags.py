@@ -21,52 +21,58 @@ class TaggedJsonDialect(Dialect):
         self.markers = (self.open,)
 
     def parse(self, text: str) -> tuple[list[Candidate], str]:
-        if self.open not in text:
+        open_tag, close_tag = self.open, self.close
+        start = text.find(open_tag)
+        if start < 0:
             return [], text
         out: list[Candidate] = []
         kept: list[str] = []
         pos = 0
-        while True:
-            start = text.find(self.open, pos)
-            if start < 0:
-                break
-            body_start = start + len(self.open)
-            end = text.find(self.close, body_start)
-            closed = end >= 0
+        olen, clen = len(open_tag), len(close_tag)
+        while start >= 0:
+            body_start = start + olen
+            end = text.find(close_tag, body_start)
             # An unclosed tag ends at the next opening tag or at the end of the text.
-            nxt = text.find(self.open, body_start)
-            if not closed or (0 <= nxt < end):
-                closed = False
+            nxt = text.find(open_tag, body_start)
+            closed = end >= 0 and (nxt < 0 or end < nxt)
+            if not closed:
                 end = nxt if nxt >= 0 else len(text)
-            body = text[body_start:end]
-            stop = end + len(self.close) if closed and text.startswith(self.close, end) else end
-            cands = self._parse_body(body, text[start:stop], closed)
+            stop = end + clen if closed else end
+            cands = self._parse_body(text[body_start:end], text[start:stop], closed)
             if cands is None:  # not a JSON call: leave the text for other dialects
                 kept.append(text[pos:stop])
             else:
                 kept.append(text[pos:start])
                 out.extend(cands)
             pos = stop
+            start = nxt if nxt < 0 or nxt >= stop else text.find(open_tag, stop)
         kept.append(text[pos:])
         return out, "".join(kept)
 
     def _parse_body(self, body: str, raw: str, closed: bool) -> list[Candidate] | None:
-        i = skip_ws(body, 0)
-        if i >= len(body) or body[i] not in "{[":
+        src = body.strip()
+        if not src or src[0] not in "{[":
             return None
         found: list[Candidate] = []
-        while i < len(body) and body[i] in "{[":
-            hit = decode_at(body, i)
+        i, n = 0, len(src)
+        while True:
+            hit = decode_at(src, i)
             if hit is None:
                 break
             calls = calls_from_value(hit[0], need_args=False)
             if calls is None:
-                return None if not found else found
-            found.extend(Candidate(n, a, raw, self.name, id=cid) for n, a, cid in calls)
-            i = skip_ws(body, hit[1])
-            if i < len(body) and body[i] in ",;":
-                i = skip_ws(body, i + 1)
-        rest = body[i:].strip()
+                return found or None
+            for name, args, cid in calls:
+                found.append(Candidate(name, args, raw, self.name, id=cid))
+            i = hit[1]
+            if i == n:  # the usual case: the body is exactly one call
+                return found
+            i = skip_ws(src, i)
+            if i < n and src[i] in ",;":
+                i = skip_ws(src, i + 1)
+            if i >= n or src[i] not in "{[":
+                break
+        rest = src[i:].strip()
         if not rest:
             return found
         # Malformed JSON inside the tag: salvage the name, let the repair layer fix the arguments.

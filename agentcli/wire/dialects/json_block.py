@@ -3,7 +3,8 @@
 The weakest signal of all dialects, so the strictest shape rule: an object counts only when its keys
 are exactly a call's (name/tool/function + arguments/args/parameters/input, optional id/type). Code
 fences in other languages and inline `code` are never read. The pipeline also drops json_block calls
-whose name is not an offered tool.
+whose name is not an offered tool. One repair happens here: a call object that ends the text missing
+only its own closing brace(s) (vllm#11786), never one whose arguments are cut off.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from agentcli.wire.dialects import _prompt
 from agentcli.wire.dialects._base import Dialect
-from agentcli.wire.dialects._callscan import calls_from_value, decode_at, json_end, salvage_call
+from agentcli.wire.dialects._callscan import calls_from_value, decode_at, json_end, salvage_call, scan_brackets
 from agentcli.wire.types import Candidate
 
 if TYPE_CHECKING:
@@ -57,10 +58,10 @@ class JsonBlockDialect(Dialect):
         src = body.strip()
         if not src or src[0] not in "{[":
             return []
-        try:
-            value = json.loads(src)
-        except ValueError:
+        hit = decode_at(src, 0)
+        if hit is None or hit[1] != len(src):  # what json.loads would refuse
             return self._malformed(src, raw)
+        value = hit[0]
         calls = calls_from_value(value)
         return [Candidate(n, a, raw, self.name, id=cid) for n, a, cid in calls or ()]
 
@@ -96,7 +97,12 @@ class JsonBlockDialect(Dialect):
                 continue
             hit = decode_at(text, p)
             if hit is None or hit[1] > stop:
-                end = json_end(text, p)
+                end, closers = scan_brackets(text, p)
+                if closers and stop == len(text) and _standalone(text, p, len(text)):
+                    cand = self._unclosed(text, p, closers)
+                    if cand is not None:
+                        out.append(cand)
+                        spans.append((p, len(text)))
                 if end is None or end > stop:
                     return  # never closes: nothing after it can be a separate call
                 pos = end
@@ -108,6 +114,28 @@ class JsonBlockDialect(Dialect):
                 out.extend(Candidate(n, a, raw, self.name, id=cid) for n, a, cid in calls)
                 spans.append((p, end))
             pos = end
+
+    def _unclosed(self, text: str, p: int, closers: str) -> Candidate | None:
+        """The call object at `p` that ends the text without its `closers`: a call when closing them
+        gives strict JSON of exactly one call whose arguments are themselves complete."""
+        if len(closers) > 2 or closers.strip("}"):
+            return None
+        src = text[p:].rstrip()
+        try:
+            value = json.loads(src + closers)
+        except ValueError:
+            return None
+        calls = calls_from_value(value) if isinstance(value, dict) else None
+        if not calls:
+            return None
+        # Open brackets form a chain from the root: more of them than wrapper levels (the call object,
+        # plus "function" in the OpenAI item) means the arguments were cut off, not a brace forgotten.
+        wrappers = 2 if isinstance(value.get("function"), dict) else 1
+        name, args, cid = calls[0]
+        if len(closers) > wrappers or (isinstance(args, str) and not isinstance(_loads(args), dict)):
+            return None
+        fix = ("close_brackets", f"the {name} call object was missing {len(closers)} closing brace(s) at the end")
+        return Candidate(name, args, text[p:], self.name, id=cid, fixes=(fix,))
 
     # --- emulation -------------------------------------------------------------------------
 
@@ -123,6 +151,13 @@ class JsonBlockDialect(Dialect):
         return "\n\n".join(
             f"Tool result ({r.tool_name}{'' if r.ok else ', failed'}):\n{_prompt.result_text(r)}" for r in results
         )
+
+
+def _loads(s: str) -> Any:
+    try:
+        return json.loads(s)
+    except ValueError:
+        return None
 
 
 def _standalone(text: str, start: int, end: int) -> bool:
@@ -144,40 +179,47 @@ def _fence(name: str, args: dict[str, Any]) -> str:
     return "```json\n" + _inline(name, args) + "\n```"
 
 
-def _fence_lines(text: str):
-    """(line start, line end, marker, info) per line that opens with a fence; one regex pass keyed
-    on the newline (so the engine skips ahead instead of trying every position)."""
-    m = _FIRST_FENCE.match(text)
-    if m:
-        yield 0, m.end(), m.group(1), m.group(2)
-    for m in _FENCE_LINE.finditer(text):
-        yield m.start() + 1, m.end(), m.group(1), m.group(2)
-
-
-def _fences(text: str):
+def _fences(text: str) -> list[tuple[int, int, int, int, str, bool]]:
     """(fence start, fence end, body start, body end, language, closed) for each fence, in order.
 
     Fence lines are paired in order (CommonMark: a closer uses the opener's character, at least
-    as many of them, and no info string)."""
-    lines = _fence_lines(text)
-    for start, eol, marker, info in lines:
-        info = info.strip()
-        lang = info.split(None, 1)[0] if info else ""
-        body_start = min(eol + 1, len(text))
-        for cstart, cend, close, cinfo in lines:
-            if close[0] == marker[0] and len(close) >= len(marker) and not cinfo.strip():
-                yield start, cend, body_start, cstart, lang, True
+    as many of them, and no info string). One regex pass keyed on the newline finds them (so the
+    engine skips ahead instead of trying every position); a megabyte of fences is ~40k lines, so
+    the loop stays lean."""
+    if "```" not in text and "~~~" not in text:
+        return []
+    out: list[tuple[int, int, int, int, str, bool]] = []
+    n = len(text)
+    opener: tuple[int, int, str, str] | None = None  # (start, body start, marker, language)
+    first = _FIRST_FENCE.match(text)
+    lines = _FENCE_LINE.finditer(text)
+    m = first
+    while True:
+        if m is None:
+            m = next(lines, None)
+            if m is None:
                 break
-        else:  # an unclosed fence runs to the end; its content is not read (truncated output)
-            yield start, len(text), body_start, len(text), lang, False
-            return
+            start = m.start() + 1
+        else:
+            start = m.start()
+        marker, info = m.groups()
+        if opener is None:
+            info = info.strip()
+            opener = (start, min(m.end() + 1, n), marker, info.split(None, 1)[0] if info else "")
+        elif marker[0] == opener[2][0] and len(marker) >= len(opener[2]) and not info.strip():
+            out.append((opener[0], m.end(), opener[1], start, opener[3], True))
+            opener = None
+        m = None
+    if opener is not None:  # an unclosed fence runs to the end; its content is not read (truncated output)
+        out.append((opener[0], n, opener[1], n, opener[3], False))
+    return out
 
 
 def _cut(text: str, spans: list[tuple[int, int]]) -> str:
     out, pos = [], 0
     for s, e in sorted(spans):
         before = text[pos:s]
-        label = _LABEL.search(before[-40:])
+        label = _LABEL.search(before[-40:]) if ":" in before[-40:] else None
         if label:
             before = before[: len(before) - 40 + label.start()] if len(before) > 40 else before[: label.start()]
         out.append(before)

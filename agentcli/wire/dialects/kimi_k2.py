@@ -3,12 +3,26 @@
 <|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{"city": "Beijing"}<|tool_call_end|><|tool_calls_section_end|>
 The written id (`functions.get_weather:0`) is kept as the call id; the name is the part
 between the `functions.` namespace and the `:IDX` counter.
+
+Some routes drop the begin tokens and deliver `NAME:0<|tool_call_argument_begin|>{...}` (typeclaw#344):
+such a call is read only when the id stands alone at a line start (or right after another Kimi
+token) and its arguments are one complete JSON object.
 """
 
 from __future__ import annotations
 
+import re
+
 from agentcli.wire.dialects._base import Dialect
-from agentcli.wire.dialects._scan import ParseResult, iter_blocks, json_object_complete, remove_spans, total
+from agentcli.wire.dialects._scan import (
+    ParseResult,
+    decode_json_at,
+    iter_blocks,
+    json_object_complete,
+    remove_spans,
+    skip_ws,
+    total,
+)
 from agentcli.wire.types import Candidate
 
 SECTION_BEGINS = ("<|tool_calls_section_begin|>", "<|tool_call_section_begin|>")
@@ -16,6 +30,9 @@ SECTION_ENDS = ("<|tool_calls_section_end|>", "<|tool_call_section_end|>")
 CALL_BEGIN = "<|tool_call_begin|>"
 CALL_END = "<|tool_call_end|>"
 ARG_BEGIN = "<|tool_call_argument_begin|>"
+# A begin-less call's id: `functions.NAME:N` or `NAME:N`, nothing else on its line before the token.
+_BARE_ID = re.compile(r"[ \t]*((?:functions\.)?[A-Za-z_][\w.\-]{0,127}:\d{1,6})[ \t]*")
+_ID_LOOKBACK = 160
 
 
 def _name_from_id(call_id: str) -> str | None:
@@ -33,13 +50,14 @@ def _name_from_id(call_id: str) -> str | None:
 
 class _KimiK2(Dialect):
     name = "kimi_k2"
-    markers = (*SECTION_BEGINS, CALL_BEGIN)
+    markers = (*SECTION_BEGINS, CALL_BEGIN, ARG_BEGIN)
 
     @total
     def parse(self, text: str) -> ParseResult:
-        cands: list[Candidate] = []
-        spans: list[tuple[int, int]] = []
+        found: list[tuple[Candidate, tuple[int, int]]] = []
+        blocks: list[tuple[int, int]] = []  # every begin..end region, read or not
         for blk in iter_blocks(text, CALL_BEGIN, CALL_END):
+            blocks.append((blk.start, blk.end))
             body = text[blk.body_start : blk.body_end]
             sep = body.find(ARG_BEGIN)
             if sep == -1:
@@ -57,13 +75,68 @@ class _KimiK2(Dialect):
                         args = args[: -len(end)].rstrip()
                 if not json_object_complete(args):
                     continue
-            cands.append(Candidate(name=name, arguments=args or "{}", raw=text[blk.start : blk.end],
-                                   dialect=self.name, id=call_id))
-            spans.append((blk.start, blk.end))
-        if not cands:
+            found.append((Candidate(name=name, arguments=args or "{}", raw=text[blk.start : blk.end],
+                                    dialect=self.name, id=call_id), (blk.start, blk.end)))
+        if text.count(ARG_BEGIN) > len(blocks):  # an argument token outside every block
+            found.extend(self._beginless(text, blocks))
+            found.sort(key=lambda f: f[1][0])
+        if not found:
             return [], text
+        spans = [sp for _, sp in found]
         spans.extend(_section_tokens(text, spans))
-        return cands, remove_spans(text, spans)
+        return [c for c, _ in found], remove_spans(text, spans)
+
+    def _beginless(self, text: str, blocks: list[tuple[int, int]]) -> list[tuple[Candidate, tuple[int, int]]]:
+        """Calls whose begin tokens are missing: `ID<|tool_call_argument_begin|>{json}` outside any block."""
+        out: list[tuple[Candidate, tuple[int, int]]] = []
+        bi = 0
+        pos = text.find(ARG_BEGIN)
+        while pos != -1:
+            while bi < len(blocks) and blocks[bi][1] <= pos:
+                bi += 1
+            if bi < len(blocks) and blocks[bi][0] <= pos:  # inside a block: already judged there
+                pos = text.find(ARG_BEGIN, blocks[bi][1])
+                continue
+            hit = _beginless_call(text, pos)
+            if hit is None:
+                pos = text.find(ARG_BEGIN, pos + len(ARG_BEGIN))
+                continue
+            start, end, call_id, args = hit
+            name = _name_from_id(call_id)
+            if name is not None:
+                cand = Candidate(name=name, arguments=args, raw=text[start:end], dialect=self.name, id=call_id)
+                out.append((cand, (start, end)))
+            pos = text.find(ARG_BEGIN, end)
+        return out
+
+
+def _beginless_call(text: str, arg: int) -> tuple[int, int, str, str] | None:
+    """(span start, span end, id, arguments) when an id stands alone before the argument token at
+    `arg` and a whole JSON object follows it; None otherwise."""
+    lo = max(0, arg - _ID_LOOKBACK)
+    start = text.rfind("\n", lo, arg) + 1
+    if start == 0 and lo > 0:
+        return None  # no line start within reach: not an id on its own line
+    tok = text.rfind("|>", start, arg)  # right after another Kimi token also counts as a line start
+    if tok != -1:
+        start = tok + 2
+    m = _BARE_ID.fullmatch(text, start, arg)
+    if m is None:
+        return None
+    got = decode_json_at(text, arg + len(ARG_BEGIN))
+    if got is None or not isinstance(got[0], dict):
+        return None  # cut off or not an object: a missed call beats a wrong one
+    args = text[skip_ws(text, arg + len(ARG_BEGIN)) : got[1]]
+    end = got[1]
+    k = skip_ws(text, end)
+    if text.startswith(CALL_END, k):
+        end = k + len(CALL_END)
+        k = skip_ws(text, end)
+    for close in SECTION_ENDS:
+        if text.startswith(close, k):
+            end = k + len(close)
+            break
+    return m.start(1), end, m.group(1), args
 
 
 def _section_tokens(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:

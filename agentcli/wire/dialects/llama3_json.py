@@ -2,6 +2,8 @@
 
 Several calls are separated by `;` (vLLM's llama3_json convention). Without the python tag the
 message must consist of call objects only; a call object inside prose belongs to json_block.
+Llama 4 sometimes writes these JSON objects between its pythonic tags,
+`<|python_start|>{...}<|python_end|>` (vllm#16214); a pythonic list there stays the pythonic dialect's.
 """
 
 from __future__ import annotations
@@ -11,15 +13,22 @@ from agentcli.wire.dialects._callscan import calls_from_value, complete_json, de
 from agentcli.wire.types import Candidate
 
 TAG = "<|python_tag|>"
+PY_START = "<|python_start|>"
+PY_END = "<|python_end|>"
 _EOM = ("<|eom_id|>", "<|eot_id|>")
 
 
 class Llama3JsonDialect(Dialect):
     name = "llama3_json"
     markers = ()  # the bare whole-message form has no marker
-    stream_markers = (TAG,)  # what the stream detector may hold on
+    stream_markers = (TAG, PY_START)  # what the stream detector may hold on
 
     def parse(self, text: str) -> tuple[list[Candidate], str]:
+        start = text.find(PY_START)
+        if start >= 0:
+            found = self._python_block(text, start)
+            if found is not None:
+                return found
         tag = text.find(TAG)
         if tag >= 0:
             body = text[tag + len(TAG):]
@@ -37,6 +46,21 @@ class Llama3JsonDialect(Dialect):
         if found is None or found[1].strip():
             return [], text
         return found[0], ""
+
+    def _python_block(self, text: str, start: int) -> tuple[list[Candidate], str] | None:
+        """JSON call objects inside <|python_start|>..<|python_end|> (to the end when unclosed)."""
+        body_start = start + len(PY_START)
+        i = skip_ws(text, body_start)
+        if i >= len(text) or text[i] != "{":
+            return None
+        end = text.find(PY_END, i)
+        stop = end if end >= 0 else len(text)
+        found = self._sequence(text[i:stop], tagged=True)
+        if found is None:
+            return None
+        cands, rest = found
+        after = text[stop + len(PY_END):] if end >= 0 else ""
+        return cands, text[:start] + rest + after
 
     def _sequence(self, body: str, tagged: bool) -> tuple[list[Candidate], str] | None:
         """Call objects separated by ';' or whitespace; (candidates, text after them) or None."""

@@ -79,3 +79,21 @@ async def test_edited_arguments_are_what_runs(tmp_path):
     await _run(s, approver, "write a file")
     assert approver.seen[0].kind is CheckpointKind.APPROVE_TOOL and "a.txt" in approver.seen[0].preview
     assert (s.workspace / "a.txt").read_text() == "user text"
+
+
+def test_tool_definitions_fit_a_small_context_window(tmp_path):
+    s = _session(tmp_path, [])
+    s.tier = s.max_tier
+    full = s.registry.visible(s.tier, None, [])
+    assert [t.name for t in s.visible_tools()] == [t.name for t in full]  # 128k window: untouched
+    import dataclasses
+
+    s.capability = dataclasses.replace(
+        s.capability, capability=dataclasses.replace(s.capability.capability, context_window=4000))
+    from agentcli.core.types import Message
+
+    s.history.append(Message.user("edit the config file"))
+    small = s.visible_tools()
+    cost = sum(len(t.description) + len(str(t.parameters)) for t in small)
+    assert cost < sum(len(t.description) + len(str(t.parameters)) for t in full)
+    assert small[0].name in ("edit_file", "write_file")  # most relevant to the goal first

@@ -144,3 +144,34 @@ def test_capability_object_can_be_minimal():
 
     p = negotiate(api="openai", capability=Cap(), tools_cfg=ToolsConfig())
     assert p.dialect == "json_block" and not p.compact
+
+
+def test_ladder_order_is_one_table():
+    from agentcli.wire.negotiator import EMULATION_LADDER, next_emulation_style
+
+    assert EMULATION_LADDER == ("hermes", "json_block", "claude_xml", "pythonic")
+    assert all(d in DIALECTS for d in EMULATION_LADDER)
+    steps, style = [], "hermes"
+    while style is not None:
+        steps.append(style)
+        style = next_emulation_style(style)
+    assert tuple(steps) == EMULATION_LADDER  # ends, never cycles
+    assert next_emulation_style("json") == "claude_xml"  # shorthands resolve first
+    assert next_emulation_style("qwen3_coder") == "hermes"  # off the ladder: start at the top
+
+
+def test_learned_emulation_style_beats_the_models_own_dialect():
+    cap = ModelCapability(native_tools=False, emulation_style="hermes", text_dialect="hermes", context_window=32_000)
+    p = plan("ollama", cap, learned={"emulation_style": "json_block"})
+    assert p.dialect == "json_block" and p.parsers[0] == "json_block" and p.result == "json_block"
+    assert any("kept failing" in n for n in p.notes)
+    assert plan("ollama", cap, tool_format="hermes", learned={"emulation_style": "json_block"}).dialect == "hermes"
+
+
+def test_style_is_pinned_only_by_explicit_settings():
+    from agentcli.wire.negotiator import style_is_pinned
+
+    assert not style_is_pinned(ToolsConfig())
+    assert not style_is_pinned(ToolsConfig(tool_format="auto"))
+    assert style_is_pinned(ToolsConfig(tool_format="hermes"))
+    assert style_is_pinned(ToolsConfig(definition_format="json"))

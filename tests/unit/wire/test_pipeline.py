@@ -114,3 +114,45 @@ def test_prompted_json_dialect_keeps_unknown_names_as_calls():
     assert parse_text(text, ParseContext.of(tools)).tool_calls == []
     calls = parse_text(text, ParseContext.of(tools, prompted="json_block")).tool_calls
     assert [(c.name, c.unknown) for c in calls] == [("delete_all", True)]
+
+
+TRAFFIC = Tool("get_current_traffic", "Traffic.", {"type": "object", "properties": {"location": {"type": "string"}}})
+UNCLOSED = '{"type": "function", "function": {"name": "get_current_traffic", "parameters": {"location": "Sydney"}}'
+
+
+def test_unclosed_call_object_is_repaired_and_recorded():
+    resp = parse_text(UNCLOSED, ParseContext.of([TRAFFIC]))
+    (call,) = resp.tool_calls
+    assert call.arguments == {"location": "Sydney"} and not call.error and call.dialect == "json_block"
+    assert [r.kind for r in resp.repairs] == ["close_brackets"] and resp.repairs[0].call_id == call.id
+    assert resp.text == ""
+
+
+def test_unclosed_call_object_with_repair_off_is_an_error_call():
+    resp = parse_text(UNCLOSED, ParseContext.of([TRAFFIC], repair=False))
+    (call,) = resp.tool_calls
+    assert call.error and "closing brace" in call.error and resp.repairs == []
+
+
+def test_unclosed_call_object_needs_an_offered_name_and_whole_arguments():
+    assert parse_text(UNCLOSED, CTX).tool_calls == []  # not an offered tool: prose
+    cut = '{"name": "get_weather", "arguments": {"city": "Oslo", "days": {"n": 3}'
+    assert parse_text(cut, CTX).tool_calls == []  # the arguments themselves never closed
+    assert parse_text('{"name": "get_weather", "arguments": {"city": "Os', CTX).tool_calls == []
+
+
+def test_failed_call_attempt_is_markup_without_a_usable_call():
+    from agentcli.wire.pipeline import failed_call_attempt
+
+    def failed(text: str) -> bool:
+        return failed_call_attempt(parse_text(text, CTX))
+
+    assert failed('<tool_call>\n{"name": read_file, "arguments": {"path": "a"}}\n</tool_call>')
+    assert failed('I will call it: {"name": "read_file", "arguments": {"path": "a"')  # cut mid-arguments
+    assert failed("<function_calls>\n<invoke name=>")
+    assert not failed("The answer is 42.")
+    assert not failed("Use functools and Action: items, as in >>> print(1)")  # word markers are prose
+    assert not failed('<tool_call>{"name": "read_file", "arguments": {"path": "a"}}</tool_call>')
+    assert failed('<tool_call>{"name": "read_file", "arguments": {"path": "a"</tool_call>') is False  # repaired
+    resp = parse_text('<tool_call>{"name": "read_file", "arguments": {"path": "a"', CTX)
+    assert resp.tool_calls and resp.tool_calls[0].error and failed_call_attempt(resp)

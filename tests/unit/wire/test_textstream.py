@@ -98,3 +98,17 @@ def test_linear_cost_on_long_streams():
 
     small, big = cost(20_000), cost(80_000)
     assert big < small * 8  # 4x the input: linear, not quadratic (16x)
+
+
+def test_kimi_id_shown_before_its_argument_token_still_announces_the_call():
+    text = 'get_weather:0<|tool_call_argument_begin|>{"city": "Oslo"}<|tool_calls_section_end|>'
+    for size in (1, 2, 5, len(text)):
+        _, shown, _, starts = run(text, size)
+        assert "<|tool_call_argument_begin|>" not in shown and '"Oslo"' not in shown
+        assert starts == [(0, "get_weather")]
+
+
+def test_a_long_line_before_an_argument_token_is_not_a_call_id():
+    text = "x" * 200 + ' get_weather:0<|tool_call_argument_begin|>{"city": "Oslo"}'
+    _, shown, _, starts = run(text, 7)
+    assert starts == [] and shown == text
