@@ -57,9 +57,13 @@ def open_session(
     from agentcli.tools.sandbox import Workspace
     from agentcli.wire import negotiate
 
+    from agentcli.tools.isolation import protect_process_environment
+
     ws = resolve_workspace(workspace)
     max_tier = Tier.parse(profile.tools.max_tier)
     provider = provider or create_provider(profile, transport=transport)
+    # The key is read; keep shells from reading it back out of /proc/<our pid>/environ.
+    protect_process_environment([profile.api_key_env] if profile.api_key_env else [])
     learned = LearnedStore() if record else None
     facts = {k: f.value for k, f in learned.get(profile.model, provider.url).items()} if learned else {}
     try:

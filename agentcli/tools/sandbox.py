@@ -8,7 +8,10 @@ held on the root, so a symlink swapped in after the check cannot lead the open o
 from __future__ import annotations
 
 import os
+import re
 import stat
+import threading
+import time
 import unicodedata
 import urllib.parse
 from collections.abc import Iterator
@@ -22,6 +25,65 @@ MAX_NAME_BYTES = 255
 _O_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _O_FILE = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK  # NONBLOCK: a FIFO must not hang us
 _FIX_OUTSIDE = "Use a path inside the workspace, relative to its root (for example 'src/main.py')."
+# write_atomic's temp files: `.NAME.agentcli-PID-8HEX.tmp`. Only names of exactly this shape are ever swept.
+TEMP_NAME = re.compile(r"\.(?P<name>.{1,200})\.agentcli-(?P<pid>[1-9][0-9]{0,9})-[0-9a-f]{8}\.tmp", re.DOTALL)
+STALE_TEMP_S = 5.0  # a temp file untouched this long, whose writer is gone, was left by a killed write
+_ORPHAN_TEMP_S = 3600.0  # ... and one this old is stale even if its pid now names another live process
+_in_flight: set[tuple[int, int, str]] = set()  # (dir dev, dir inode, temp name) being written by this process
+_in_flight_lock = threading.Lock()
+
+
+def is_temp_name(name: str) -> bool:
+    """True for the hidden temp files write_atomic makes (list_files and search never show them)."""
+    return name.endswith(".tmp") and ".agentcli-" in name and TEMP_NAME.fullmatch(name) is not None
+
+
+def _pid_alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True
+    return True
+
+
+def sweep_stale_temps(dfd: int) -> list[str]:
+    """Remove temp files a killed write_atomic left in this directory; the names removed.
+
+    Never touches a name that is not exactly our pattern, a non-regular file, a temp this
+    process is still writing, or one modified in the last STALE_TEMP_S seconds.
+    """
+    removed: list[str] = []
+    now = time.time()
+    try:
+        dst = os.fstat(dfd)
+        names = [n for n in os.listdir(dfd) if is_temp_name(n)]
+    except OSError:
+        return removed
+    for name in names:
+        m = TEMP_NAME.fullmatch(name)
+        with _in_flight_lock:
+            if (dst.st_dev, dst.st_ino, name) in _in_flight:
+                continue
+        try:
+            st = os.stat(name, dir_fd=dfd, follow_symlinks=False)
+        except OSError:
+            continue
+        age = now - st.st_mtime
+        if not stat.S_ISREG(st.st_mode) or age < STALE_TEMP_S:
+            continue
+        pid = int(m["pid"])  # type: ignore[index]
+        if pid != os.getpid() and _pid_alive(pid) and age < _ORPHAN_TEMP_S:
+            continue  # another live process may still be writing it
+        try:
+            os.unlink(name, dir_fd=dfd)
+        except OSError:
+            continue
+        removed.append(name)
+    return removed
 
 
 def _refuse(message: str, path: str, fix: str = _FIX_OUTSIDE) -> ToolFailure:
@@ -245,8 +307,14 @@ class Workspace:
             raise _refuse(f"{path!r} cannot be written safely ({exc.__class__.__name__})", path) from None
         name = parts[-1]
         tmp = f".{name[:200]}.agentcli-{os.getpid()}-{os.urandom(4).hex()}.tmp"
+        key: tuple[int, int, str] | None = None
         try:
             self._verify_fd(dfd, real.parent, path)
+            dst = os.fstat(dfd)
+            key = (dst.st_dev, dst.st_ino, tmp)
+            with _in_flight_lock:
+                _in_flight.add(key)
+            sweep_stale_temps(dfd)
             mode, created = 0o644, True
             try:
                 st = os.stat(name, dir_fd=dfd, follow_symlinks=False)
@@ -278,6 +346,9 @@ class Workspace:
         except OSError as exc:
             raise ToolFailure.of(ErrorCode.EXECUTION, f"could not write {path!r}: {exc.strerror or exc}") from None
         finally:
+            if key is not None:
+                with _in_flight_lock:
+                    _in_flight.discard(key)
             os.close(dfd)
 
     # ----- walking --------------------------------------------------------------------------
@@ -286,7 +357,8 @@ class Workspace:
              skip_dirs: frozenset[str] = frozenset()) -> Iterator[Entry]:
         """Entries under a directory, depth first and sorted, never following links.
 
-        Directories named in `skip_dirs` are listed but not entered.
+        Directories named in `skip_dirs` are listed but not entered; write_atomic's temp files
+        are never listed.
         """
         real = self.resolve(path, write=False)
         try:
@@ -305,8 +377,8 @@ class Workspace:
             with os.scandir(fd) as it:
                 items = sorted(it, key=lambda e: e.name)
             for e in items:
-                if not hidden and e.name.startswith("."):
-                    continue
+                if e.name.startswith(".") and (not hidden or is_temp_name(e.name)):
+                    continue  # hidden, or a write_atomic temp file (half-written content)
                 try:
                     st = e.stat(follow_symlinks=False)
                 except OSError:

@@ -11,6 +11,7 @@ or reordering can make a command stricter but never looser. Anything not modelle
 
 from __future__ import annotations
 
+import os
 import shlex
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -31,6 +32,39 @@ _SYSTEM_DIRS = ("/bin/", "/usr/bin/", "/usr/local/bin/", "/sbin/", "/usr/sbin/")
 _RESERVED = frozenset({"!", "{", "}", "then", "do", "else", "elif", "if", "while", "until", "fi", "done", "esac"})
 _UNMODELLED = frozenset({"for", "case", "select", "function", "coproc", "[[", "((", "in"})
 _SAFE_TARGETS = frozenset({"/dev/null"})
+_NOT_FILES = frozenset({"<<", "<<-", "<<<"})  # here-document delimiters and here-strings name no file
+_SOCKET_DIRS = ("/dev/tcp/", "/dev/udp/")  # bash opens a socket for these names itself
+_GLOB = frozenset("*?[")
+
+
+def _socket_path(target: str) -> bool:
+    """True when a redirection target is one of bash's /dev/tcp or /dev/udp socket names."""
+    norm = "/" + "/".join(p for p in target.split("/") if p and p != ".")
+    return norm.startswith(_SOCKET_DIRS) or norm in ("/dev/tcp", "/dev/udp")
+
+
+def _proc_reason(text: str) -> str | None:
+    """Why a word reaching into /proc could show the agent's environment (its API keys), or None.
+
+    The shell is the agent's child, so `/proc/$PPID/environ` (and `cmdline`, `mem`, ...) belong to
+    the agent process; any `environ` path, `$PPID`, our own pid, `..` or a computed/globbed pid is refused.
+    """
+    parts = [p for p in text.split("/") if p and p != "."]
+    if "environ" in parts[1:]:
+        return "reads a process environment (.../environ), which can hold the agent's API keys"
+    if "proc" not in parts:
+        return None
+    rest = parts[parts.index("proc") + 1:]
+    if "environ" in text or "PPID" in text:
+        return "reads the agent's /proc entry (environ or $PPID), which can hold its API keys"
+    if not rest:
+        return None
+    pid = rest[0]
+    if pid in (str(os.getpid()), str(os.getppid())) or ".." in rest:
+        return "reads the agent process's own /proc entry, which can hold its API keys"
+    if pid[:1] in ("$", "`") or _GLOB & set(pid):
+        return "reads a computed or globbed /proc/PID entry, which could be the agent's"
+    return None
 
 
 @dataclass(slots=True)
@@ -178,10 +212,20 @@ class _Judge:
     def simple(self, simple: Simple, depth: int) -> None:
         if simple.function_def:
             self.bump("ask", "defines a shell function")
+        for w in simple.words:
+            if ("proc" in w.text or "environ" in w.text) and (why := _proc_reason(w.text)) is not None:
+                self.bump("deny", why)
         for op, target in simple.redirects:
             if target.dynamic:
                 self.bump("ask", f"redirection target {target.raw!r} is computed")
-            if op in ("<", "<<", "<<-", "<<<"):
+            if op in _NOT_FILES:
+                continue
+            if _socket_path(target.text):
+                self.bump("ask", f"opens a network connection by redirection ({op} {target.text})")
+                continue
+            if (why := _proc_reason(target.text)) is not None:
+                self.bump("deny", why)
+            if op == "<":
                 continue
             if op in (">&", "<&") and (target.text.isdigit() or target.text == "-"):
                 continue  # duplicating a descriptor writes nothing

@@ -12,6 +12,8 @@ import os
 import re
 from collections.abc import Callable
 
+from agentcli.tools.shell_sed import sed_risks
+
 Item = tuple[str, object]
 ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=")
 _SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "rbash", "yash", "tcsh", "csh"})
@@ -213,38 +215,6 @@ WRAPPERS: dict[str, Callable[[list[str]], list[Item]]] = {
 
 # ----- options that make an otherwise allowed command unsafe to run unasked -----------------
 
-_SED_CMD = re.compile(r"(?:^|[;{}\n])\s*(?:[0-9$]+|/(?:[^/\\\n]|\\.)*/)?(?:\s*,\s*(?:[0-9$]+|/(?:[^/\\\n]|\\.)*/))?"
-                      r"\s*!?\s*[wWe](?:\s|$)")
-_SED_SFLAG = re.compile(r"s([^\w\s\\])(?:(?!\1)[^\\]|\\.)*\1(?:(?!\1)[^\\]|\\.)*\1[gpIiMm0-9]*[we]")
-
-
-def _sed(argv: list[str]) -> list[str]:
-    out: list[str] = []
-    scripts: list[str] = []
-    i, explicit = 1, False
-    while i < len(argv):
-        a = argv[i]
-        if a == "--in-place" or a.startswith("--in-place=") or (a.startswith("-") and not a.startswith("--")
-                                                                 and "i" in a.split("e")[0][1:]):
-            out.append("sed -i edits files in place")
-        if a in ("-e", "--expression") and i + 1 < len(argv):
-            scripts.append(argv[i + 1])
-            explicit = True
-            i += 2
-            continue
-        if a.startswith("--expression="):
-            scripts.append(a.split("=", 1)[1])
-            explicit = True
-        elif a in ("-f", "--file") or a.startswith("--file="):
-            out.append("sed -f runs a script file that is not judged")
-        elif not a.startswith("-") and not explicit and not scripts:
-            scripts.append(a)
-        i += 1
-    if any(_SED_CMD.search(s) or _SED_SFLAG.search(s) for s in scripts):
-        out.append("the sed script writes files or runs commands (w/W/e)")
-    return out
-
-
 def _awk(argv: list[str]) -> list[str]:
     if any(a == "-f" or a.startswith("--file") for a in argv[1:]):
         return ["awk -f runs a program file that is not judged"]
@@ -255,14 +225,24 @@ def _awk(argv: list[str]) -> list[str]:
 
 
 def _flagged(options: tuple[str, ...], reason: str, short: str = "") -> Callable[[list[str]], list[str]]:
+    """A check that asks when any of `options` appears, also abbreviated (getopt_long accepts `--compress`)."""
     def check(argv: list[str]) -> list[str]:
         for a in argv[1:]:
-            if any(a == o or a.startswith(o + "=") for o in options):
-                return [f"{reason} ({a.split('=', 1)[0]})"]
+            name = a.split("=", 1)[0]
+            if any(name == o or (name.startswith("--") and len(name) > 2 and o.startswith(name)) for o in options):
+                return [f"{reason} ({name})"]
             if short and len(a) > 1 and a[0] == "-" and a[1] != "-" and set(a[1:]) & set(short):
                 return [f"{reason} ({a[:2]})"]
         return []
     return check
+
+
+_sort_output = _flagged(("-o", "--output"), "sort -o writes a file", "o")
+_sort_program = _flagged(("--compress-program",), "sort --compress-program runs a program")
+
+
+def _sort(argv: list[str]) -> list[str]:
+    return _sort_output(argv) + _sort_program(argv)
 
 
 def _find_risky(argv: list[str]) -> list[str]:
@@ -285,8 +265,8 @@ def _git_risky(argv: list[str]) -> list[str]:
 
 
 RISKY: dict[str, Callable[[list[str]], list[str]]] = {
-    "sed": _sed,
-    "gsed": _sed,
+    "sed": sed_risks,
+    "gsed": sed_risks,
     "awk": _awk,
     "gawk": _awk,
     "mawk": _awk,
@@ -294,7 +274,7 @@ RISKY: dict[str, Callable[[list[str]], list[str]]] = {
     "find": _find_risky,
     "git": _git_risky,
     "rg": _flagged(("--pre",), "rg --pre runs a program on every file"),
-    "sort": _flagged(("-o", "--output"), "sort -o writes a file", "o"),
+    "sort": _sort,
     "tar": _flagged(("--to-command", "--checkpoint-action", "--use-compress-program", "-I", "--info-script",
                      "--new-volume-script", "-F"), "this tar option runs a program"),
 }

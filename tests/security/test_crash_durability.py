@@ -366,6 +366,16 @@ def test_sigkill_mid_write_file_leaves_old_or_new(tmp_path):
         if target.exists():
             data = target.read_bytes()
             torn += not (len(data) == size and data == data[:1] * size)
-    leftovers = [p.name for p in ws.iterdir() if p.name != "target.bin"]
-    print(f"\nwrite_file kills: {kills} kills, {torn} torn target files, {len(leftovers)} temp files left behind")
+    leftovers = [p for p in ws.iterdir() if p.name != "target.bin"]
+    # The next write to the directory sweeps them once they are a few seconds old (aged here, not waited for).
+    for p in leftovers:
+        os.utime(p, (time.time() - 60, time.time() - 60))
+    from agentcli.tools.sandbox import Workspace, is_temp_name
+
+    assert all(is_temp_name(p.name) for p in leftovers)
+    Workspace(ws).write_atomic("other.bin", b"x")
+    after = [p.name for p in ws.iterdir() if p.name not in ("target.bin", "other.bin")]
+    print(f"\nwrite_file kills: {kills} kills, {torn} torn target files, {len(leftovers)} temp files left behind, "
+          f"{len(after)} after the next write")
     assert torn == 0
+    assert not after, after

@@ -2,7 +2,8 @@
 
 The whole group is killed on timeout, on cancellation and when the command ends (no
 background process outlives its call). stdin is /dev/null, the environment is scrubbed
-of secrets, and with `network = false` the command runs in an empty network namespace.
+of secrets (also the agent's own, as /proc/$PPID/environ shows it), and with
+`network = false` the command runs in an empty network namespace.
 """
 
 from __future__ import annotations
@@ -17,7 +18,12 @@ from typing import Any
 from agentcli.core.errors import ErrorCode, ToolFailure
 from agentcli.core.types import Tier, Tool
 from agentcli.tools.base import BuiltinTool, ToolContext, arg_int, arg_str
-from agentcli.tools.isolation import probe_network_isolation, scrub_env
+from agentcli.tools.isolation import (
+    capability_drop_prefix,
+    ensure_process_protected,
+    probe_network_isolation,
+    scrub_env,
+)
 from agentcli.tools.shell_rules import judge
 
 MAX_TIMEOUT_S = 600
@@ -174,12 +180,14 @@ class Bash(BuiltinTool):
                     "Ask the user to set `network = true` under [profiles.NAME.bash], or to run where unshare works.",
                 )
             argv = [*prefix, *argv]
+        argv = [*await asyncio.to_thread(capability_drop_prefix), *argv]
         return await self._spawn(argv, cwd, env, float(timeout), ctx, dropped)
 
     async def _spawn(self, argv: list[str], cwd: str, env: dict[str, str], timeout: float,
                      ctx: ToolContext, dropped: list[str]) -> str:
         keep = max(1024, ctx.budget)
         out, err = _Capture(keep), _Capture(keep)
+        ensure_process_protected()  # the shell must not read our keys from /proc/$PPID/environ
         started = time.monotonic()
         try:
             proc = await asyncio.create_subprocess_exec(
