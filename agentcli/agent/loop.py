@@ -65,6 +65,7 @@ class Agent:
         if user_text is not None:
             s.add(Message.user(user_text))
         started = time.monotonic()
+        changed_before = len(s.files_changed)  # a chat session runs many times; report this run's files
         turns = tools_run = invalid_turns = 0
         usage = Usage()
         used_tools = finalize_used = nudged = False
@@ -168,7 +169,7 @@ class Agent:
             s.end(stop, error)
             raise
         done = Done(
-            stop, answer, turns, usage, tools_run, list(dict.fromkeys(s.files_changed)),
+            stop, answer, turns, usage, tools_run, list(dict.fromkeys(s.files_changed[changed_before:])),
             round(time.monotonic() - started, 3), error,
         )
         s.end(stop, error, answer)
