@@ -110,16 +110,16 @@ class Agent:
                 for r in response.repairs:
                     yield Notice("info", f"repaired the model's output: {r.detail}", r.kind)
                 s.add(Message.assistant(response))
-                learned = s.note_dialects(response.tool_calls)
+                learned = s.adapt.note_dialects(s, response.tool_calls)
                 if learned:
                     yield Notice("info", learned, "learned")
-                switched = s.note_emulation(response)
+                switched = s.adapt.note_emulation(s, response)
                 if switched:
                     invalid_turns = 0  # the new style gets its own retries
                     yield Notice("warning", switched, "fallback")
 
                 if not response.tool_calls:
-                    if s.unread_call and invalid_turns < s.profile.limits.validation_retries:
+                    if s.adapt.unread_call and invalid_turns < s.profile.limits.validation_retries:
                         invalid_turns += 1
                         s.add(Message.user(UNREAD_CALL_PROMPT))
                         continue
@@ -198,7 +198,7 @@ class Agent:
                 response = task.result()
             except ProviderError as exc:
                 if exc.code is ProviderErrorCode.TOOLS_UNSUPPORTED and s.plan.native_tools and attempt == 1:
-                    note = s.fall_back_to_emulation(exc.message)
+                    note = s.adapt.fall_back_to_emulation(s, exc.message)
                     yield Notice("warning", note, "fallback")
                     continue
                 raise

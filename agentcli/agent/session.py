@@ -10,12 +10,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agentcli.agent.adapt import Adaptation
 from agentcli.agent.approval import Decision
 from agentcli.agent.prompts import system_prompt
 from agentcli.agent.repeat import RepeatGuard
 from agentcli.agent.store import Transcript
 from agentcli.core.events import Checkpoint
-from agentcli.core.types import Message, ParsedResponse, Role, Tier, Tool, ToolCall, ToolResult, Usage
+from agentcli.core.types import Message, Role, Tier, Tool, ToolCall, ToolResult, Usage
 
 TOOL_BUDGET_SHARE = 0.15  # of the context window, for tool definitions
 TOOL_BUDGET_MIN = 600  # tokens: below this even a tiny model gets the short forms
@@ -48,9 +49,7 @@ class Session:
     submitted: str | None = None
     learned: Any = None  # agentcli.models LearnedStore
     pending_close: list[Any] = field(default_factory=list)  # providers replaced by /model
-    text_call_turns: int = 0
-    emulation_failures: int = 0  # emulated turns in a row whose call attempt could not be used
-    unread_call: bool = False  # the last emulated reply held call markup but no call was read
+    adapt: Adaptation = field(default_factory=Adaptation)  # what this session learns about the model
     repair: bool = True  # the parser's repair layer; `agent eval` turns it off to measure its gain
 
     # -- history ---------------------------------------------------------------------
@@ -163,57 +162,6 @@ class Session:
         return result
 
     # -- model and wire plan ----------------------------------------------------------
-    def fall_back_to_emulation(self, reason: str) -> str:
-        """The server rejected native tools: emulate them from now on, and remember."""
-        if self.learned is not None:
-            self.learned.record(self.profile.model, self.provider.url, "native_tools", False, reason[:200])
-        self.renegotiate(extra_learned={"native_tools": False})
-        return (
-            f"{self.profile.model} at {self.provider.url} rejected native tools; "
-            f"switched to prompt emulation ({self.plan.dialect}) and remembered it"
-        )
-
-    def note_dialects(self, calls: list[ToolCall]) -> str | None:
-        """A native-tools model that writes its calls as text: after it happens twice,
-        learn its dialect for this endpoint so that parser is tried first."""
-        text = [c.dialect for c in calls if c.dialect and not c.dialect.startswith("native")]
-        if not self.plan.native_tools or not text:
-            return None
-        self.text_call_turns += 1
-        if self.text_call_turns != 2 or self.learned is None:
-            return None
-        self.learned.record(self.profile.model, self.provider.url, "text_dialect", text[0],
-                            "the model wrote native-tool calls as text")
-        self.renegotiate()
-        return f"{self.profile.model} writes its tool calls as {text[0]} text; parsing that first from now on"
-
-    def note_emulation(self, response: ParsedResponse) -> str | None:
-        """Emulation ladder: when the prompted style fails two turns in a row (call markup nobody
-        could read, or only broken calls), prompt the next style, remember it, and say so."""
-        from agentcli.wire.negotiator import next_emulation_style, style_is_pinned
-        from agentcli.wire.pipeline import failed_call_attempt
-
-        self.unread_call = False
-        if self.plan.native_tools or not self.plan.dialect:
-            return None
-        if not failed_call_attempt(response):
-            self.emulation_failures = 0
-            return None
-        self.unread_call = not response.tool_calls
-        self.emulation_failures += 1
-        if self.emulation_failures < 2 or style_is_pinned(self.profile.tools):
-            return None
-        old, new = self.plan.dialect, next_emulation_style(self.plan.dialect)
-        if new is None:
-            return None
-        self.emulation_failures = 0
-        why = f"{old} tool calls failed twice in a row"
-        if self.learned is not None:
-            self.learned.record(self.profile.model, self.provider.url, "emulation_style", new, why)
-        self.renegotiate(extra_learned={"emulation_style": new, "native_tools": False})
-        kept = " and remembered it" if self.learned is not None else ""
-        return f"{self.profile.model}: {why}; prompting {self.plan.dialect} tool calls from now on{kept}"
-
     def learned_facts(self) -> dict[str, Any]:
         if self.learned is None:
             return {}
