@@ -81,7 +81,8 @@ def open_session(
         raise ConfigError(str(exc), file=str(profile.source or ""), profile=profile.name, key="tools") from None
     registry = default_registry()
     ctx = ToolContext(
-        workspace=Workspace(ws), bash=profile.bash, max_output_bytes=profile.limits.max_tool_output_bytes
+        workspace=Workspace(ws), bash=profile.bash, max_output_bytes=profile.limits.max_tool_output_bytes,
+        result_mode=profile.tools.result_mode,
     )
     sid = session_id or new_session_id()
     transcript = Transcript(sessions_dir() / f"{sid}.jsonl") if record else None

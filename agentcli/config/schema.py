@@ -36,6 +36,9 @@ class ToolsConfig(_Strict):
     deny: list[str] = Field(default_factory=list)
     strict: bool | None = None  # OpenAI strict mode; None = where the schema allows it
     parallel: bool = True
+    # How much tool results say (seed 000 §11): concise saves context; detailed adds line
+    # numbers, sizes, exit codes and what was cut.
+    result_mode: Literal["concise", "detailed"] = "concise"
 
     @field_validator("max_tier", mode="before")
     @classmethod

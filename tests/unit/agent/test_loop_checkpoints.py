@@ -97,3 +97,12 @@ def test_tool_definitions_fit_a_small_context_window(tmp_path):
     cost = sum(len(t.description) + len(str(t.parameters)) for t in small)
     assert cost < sum(len(t.description) + len(str(t.parameters)) for t in full)
     assert small[0].name in ("edit_file", "write_file")  # most relevant to the goal first
+
+
+def test_result_mode_comes_from_the_profile(tmp_path):
+    prof = tmp_path / "d.toml"
+    prof.write_text('[profiles.d]\nprovider = "ollama"\nmodel = "qwen2.5:7b"\n[profiles.d.tools]\nresult_mode = "detailed"\n')
+    ws = tmp_path / "ws2"
+    ws.mkdir()
+    s = open_session(load_profile(str(prof)).profile, ws, provider=ScriptedProvider.from_turns([], api="ollama"))
+    assert s.tool_ctx.result_mode == "detailed"
