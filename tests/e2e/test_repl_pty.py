@@ -138,3 +138,31 @@ def test_ctrl_c_cancels_the_turn_not_the_session(tmp_path):
             child.expect(pexpect.EOF)
         finally:
             child.close(force=True)
+
+
+def test_run_interactive_continues_in_chat_with_the_same_conversation(tmp_path):
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    with OllamaServer() as ol, AnthropicServer() as an:
+        ol.queue(ollama_body("first answer"))
+        ol.queue(ollama_body("follow-up answer"))
+        _profiles(tmp_path, ol.url, an.url)
+        child = pexpect.spawn(
+            sys.executable, ["-m", "agentcli", "run", "first question", "-i", "--profile", "local",
+                             "--workspace", str(ws)],
+            env=_env(tmp_path), encoding="utf-8", timeout=20, dimensions=(40, 120),
+        )
+        child.delaybeforesend = 0.5
+        try:
+            child.expect("first answer")
+            child.expect("qwen2.5:7b>")
+            child.sendline("second question")
+            child.expect("follow-up answer")
+            child.expect("qwen2.5:7b>")
+            child.sendeof()
+            child.expect(pexpect.EOF)
+        finally:
+            child.close(force=True)
+        second = ol.chat_requests()[1].body["messages"]
+        assert [m["content"] for m in second if m["role"] in ("user", "assistant")] == [
+            "first question", "first answer", "second question"]

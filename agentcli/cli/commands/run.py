@@ -100,8 +100,11 @@ def execute(
         return 130
     code = EXIT_CODES.get(done.stop, 1) if done else 1
     if interactive and sys.stdin.isatty():
+        from agentcli.providers import create
         from agentcli.ui.repl import run_repl
 
+        # The run's event loop is gone and its HTTP client closed with it: the chat gets a fresh one.
+        session.provider = create(session.profile)
         return run_repl(session, approver)
     if session.transcript:
         session.transcript.close()
