@@ -11,10 +11,12 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import re
 from typing import Any
 
 from agentcli.core.types import ParsedResponse, Repair, ToolCall
 from agentcli.wire import dialects, repair
+from agentcli.wire.dialects._base import MAX_CALLS
 from agentcli.wire.types import Candidate, NativeParse, ParseContext
 
 THINK_OPEN = "<think>"
@@ -69,53 +71,141 @@ def _chain(prefer: tuple[str, ...], parsers: tuple[str, ...]) -> tuple[str, ...]
     return tuple(n for n in dict.fromkeys((*prefer, *parsers)) if n in dialects.DIALECTS)
 
 
-# name -> (dialect, markers, name-strict); filled on first use, like the dialect table's own cache.
-_PREPARED: dict[str, tuple[dialects.Dialect, tuple[str, ...], bool]] = {}
+# Marker occurrences per call a dialect is first given room for: most write one or two (a call
+# token, a section token); one that writes more gets a wider look (see _parse_within).
+_MARKS_PER_CALL = 4
+
+_Prepared = tuple[dialects.Dialect, tuple[str, ...], bool, "re.Pattern[str] | None"]
+# name -> (dialect, markers, name-strict, marker pattern); filled on first use, like the dialect table's own cache.
+_PREPARED: dict[str, _Prepared] = {}
 
 
-def _prepared(name: str) -> tuple[dialects.Dialect, tuple[str, ...], bool] | None:
+def _prepared(name: str) -> _Prepared | None:
     got = _PREPARED.get(name)
     if got is None or name not in dialects.DIALECTS:
         try:
             d = dialects.get(name)
         except (KeyError, ImportError, AttributeError):
             return None
-        got = _PREPARED[name] = (d, tuple(d.markers), name in _STRICT_NAMES or bool(getattr(d, "name_strict", False)))
+        markers = tuple(m for m in d.markers if m)
+        rx = re.compile("|".join(re.escape(m) for m in sorted(markers, key=len, reverse=True))) if markers else None
+        strict = name in _STRICT_NAMES or bool(getattr(d, "name_strict", False))
+        got = _PREPARED[name] = (d, markers, strict, rx)
     return got
+
+
+def _reach(text: str, markers: tuple[str, ...], rx: re.Pattern[str] | None, limit: int) -> int:
+    """Where the marker occurrence past the first `limit` starts (the end of the text when there are
+    no more than that many)."""
+    if rx is None or len(text) <= limit * min(len(m) for m in markers):
+        return len(text)
+    total = 0
+    for m in markers:
+        total += text.count(m)
+        if total > limit:
+            break
+    else:
+        return len(text)
+    for k, m in enumerate(rx.finditer(text)):
+        if k == limit:
+            return m.start()
+    return len(text)
 
 
 def run_dialects(text: str, names: list[str], ctx: ParseContext | None = None) -> tuple[list[Candidate], str]:
     """Each dialect on the text the previous ones left; a dialect that raises is skipped (degrade to text).
 
     With offered tools, calls from name-strict dialects (JSON in prose) whose name resolves to no
-    tool are not calls: their text stays in place.
+    tool are not calls: their text stays in place. At most MAX_CALLS calls are read.
     """
+    found, rest, _ = _run_dialects(text, names, ctx, MAX_CALLS)
+    return found, rest
+
+
+def _run_dialects(text: str, names: list[str], ctx: ParseContext | None, limit: int) -> tuple[list[Candidate], str, bool]:
+    """run_dialects reading at most `limit` calls; the flag says calls past the limit were left out."""
     found: list[Candidate] = []
+    capped = False
     for name in names:
+        budget = limit - len(found)
+        if budget <= 0:
+            break  # a flood of calls: what is left stays text
         prep = _prepared(name)
         if prep is None:
             continue
-        d, markers, strict = prep
+        d, markers, strict, rx = prep
         if markers:
             for m in markers:
                 if m in text:
                     break
             else:
                 continue  # none of its markers: the dialect cannot match
-        try:
-            cands, rest = d.parse(text)
-        except Exception:  # noqa: BLE001 - a parser bug must not lose the turn
+        got = _parse_within(d, text, markers, rx, budget)
+        if got is None:
             continue
+        cands, rest, head, tail = got
         if cands and ctx is not None and ctx.tools and strict and name != ctx.prompted:
             kept = [c for c in cands if repair.resolve_name(c.name, ctx.tools, repair=ctx.repair)[0] is not None]
             if len(kept) < len(cands):
-                rest = text
-                for raw in dict.fromkeys(c.raw for c in kept):
-                    rest = rest.replace(raw, "", 1)
+                rest = _without(head, kept) + tail
                 cands = kept
+        if len(cands) > budget:
+            cands, capped = cands[:budget], True
         found.extend(cands)
         text = rest  # a dialect may also drop its own no-op directives (a lone token, "directly answer")
-    return found, text
+    return found, text, capped
+
+
+def _parse_within(
+    d: dialects.Dialect, text: str, markers: tuple[str, ...], rx: re.Pattern[str] | None, budget: int
+) -> tuple[list[Candidate], str, str, str] | None:
+    """(candidates, rest, text read, text left unread) of one dialect; None when it raised.
+
+    Text holding more markers than `budget` calls can use is read up to there first. When that part
+    holds more calls than the budget, it is a flood; when it holds none, those markers were not calls
+    and neither are the ones after them: either way the rest stays text unread, which bounds the
+    work per call and per stray marker. A dialect writing more markers per call than guessed gets one
+    wider look; otherwise the whole text is read.
+    """
+    limit = budget * _MARKS_PER_CALL
+    reach = _reach(text, markers, rx, limit)
+    for wider in (False, True):
+        if reach >= len(text):
+            break
+        try:
+            cands, rest = d.parse(text[:reach])
+        except Exception:  # noqa: BLE001 - a parser bug must not lose the turn
+            return None
+        if len(cands) > budget or not cands:
+            return cands, rest + text[reach:], text[:reach], text[reach:]
+        if wider:
+            break
+        # It wrote limit / len(cands) markers per call: enough of them for the budget, and a margin.
+        reach = _reach(text, markers, rx, limit * (budget + 1) * 5 // (4 * len(cands)) + 1)
+    try:
+        cands, rest = d.parse(text)
+    except Exception:  # noqa: BLE001
+        return None
+    return cands, rest, text, ""
+
+
+def _without(text: str, cands: list[Candidate]) -> str:
+    """`text` without the raw text of `cands`, found in order: one pass, where removing each raw with
+    str.replace would copy the whole text once per call. Calls read from one block share its raw."""
+    out: list[str] = []
+    pos = 0
+    prev = None
+    for c in cands:
+        if c.raw is prev or not c.raw:
+            continue
+        at = text.find(c.raw, pos)
+        if at < 0:
+            continue
+        out.append(text[pos:at])
+        pos = at + len(c.raw)
+        prev = c.raw
+    out.append(text[pos:])
+    return "".join(out)
 
 
 def _stable_id(index: int, cand: Candidate) -> str:
@@ -130,8 +220,11 @@ def _canon(args: Any) -> str:
         return repr(args)
 
 
-def build_call(index: int, cand: Candidate, ctx: ParseContext) -> tuple[ToolCall, list[Repair]]:
-    """One candidate -> ToolCall: resolve the name, decode and coerce the arguments, record repairs."""
+def build_call(
+    index: int, cand: Candidate, ctx: ParseContext, budget: repair.RepairBudget | None = None
+) -> tuple[ToolCall, list[Repair]]:
+    """One candidate -> ToolCall: resolve the name, decode and coerce the arguments, record repairs.
+    `budget` is the reply's JSON repair allowance, shared by its calls."""
     call_id = cand.id or _stable_id(index, cand)
     repairs: list[Repair] = []
     name = cand.name.strip()
@@ -156,7 +249,7 @@ def build_call(index: int, cand: Candidate, ctx: ParseContext) -> tuple[ToolCall
             return call, repairs
         repairs.extend(Repair(kind, detail, call_id) for kind, detail in cand.fixes)
     try:
-        args, fixes = repair.decode_arguments(cand.arguments, repair=ctx.repair, schema=schema)
+        args, fixes = repair.decode_arguments(cand.arguments, repair=ctx.repair, schema=schema, budget=budget)
     except repair.ArgumentError as exc:
         call.error = str(exc)
         return call, repairs
@@ -175,19 +268,23 @@ def finalize(native: NativeParse, ctx: ParseContext, parsers: tuple[str, ...]) -
     text, thought = split_thinking(native.text or "")
     thinking = "\n\n".join(t for t in ((native.thinking or "").strip(), thought) if t)
 
-    found, rest = run_dialects(text, chain(ctx, parsers), ctx)
+    native_cands = native.candidates[:MAX_CALLS]
+    found, rest, capped = _run_dialects(text, chain(ctx, parsers), ctx, MAX_CALLS - len(native_cands))
 
     calls: list[ToolCall] = []
     repairs: list[Repair] = []
+    if capped or len(native.candidates) > MAX_CALLS:
+        repairs.append(Repair("too_many_calls", f"the reply held more than {MAX_CALLS} tool calls; only the first {MAX_CALLS} were read"))
+    budget = repair.RepairBudget()
     seen: set[tuple[str, str]] = set()
-    for cand in native.candidates:
-        call, fixes = build_call(len(calls), cand, ctx)
+    for cand in native_cands:
+        call, fixes = build_call(len(calls), cand, ctx, budget)
         calls.append(call)
         repairs.extend(fixes)
         seen.add((call.name, _canon(call.arguments)))
 
     for cand in found:
-        call, fixes = build_call(len(calls), cand, ctx)
+        call, fixes = build_call(len(calls), cand, ctx, budget)
         if seen and not call.error and (call.name, _canon(call.arguments)) in seen:
             continue  # the same call reported natively and echoed in the text
         calls.append(call)

@@ -16,26 +16,70 @@ Fix = tuple[str, str]  # (repair kind, detail)
 
 _WRAPPER_KEYS = ("arguments", "parameters", "args", "input")
 
+# json_repair costs a few microseconds per character (string contents included): one call's
+# arguments go to it only up to MAX_REPAIR_CHARS, and one reply's calls up to REPAIR_CHARS in all.
+# Arguments longer than CHEAP_FIRST try the linear fixes below first (the usual slips in a big
+# argument: raw newlines in strings, trailing commas), so a megabyte of broken JSON costs milliseconds.
+MAX_REPAIR_CHARS = 8_192
+REPAIR_CHARS = 8_192
+CHEAP_FIRST = 4_096
+# A string (one that never closes runs to the end) or a comma just before a closing bracket.
+_STRING_OR_TRAILING_COMMA = re.compile(r'"(?:[^"\\]++|\\.?)*+"?|,(?=\s*[}\]])')
+
+
+class RepairBudget:
+    """The JSON repair one reply may still spend, in characters handed to json_repair."""
+
+    __slots__ = ("left",)
+
+    def __init__(self, chars: int = REPAIR_CHARS) -> None:
+        self.left = chars
+
+    def take(self, s: str) -> bool:
+        """Spend len(s); False (nothing spent) when `s` is over either limit."""
+        if len(s) > MAX_REPAIR_CHARS or len(s) > self.left:
+            return False
+        self.left -= len(s)
+        return True
+
+
+def cheap_repair(s: str) -> Any:
+    """The fixes that cost one linear pass, tried first on long arguments: raw control characters
+    inside strings, and trailing commas. None when the text is still not JSON."""
+    for candidate in (s, _STRING_OR_TRAILING_COMMA.sub(lambda m: "" if m.group() == "," else m.group(), s)):
+        try:
+            return json.loads(candidate, strict=False)
+        except ValueError:
+            continue
+        except RecursionError:
+            return None
+    return None
+
 
 class ArgumentError(ValueError):
     """The arguments could not be turned into an object (with repairs disabled or impossible)."""
 
 
-def decode_arguments(raw: Any, *, repair: bool = True, schema: dict[str, Any] | None = None) -> tuple[dict[str, Any], list[Fix]]:
-    """Arguments as a dict. Raises ArgumentError when they cannot be recovered."""
+def decode_arguments(
+    raw: Any, *, repair: bool = True, schema: dict[str, Any] | None = None, budget: RepairBudget | None = None
+) -> tuple[dict[str, Any], list[Fix]]:
+    """Arguments as a dict. Raises ArgumentError when they cannot be recovered (or would cost more
+    JSON repair than `budget`, the reply's, has left; a fresh budget when None)."""
     fixes: list[Fix] = []
     value = raw
     if value is None:
         return {}, fixes
+    if budget is None:
+        budget = RepairBudget()
     if isinstance(value, str):
-        value = _decode_string(value, repair, fixes)
+        value = _decode_string(value, repair, fixes, budget)
     # A JSON string holding JSON (double encoding): decode once more.
     if isinstance(value, str):
         inner = value.strip()
         if inner[:1] in ("{", "[") or inner == "":
             if not repair:
                 raise ArgumentError("arguments are a JSON-encoded string (double-encoded)")
-            value = _decode_string(inner, True, fixes) if inner else {}
+            value = _decode_string(inner, True, fixes, budget) if inner else {}
             fixes.append(("double_encoded", "arguments were a JSON string holding JSON; decoded twice"))
     if not isinstance(value, dict):
         raise ArgumentError(f"arguments must be a JSON object, got {type(value).__name__}")
@@ -44,7 +88,7 @@ def decode_arguments(raw: Any, *, repair: bool = True, schema: dict[str, Any] | 
     return value, fixes
 
 
-def _decode_string(text: str, repair: bool, fixes: list[Fix]) -> Any:
+def _decode_string(text: str, repair: bool, fixes: list[Fix], budget: RepairBudget) -> Any:
     s = text.strip()
     if not s:
         return {}
@@ -58,6 +102,12 @@ def _decode_string(text: str, repair: bool, fixes: list[Fix]) -> Any:
         value, end = json.JSONDecoder().raw_decode(s)
         fixes.append(("trailing_text", f"ignored {len(s) - end} characters after the arguments object"))
         return value
+    cheap = cheap_repair(s) if len(s) > CHEAP_FIRST else None
+    if isinstance(cheap, (dict, list)):
+        fixes.append(("json_repair", f"repaired malformed JSON arguments ({err.args[0] if err.args else err})"))
+        return cheap
+    if not budget.take(s):
+        raise ArgumentError(f"arguments are not valid JSON and too large to repair ({len(s)} characters): {err}")
     import json_repair  # lazy: only malformed output pays for it
 
     try:

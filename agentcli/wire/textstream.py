@@ -11,6 +11,7 @@ import re
 
 from agentcli.core.events import StreamEvent, StreamKind
 from agentcli.wire import dialects
+from agentcli.wire.dialects._base import MAX_CALLS
 from agentcli.wire.pipeline import THINK_CLOSE, THINK_OPEN, run_dialects
 
 _NAME_RX = re.compile(
@@ -25,6 +26,7 @@ _IN_STRING = re.compile(r'["\\]')
 _TAG_CHARS = re.compile(r"<[\w.\-:/|｜]{0,40}$")
 _LEAD = re.compile(r"[A-Za-z_][\w.\-]{0,63}")
 _LOOKBACK = 256
+_PIECE = 512  # the largest delta handled in one step; longer ones are split
 # The current line's text already shown, kept while it is this short: a call id may stand before a
 # marker on its line (Kimi `NAME:0<|tool_call_argument_begin|>`) and the final parse reads it.
 _LINE_KEEP = 160
@@ -35,17 +37,17 @@ _FENCE_LINE = re.compile(r"[ \t]{0,3}(?:`{3,}|~{3,})[ \t]*")  # name patterns ar
 class _Brackets:
     """Incremental bracket balance over JSON-ish text; strings are skipped with escapes honoured."""
 
-    __slots__ = ("depth", "in_str", "esc", "pos")
+    __slots__ = ("depth", "in_str", "esc")
 
     def __init__(self) -> None:
         self.depth = 0
         self.in_str = False
         self.esc = False
-        self.pos = 0
 
     def feed(self, s: str) -> int | None:
-        """Scan s from where the last call stopped; index just past the balancing bracket, or None."""
-        i, n = self.pos, len(s)
+        """Scan the next piece `s` of the text (state carries over from the previous pieces); index in
+        `s` just past the balancing bracket, or None."""
+        i, n = 0, len(s)
         while i < n:
             if self.in_str:
                 if self.esc:
@@ -75,9 +77,7 @@ class _Brackets:
             else:
                 self.depth -= 1
                 if self.depth <= 0:
-                    self.pos = i
                     return i
-        self.pos = i
         return None
 
 
@@ -118,6 +118,16 @@ class TextStream:
     # --- public ----------------------------------------------------------------------------
 
     def feed(self, delta: str) -> list[StreamEvent]:
+        if len(delta) > _PIECE:
+            # Each region and hold point works on what is buffered, so one huge delta is read as
+            # many small ones (the result does not depend on the chunking): linear, not quadratic.
+            events: list[StreamEvent] = []
+            for i in range(0, len(delta), _PIECE):
+                events += self._feed(delta[i:i + _PIECE])
+            return events
+        return self._feed(delta)
+
+    def _feed(self, delta: str) -> list[StreamEvent]:
         if not delta:
             return []
         if self._mode in _REGIONS:
@@ -250,7 +260,10 @@ class TextStream:
         whole = "".join(self._parts)
         region, rest = whole[:end], whole[end:]
         cands = []
-        for d in self._markerless:
+        # Every markerless form needs a brace (JSON) or a parenthesis (pythonic); past the call budget
+        # the final parse leaves calls as text, so they are shown as text here too.
+        readable = self._announced < MAX_CALLS and ("{" in region or "(" in region)
+        for d in self._markerless if readable else ():
             try:
                 cands, _ = d.parse(region)
             except Exception:  # noqa: BLE001
@@ -265,8 +278,8 @@ class TextStream:
             self._emit(events, StreamKind.TEXT, len(region))
         self._prev = region[-1] if region else self._prev
         self._enter_text()
-        self._buf = rest
-        events += self._process(final=False)
+        self._buf = rest  # the caller's _process loop goes on with it (no recursion: a run of
+        # thousands of fences in one delta would otherwise nest one call per region)
 
     def _fence_feed(self, new: str, base: int) -> int | None:
         """Offset just past the closing fence line, or None; only whole short lines are examined."""
@@ -311,7 +324,7 @@ class TextStream:
                 if buf[end] == "\n" and buf[end + 1] == "{":
                     self._started = True
                     self._enter_region(events, "brace", 0, scan_from=end + 1)
-                    return False
+                    return self._mode not in _REGIONS  # closed already: go on with the rest
             self._started = True
         while True:
             m = self._trigger.search(buf, pos)
@@ -331,14 +344,14 @@ class TextStream:
                     continue
                 self._emit(events, StreamKind.TEXT, p)
                 self._enter_region(events, "fence", 0)
-                return False
+                return self._mode not in _REGIONS
             if tok in ("{", "["):
                 self._emit(events, StreamKind.TEXT, p)
                 self._enter_region(events, "brace", 0)
-                return False
+                return self._mode not in _REGIONS
             self._emit(events, StreamKind.TEXT, _tag_start(buf, p))
             self._enter_region(events, "held", 0)
-            return False
+            return self._mode not in _REGIONS
 
     def _unsafe_tail(self, buf: str) -> int:
         """Length of the end of buf that may still grow into a marker or a tag."""

@@ -8,6 +8,11 @@ if TYPE_CHECKING:
     from agentcli.core.types import Tool, ToolCall, ToolResult
     from agentcli.wire.types import Candidate
 
+# The most calls read from one reply. A flood beyond it is not a turn to act on: the pipeline keeps
+# the first MAX_CALLS and leaves the rest as text, and a dialect may stop scanning once it has
+# found more than this many, which keeps a megabyte of calls cheap to parse.
+MAX_CALLS = 256
+
 
 class Dialect:
     """One way of writing tool calls into text.

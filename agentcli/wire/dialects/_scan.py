@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from collections.abc import Callable, Iterator
+from itertools import islice
 from typing import Any
 
+from agentcli.wire.dialects._callscan import decode_at
 from agentcli.wire.types import Candidate
 
-_DECODER = json.JSONDecoder()
 _WS = " \t\r\n"
 
 ParseResult = tuple[list[Candidate], str]
@@ -43,14 +45,11 @@ def skip_ws(text: str, pos: int, end: int | None = None) -> int:
 
 
 _VALUE_START = '{["-0123456789tfn'
-# Windows tried in turn: a failed decode costs O(position) in the stdlib (it counts lines
-# for the error message), so junk is rejected inside a small slice before the whole text
-# is ever handed over. A larger window is tried only when the smaller one ran out.
-_WINDOWS = (256, 65536)
 
 
 def decode_json_at(text: str, pos: int) -> tuple[Any, int] | None:
-    """Decode one JSON value starting at `pos` (leading whitespace allowed); (value, end) or None."""
+    """Decode one JSON value starting at `pos` (leading whitespace allowed); (value, end) or None.
+    Windowed like _callscan.decode_at, so a miss far into a long text costs no more than a hit."""
     pos = skip_ws(text, pos)
     if pos >= len(text) or text[pos] not in _VALUE_START:
         return None
@@ -62,22 +61,30 @@ def decode_json_at(text: str, pos: int) -> tuple[Any, int] | None:
                 return None
             if ch in "tfn" and not text.startswith(("true", "false", "null"), nxt):
                 return None
-    for size in _WINDOWS:
-        if len(text) - pos <= size:
-            break
-        try:
-            value, end = _DECODER.raw_decode(text[pos : pos + size])
-            if isinstance(value, (dict, list)) or end < size:
-                return value, pos + end  # a scalar touching the window edge may be cut
-        except json.JSONDecodeError as exc:
-            if exc.pos < size - 64:
-                return None  # failed well inside the window: not JSON, however long the text
-        except (ValueError, RecursionError):
-            return None
-    try:
-        return _DECODER.raw_decode(text, pos)
-    except (ValueError, RecursionError):
-        return None
+    return decode_at(text, pos)
+
+
+# Python source tokens, roughly: a string literal, a word, or one punctuation character. A string
+# that never closes runs to the end of its line, so every match succeeds: one pass, no backtracking.
+_PY_TOKEN = re.compile(
+    r"""(?:"(?:[^"\\\n]++|\\.?)*+(?:"|(?=\n)|\Z)|'(?:[^'\\\n]++|\\.?)*+(?:'|(?=\n)|\Z))|\w++|[^\w\s]""", re.S
+)
+
+
+class AstBudget:
+    """The Python tokens one parse may still hand to `ast.parse`. It costs about a microsecond per
+    token while string contents are nearly free, so a megabyte of dense junk is refused, not parsed."""
+
+    __slots__ = ("left",)
+
+    def __init__(self, tokens: int) -> None:
+        self.left = tokens
+
+    def take(self, src: str) -> bool:
+        """Spend `src`'s tokens (counted no further than what is left); False once over budget."""
+        count = sum(1 for _ in islice(_PY_TOKEN.finditer(src), self.left + 1))
+        self.left -= count
+        return self.left >= 0
 
 
 class _Invalid:
@@ -194,11 +201,12 @@ def tag_params(
     params: list[tuple[str, str, str]] = []
     pos = 0
     n = len(body)
+    cache: dict[str, int] = {}
     while pos < n:
         start = body.find(open_prefix, pos)
         plen = len(open_prefix)
         if alt_open_prefix:
-            alt = body.find(alt_open_prefix, pos)
+            alt = find_cached(body, alt_open_prefix, pos, cache)
             if alt != -1 and (start == -1 or alt < start):
                 start, plen = alt, len(alt_open_prefix)
         if start == -1:
@@ -219,7 +227,7 @@ def tag_params(
         close = body.find(close_tag, val_start)
         clen = len(close_tag)
         if alt_close_tag:
-            alt = body.find(alt_close_tag, val_start)
+            alt = find_cached(body, alt_close_tag, val_start, cache)
             if alt != -1 and (close == -1 or alt < close):
                 close, clen = alt, len(alt_close_tag)
         if close == -1:
@@ -273,6 +281,16 @@ def iter_blocks(text: str, begin: str, end: str, start: int = 0, stop: int | Non
             cut = stop if nb == -1 else nb
             yield Block(b, body_start, cut, cut, False)
             b = nb
+
+
+def find_cached(text: str, needle: str, pos: int, cache: dict[str, int]) -> int:
+    """text.find(needle, pos) for a scan whose `pos` never goes back: a hit still ahead, or a miss,
+    is remembered in `cache` (one per text), so a needle that never comes costs one pass, not one per call."""
+    at = cache.get(needle, -2)
+    if at != -1 and at < pos:
+        at = text.find(needle, pos)
+        cache[needle] = at
+    return at
 
 
 def find_first(text: str, needles: tuple[str, ...], pos: int, cache: dict[str, int]) -> tuple[int, str]:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from agentcli.wire.dialects import _prompt
 from agentcli.wire.dialects._base import Dialect
+from agentcli.wire.dialects._scan import find_cached
 from agentcli.wire.types import Candidate
 
 if TYPE_CHECKING:
@@ -37,6 +38,7 @@ class ClaudeXmlDialect(Dialect):
         out: list[Candidate] = []
         spans: list[tuple[int, int]] = []
         pos = 0
+        closes: dict[str, int] = {}  # closing tag -> where it next occurs: unclosed invokes stay linear
         while True:
             m = _OPEN_INVOKE.search(text, pos)
             if not m:
@@ -44,7 +46,7 @@ class ClaudeXmlDialect(Dialect):
             ns, name = m.group(1), m.group(2).strip()
             close_tag = f"</{ns}{_INVOKE}>"
             body_start = m.end()
-            end = text.find(close_tag, body_start)
+            end = find_cached(text, close_tag, body_start, closes)
             nxt = _OPEN_INVOKE.search(text, body_start)
             closed = end >= 0 and (nxt is None or end < nxt.start())
             if closed:
@@ -73,12 +75,13 @@ class ClaudeXmlDialect(Dialect):
         args: dict[str, Any] = {}
         pos = 0
         complete = True
+        closes: dict[str, int] = {}
         while True:
             m = opener.search(body, pos)
             if not m:
                 break
             vstart = m.end()
-            end = body.find(closer, vstart)
+            end = find_cached(body, closer, vstart, closes)
             nxt = opener.search(body, vstart)
             if end >= 0 and (nxt is None or end < nxt.start()):
                 args[m.group(1)] = body[vstart:end]

@@ -42,12 +42,15 @@ class _CommandR(Dialect):
     def parse(self, text: str) -> ParseResult:
         cands, spans = prefixed_json_calls(text, (ACTION_BEGIN,), self.name, closers=(ACTION_END,), **_KEYS)
         more, more_spans = self._action_word(text)
-        cands += more
+        if more and cands:  # both forms: back in text order (each list already is)
+            placed = sorted(_placed(text, cands) + _placed(text, more), key=lambda pc: pc[0])
+            cands = [c for _, c in placed]
+        else:
+            cands = cands or more
         spans += more_spans
         cands = [c for c in cands if c.name not in _NO_TOOL]
         if not cands:
             return [], text
-        cands.sort(key=lambda c: text.find(c.raw))
         return cands, remove_spans(text, spans)
 
     def _action_word(self, text: str) -> tuple[list[Candidate], list[tuple[int, int]]]:
@@ -60,7 +63,7 @@ class _CommandR(Dialect):
             j = skip_ws(text, pos)
             fenced = text.startswith("```", j)
             if fenced:
-                nl = text.find("\n", j)
+                nl = text.find("\n", j, j + 256)  # the fence's info line is short: never a scan to the end
                 if nl == -1 or text[j + 3 : nl].strip() not in ("", "json", "JSON"):
                     continue
                 j = nl + 1
@@ -82,6 +85,19 @@ class _CommandR(Dialect):
             spans.append((at, end))
             pos = end
         return cands, spans
+
+
+def _placed(text: str, cands: list[Candidate]) -> list[tuple[int, Candidate]]:
+    """(position of its raw text, candidate) for candidates found in text order: one forward pass."""
+    out: list[tuple[int, Candidate]] = []
+    pos = 0
+    for c in cands:
+        at = text.find(c.raw, pos)
+        if at == -1:
+            at = pos
+        out.append((at, c))
+        pos = at
+    return out
 
 
 COMMAND_R = _CommandR()

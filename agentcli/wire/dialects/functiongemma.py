@@ -7,6 +7,7 @@ Leaf values are returned as text (text_values) for the pipeline to decode.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from agentcli.wire.dialects._base import Dialect
@@ -16,6 +17,8 @@ from agentcli.wire.types import Candidate
 BEGIN, END = "<start_function_call>", "<end_function_call>"
 ESC = "<escape>"
 _MAX_DEPTH = 32
+_WS = re.compile(r"[ \t\r\n]*")
+_VALUE_END = re.compile(r"[,}\]]")  # a bare value runs to the next separator (regex: no per-character loop)
 
 
 class _Reader:
@@ -26,8 +29,7 @@ class _Reader:
         self.i = 0
 
     def ws(self) -> None:
-        while self.i < len(self.s) and self.s[self.i] in " \t\r\n":
-            self.i += 1
+        self.i = _WS.match(self.s, self.i).end()
 
     def obj(self, depth: int = 0) -> dict[str, Any]:
         if depth > _MAX_DEPTH or not self.s.startswith("{", self.i):
@@ -90,9 +92,8 @@ class _Reader:
             return self.obj(depth + 1)
         if self.s.startswith("[", self.i):
             return self.arr(depth + 1)
-        j = self.i
-        while j < len(self.s) and self.s[j] not in ",}]":
-            j += 1
+        m = _VALUE_END.search(self.s, self.i)
+        j = m.start() if m else len(self.s)
         val = self.s[self.i : j].strip()
         if not val:
             raise ValueError("empty value")

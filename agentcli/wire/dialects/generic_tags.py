@@ -29,9 +29,12 @@ class TaggedJsonDialect(Dialect):
         kept: list[str] = []
         pos = 0
         olen, clen = len(open_tag), len(close_tag)
+        close_at = -2  # the next closing tag, found once and reused until passed (-1: none left)
         while start >= 0:
             body_start = start + olen
-            end = text.find(close_tag, body_start)
+            if close_at != -1 and close_at < body_start:
+                close_at = text.find(close_tag, body_start)
+            end = close_at
             # An unclosed tag ends at the next opening tag or at the end of the text.
             nxt = text.find(open_tag, body_start)
             closed = end >= 0 and (nxt < 0 or end < nxt)

@@ -67,6 +67,8 @@ class _Harmony(Dialect):
 
     @total
     def parse(self, text: str) -> ParseResult:
+        if "to=" not in text:
+            return [], text  # every call names its recipient: without one, nothing here is a call
         cands: list[Candidate] = []
         out: list[str] = []
         cache: dict[str, int] = {}

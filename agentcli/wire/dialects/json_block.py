@@ -13,8 +13,9 @@ import json
 import re
 from typing import TYPE_CHECKING, Any
 
+from agentcli.wire import repair
 from agentcli.wire.dialects import _prompt
-from agentcli.wire.dialects._base import Dialect
+from agentcli.wire.dialects._base import MAX_CALLS, Dialect
 from agentcli.wire.dialects._callscan import calls_from_value, decode_at, json_end, salvage_call, scan_brackets
 from agentcli.wire.types import Candidate
 
@@ -26,6 +27,7 @@ _FIRST_FENCE = re.compile(r"[ \t]{0,3}(`{3,}|~{3,})([^\n`]*)")
 _JSON_LANGS = frozenset(("", "json", "json5", "jsonc", "tool_call", "tool_calls", "tool", "function_call"))
 _KEYS = "name|tool|tool_name|function|function_name|action|type|id|arguments|parameters|args|input|tool_calls"
 _START = re.compile(r'\{\s*"(?:' + _KEYS + r')"\s*:|\[\s*\{\s*"')
+_TO_EOL = re.compile(r"[^\S\n]*(?:\n|\Z)")  # whitespace, then the end of the line
 _LABEL = re.compile(r"(?:Action|Action Input|Tool call|Function call)\s*:\s*$", re.I)
 
 
@@ -41,40 +43,49 @@ class JsonBlockDialect(Dialect):
         out: list[Candidate] = []
         spans: list[tuple[int, int]] = []
         pos = 0
+        budget = repair.RepairBudget()  # for fenced objects that are call-shaped only once repaired
         for fs, fe, body_start, body_end, lang, closed in _fences(text):
             self._bare(text, pos, fs, out, spans)
+            if len(out) > MAX_CALLS:
+                break  # a flood of calls: the pipeline keeps the first ones, the rest stays text
             if closed and lang.lower() in _JSON_LANGS:
-                cands = self._fenced(text[body_start:body_end], text[fs:fe])
+                cands = self._fenced(text[body_start:body_end], text[fs:fe], budget)
                 if cands:
                     out.extend(cands)
                     spans.append((fs, fe))
             pos = fe
-        self._bare(text, pos, len(text), out, spans)
+        else:
+            self._bare(text, pos, len(text), out, spans)
         if not out:
             return [], text
         return out, _cut(text, spans)
 
-    def _fenced(self, body: str, raw: str) -> list[Candidate]:
+    def _fenced(self, body: str, raw: str, budget: repair.RepairBudget) -> list[Candidate]:
         src = body.strip()
         if not src or src[0] not in "{[":
             return []
         hit = decode_at(src, 0)
         if hit is None or hit[1] != len(src):  # what json.loads would refuse
-            return self._malformed(src, raw)
+            return self._malformed(src, raw, budget)
         value = hit[0]
         calls = calls_from_value(value)
         return [Candidate(n, a, raw, self.name, id=cid) for n, a, cid in calls or ()]
 
-    def _malformed(self, src: str, raw: str) -> list[Candidate]:
-        """A fenced object that is call-shaped once repaired: hand its arguments text to the repair layer."""
+    def _malformed(self, src: str, raw: str, budget: repair.RepairBudget) -> list[Candidate]:
+        """A fenced object that is call-shaped once repaired: hand its arguments text to the repair layer.
+        Past the reply's repair allowance a broken fence stays text (it may not be a call at all)."""
         if src[0] != "{" or json_end(src, 0) is None:
             return []
-        import json_repair
+        repaired = repair.cheap_repair(src) if len(src) > repair.CHEAP_FIRST else None
+        if repaired is None:
+            if not budget.take(src):
+                return []
+            import json_repair
 
-        try:
-            repaired = json_repair.loads(src)
-        except Exception:
-            return []
+            try:
+                repaired = json_repair.loads(src)
+            except Exception:
+                return []
         if not calls_from_value(repaired):
             return []
         salvaged = salvage_call(src)
@@ -84,20 +95,20 @@ class JsonBlockDialect(Dialect):
 
     def _bare(self, text: str, start: int, stop: int, out: list[Candidate], spans: list[tuple[int, int]]) -> None:
         pos = start
-        while pos < stop:
+        while pos < stop and len(out) <= MAX_CALLS:
             m = _START.search(text, pos, stop)
             if not m:
                 return
             p = m.start()
             if p > 0 and text[p - 1] == "`":  # inline code: an example, not a call
-                end = json_end(text, p)
+                end = json_end(text, p, stop)
                 if end is None:
                     return
                 pos = end
                 continue
             hit = decode_at(text, p)
             if hit is None or hit[1] > stop:
-                end, closers = scan_brackets(text, p)
+                end, closers = scan_brackets(text, p, stop)  # bounded: one pass per gap between fences
                 if closers and stop == len(text) and _standalone(text, p, len(text)):
                     cand = self._unclosed(text, p, closers)
                     if cand is not None:
@@ -163,8 +174,7 @@ def _loads(s: str) -> Any:
 def _standalone(text: str, start: int, end: int) -> bool:
     """A bare call ends its line and starts one (or follows a label ending in ':'); JSON mentioned
     mid-sentence ("the API expects [...] as input") is an example."""
-    nl = text.find("\n", end)
-    if text[end: nl if nl >= 0 else len(text)].strip():
+    if not _TO_EOL.match(text, end):  # looked at up to the line's end only: many calls on one line stay linear
         return False
     window = text[max(0, start - 400):start]
     before = window[window.rfind("\n") + 1:].strip()

@@ -14,13 +14,14 @@ import json
 import warnings
 from typing import Any
 
-from agentcli.wire.dialects._base import Dialect
-from agentcli.wire.dialects._scan import ParseResult, calls_from_json, iter_blocks, loads, remove_spans, total
+from agentcli.wire.dialects._base import MAX_CALLS, Dialect
+from agentcli.wire.dialects._scan import AstBudget, ParseResult, calls_from_json, iter_blocks, loads, remove_spans, total
 from agentcli.wire.types import Candidate
 
 BEGIN, END = "<|tool_call_start|>", "<|tool_call_end|>"
 _NAMES = {"True": True, "False": False, "None": None, "true": True, "false": False, "null": None}
 _MAX_SOURCE = 200_000  # ast on larger blocks is not worth the time; no model writes one
+_TOKEN_BUDGET = 64 * MAX_CALLS  # Python tokens per parse over all its blocks (see AstBudget)
 
 
 class _NotLiteral(ValueError):
@@ -156,9 +157,12 @@ def _split_top_level(src: str) -> list[str]:
     return [p.strip() for p in parts if p.strip()]
 
 
-def parse_block(src: str) -> list[tuple[str, dict[str, Any]]] | None:
-    """The calls in one block's text; None when nothing in it reads as a call."""
+def parse_block(src: str, budget: AstBudget | None = None) -> list[tuple[str, dict[str, Any]]] | None:
+    """The calls in one block's text; None when nothing in it reads as a call (or it would cost more
+    than what is left of `budget`, the parse's)."""
     if len(src) > _MAX_SOURCE or not src.strip():
+        return None
+    if not (budget if budget is not None else AstBudget(_TOKEN_BUDGET)).take(src):
         return None
     tree = _parse_expr(src)
     if tree is not None:
@@ -180,14 +184,17 @@ class _Lfm2(Dialect):
     def parse(self, text: str) -> ParseResult:
         cands: list[Candidate] = []
         spans: list[tuple[int, int]] = []
+        budget = AstBudget(_TOKEN_BUDGET)
         for blk in iter_blocks(text, BEGIN, END):
+            if len(cands) > MAX_CALLS:
+                break  # a flood of calls: the rest stays text
             body = text[blk.body_start : blk.body_end]
             raw = text[blk.start : blk.end]
             if not blk.closed and not body.rstrip().endswith("]"):
                 continue  # cut off inside the list
             found = self._json(body, raw)
             if found is None:
-                calls = parse_block(body)
+                calls = parse_block(body, budget)
                 if not calls:
                     continue
                 found = [Candidate(name=n, arguments=a, raw=raw, dialect=self.name) for n, a in calls]

@@ -8,7 +8,7 @@ Llama 4 sometimes writes these JSON objects between its pythonic tags,
 
 from __future__ import annotations
 
-from agentcli.wire.dialects._base import Dialect
+from agentcli.wire.dialects._base import MAX_CALLS, Dialect
 from agentcli.wire.dialects._callscan import calls_from_value, complete_json, decode_at, salvage_call, skip_ws
 from agentcli.wire.types import Candidate
 
@@ -43,9 +43,9 @@ class Llama3JsonDialect(Dialect):
         if not stripped.startswith("{") or not stripped.endswith("}"):
             return [], text
         found = self._sequence(stripped, tagged=False)
-        if found is None or found[1].strip():
+        if found is None or (found[1].strip() and len(found[0]) <= MAX_CALLS):
             return [], text
-        return found[0], ""
+        return found[0], found[1]  # the rest is left only after a flood of calls
 
     def _python_block(self, text: str, start: int) -> tuple[list[Candidate], str] | None:
         """JSON call objects inside <|python_start|>..<|python_end|> (to the end when unclosed)."""
@@ -66,7 +66,7 @@ class Llama3JsonDialect(Dialect):
         """Call objects separated by ';' or whitespace; (candidates, text after them) or None."""
         out: list[Candidate] = []
         i = skip_ws(body, 0)
-        while i < len(body) and body[i] == "{":
+        while i < len(body) and body[i] == "{" and len(out) <= MAX_CALLS:  # past that, a flood: the rest stays text
             hit = decode_at(body, i)
             if hit is None:
                 if not tagged:

@@ -41,10 +41,13 @@ class _MiniMaxM1(Dialect):
     @total
     def parse(self, text: str) -> ParseResult:
         thinks = _think_ranges(text) if "<think>" in text else []
+        ti = 0  # blocks and think ranges both come in text order: one walk over each
         cands: list[Candidate] = []
         spans: list[tuple[int, int]] = []
         for blk in iter_blocks(text, M1_BEGIN, M1_END):
-            if any(s <= blk.start < e for s, e in thinks):
+            while ti < len(thinks) and thinks[ti][1] <= blk.start:
+                ti += 1
+            if ti < len(thinks) and thinks[ti][0] <= blk.start:
                 continue
             found, last = self._lines(text, blk.body_start, blk.body_end)
             if found:

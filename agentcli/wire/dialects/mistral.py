@@ -63,12 +63,15 @@ class MistralDialect(Dialect):
                 return [], i
             raw = text[pos:hit[1]]
             return [Candidate(n, a, raw, self.name, id=cid) for n, a, cid in calls], hit[1]
-        end = json_end(text, i)
+        # Malformed: judged up to the next token only, so a run of cut-off calls costs linear time.
+        nxt = text.find(BOT, i)
+        stop = nxt if nxt >= 0 else len(text)
+        end = json_end(text, i, stop)
         if end is None:
-            salvaged = salvage_call(text[i:])
+            salvaged = salvage_call(text[i:stop])
             if salvaged is None:
                 return [], i
-            return [Candidate(salvaged[0], None, text[pos:], self.name, error=_TRUNCATED)], len(text)
+            return [Candidate(salvaged[0], None, text[pos:stop], self.name, error=_TRUNCATED)], stop
         # Balanced but malformed: salvage each object for the repair layer.
         body = text[i:end]
         objs = [body[s:e] for s, e in _top_objects(body)]
@@ -98,9 +101,9 @@ class MistralDialect(Dialect):
         hit = decode_at(text, j)
         if hit is not None:
             return [Candidate(name, text[j:hit[1]], text[pos:hit[1]], self.name, id=cid)], hit[1]
-        end = json_end(text, j)
+        nxt = text.find(BOT, j)
+        end = json_end(text, j, nxt if nxt >= 0 else None)
         if end is None:
-            nxt = text.find(BOT, j)
             if nxt >= 0:  # malformed but followed by another call: repair what is there
                 return [Candidate(name, text[j:nxt], text[pos:nxt], self.name, id=cid)], nxt
             return [Candidate(name, None, text[pos:], self.name, id=cid, error=_TRUNCATED)], len(text)

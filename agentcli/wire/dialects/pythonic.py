@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import ast
 import json
+import warnings
 from typing import TYPE_CHECKING, Any
 
 from agentcli.wire.dialects import _prompt
-from agentcli.wire.dialects._base import Dialect
+from agentcli.wire.dialects._base import MAX_CALLS, Dialect
+from agentcli.wire.dialects._scan import AstBudget
 from agentcli.wire.types import Candidate
 
 if TYPE_CHECKING:
@@ -21,6 +23,7 @@ if TYPE_CHECKING:
 START = "<|python_start|>"
 END = "<|python_end|>"
 _MAX = 1_000_000  # ast on megabytes of brackets is slow and never a real call list
+_TOKEN_BUDGET = 64 * MAX_CALLS  # Python tokens per parse, over all the spans it tries (see AstBudget)
 
 
 class PythonicDialect(Dialect):
@@ -30,11 +33,12 @@ class PythonicDialect(Dialect):
     emulation = True
 
     def parse(self, text: str) -> tuple[list[Candidate], str]:
+        budget = AstBudget(_TOKEN_BUDGET)
         s = text.find(START)
         if s >= 0:
             e = text.find(END, s)
             body = text[s + len(START): e if e >= 0 else len(text)]
-            calls = _calls(body.strip())
+            calls = _calls(body.strip(), budget)
             if calls is None:
                 return [], text
             rest = text[:s] + (text[e + len(END):] if e >= 0 else "")
@@ -42,21 +46,26 @@ class PythonicDialect(Dialect):
         stripped = text.strip()
         if not stripped.endswith("]") or "(" not in stripped:
             return [], text
-        calls = _calls(stripped)
+        calls = _calls(stripped, budget)
         if calls is not None:
             return [Candidate(n, a, stripped, self.name) for n, a in calls], ""
-        lines = [ln.strip() for ln in stripped.split("\n") if ln.strip()]
-        if 1 < len(lines) <= 64 and all(ln.startswith("[") and ln.endswith("]") for ln in lines):
-            per_line = [_calls(ln) for ln in lines]  # one list per line (history rendered call by call)
-            if all(c is not None for c in per_line):
-                return [Candidate(n, a, ln, self.name) for ln, cs in zip(lines, per_line) for n, a in cs], ""
+        if stripped.count("\n") < 4096:  # a megabyte of short lines is no call list: not split
+            lines = [ln.strip() for ln in stripped.split("\n") if ln.strip()]
+            if 1 < len(lines) <= 64 and all(ln.startswith("[") and ln.endswith("]") for ln in lines):
+                per_line = []  # one list per line (history rendered call by call)
+                for ln in lines:
+                    per_line.append(_calls(ln, budget))
+                    if per_line[-1] is None:
+                        break
+                else:
+                    return [Candidate(n, a, ln, self.name) for ln, cs in zip(lines, per_line) for n, a in cs], ""
         # Prose, then the call list on its own final line(s).
         cut = stripped.rfind("\n[")
         for _ in range(4):  # a few candidate starts, bounded: this must stay linear
             if cut < 0 or len(stripped) - cut > 200_000:
                 break
             tail = stripped[cut + 1:]
-            calls = _calls(tail)
+            calls = _calls(tail, budget)
             if calls is not None:
                 return [Candidate(n, a, tail, self.name) for n, a in calls], stripped[:cut]
             cut = stripped.rfind("\n[", 0, cut)
@@ -87,12 +96,14 @@ def _py(value: Any) -> str:
     return repr(value)
 
 
-def _calls(src: str) -> list[tuple[str, dict[str, Any]]] | None:
+def _calls(src: str, budget: AstBudget) -> list[tuple[str, dict[str, Any]]] | None:
     """The calls in `src` when it is exactly a list of keyword-argument calls (or one such call in brackets)."""
-    if not src.startswith("[") or not src.endswith("]") or len(src) > _MAX:
+    if not src.startswith("[") or not src.endswith("]") or len(src) > _MAX or not budget.take(src):
         return None
     try:
-        tree = ast.parse(src, mode="eval")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # "invalid escape sequence" in model-written strings
+            tree = ast.parse(src, mode="eval")
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     node = tree.body

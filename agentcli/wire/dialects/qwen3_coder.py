@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from agentcli.wire.dialects import _prompt
 from agentcli.wire.dialects._base import Dialect
 from agentcli.wire.dialects._callscan import complete_json, skip_ws
+from agentcli.wire.dialects._scan import find_cached
 from agentcli.wire.types import Candidate
 
 if TYPE_CHECKING:
@@ -46,13 +47,14 @@ class Qwen3CoderDialect(Dialect):
         out: list[Candidate] = []
         spans: list[tuple[int, int]] = []
         pos = 0
+        closes: dict[str, int] = {}  # where </function> next occurs: unclosed calls stay linear
         while True:
             m = _FUNC.search(text, pos)
             if not m:
                 break
             name = m.group(1).strip().strip("\"'")
             body_start = m.end()
-            end = text.find(_END_FUNC, body_start)
+            end = find_cached(text, _END_FUNC, body_start, closes)
             nxt = _FUNC.search(text, body_start)
             if end >= 0 and (nxt is None or end < nxt.start()):
                 body, stop, closed = text[body_start:end], end + len(_END_FUNC), True
@@ -87,12 +89,13 @@ class Qwen3CoderDialect(Dialect):
         args: dict[str, Any] = {}
         complete = True
         pos = 0
+        closes: dict[str, int] = {}
         while True:
             m = _PARAM.search(body, pos)
             if not m:
                 break
             vstart = m.end()
-            end = body.find(_END_PARAM, vstart)
+            end = find_cached(body, _END_PARAM, vstart, closes)
             nxt = _PARAM.search(body, vstart)
             if end >= 0 and (nxt is None or end < nxt.start()):
                 args[m.group(1).strip()] = _strip_nl(body[vstart:end])

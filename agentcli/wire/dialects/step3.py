@@ -8,6 +8,8 @@ whitespace (exact-match edit tools depend on it).
 
 from __future__ import annotations
 
+import re
+
 from agentcli.wire.dialects._base import Dialect
 from agentcli.wire.dialects._scan import ParseResult, attr_value, iter_blocks, remove_spans, tag_params, total
 from agentcli.wire.types import Candidate
@@ -15,6 +17,7 @@ from agentcli.wire.types import Candidate
 BEGIN, END = "<｜tool_calls_begin｜>", "<｜tool_calls_end｜>"
 INVOKE_BEGIN, INVOKE_END = "<steptml:invoke", "</steptml:invoke>"
 PARAM_OPEN, PARAM_CLOSE = '<steptml:parameter name="', "</steptml:parameter>"
+_CALL_END_AFTER = re.compile(r"\s*<｜tool_call_end｜>")
 
 
 class _Step3(Dialect):
@@ -38,8 +41,8 @@ class _Step3(Dialect):
                 cands.extend(found)
                 end = sec.end
                 if not sec.closed:
-                    close = text.find("<｜tool_call_end｜>", last)
-                    end = close + len("<｜tool_call_end｜>") if close != -1 and not text[last:close].strip() else last
+                    close = _CALL_END_AFTER.match(text, last)  # only whitespace may come between
+                    end = close.end() if close else last
                 spans.append((sec.start, end))
         if not cands:
             return [], text

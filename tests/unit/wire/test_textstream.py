@@ -112,3 +112,28 @@ def test_a_long_line_before_an_argument_token_is_not_a_call_id():
     text = "x" * 200 + ' get_weather:0<|tool_call_argument_begin|>{"city": "Oslo"}'
     _, shown, _, starts = run(text, 7)
     assert starts == [] and shown == text
+
+
+def test_pythonic_list_split_across_uneven_deltas_is_one_region():
+    """The bracket scanner reads each delta from its start: a delta shorter than the previous one
+    used to be skipped, closing the region at a nested `}` and showing the call as text."""
+    text = ('[get_weather(city="San Francisco", metric="celsius"), register_user(name="John Doe", age=37, '
+            'address={"city": "San Francisco", "state": "CA"}, role=None, aliases=["John", "Johnny"])]')
+    sizes = [1] * 11 + [9] + [15] * 7 + [16]
+    s = TextStream(ALL)
+    events, i, k = [], 0, 0
+    while i < len(text):
+        events += s.feed(text[i:i + sizes[k % len(sizes)]])
+        i += sizes[k % len(sizes)]
+        k += 1
+    events += s.flush()
+    shown = "".join(e.text for e in events if e.kind is StreamKind.TEXT)
+    assert "get_weather(" not in shown
+    assert [e.name for e in events if e.kind is StreamKind.TOOL_START] == ["get_weather", "register_user"]
+
+
+def test_thousands_of_fences_in_one_delta_do_not_nest_calls():
+    """A closed region hands the rest back to the caller's loop: no recursion per region."""
+    text = "```\n" * 3000 + "done"
+    _, shown, _, starts = run(text, len(text))
+    assert shown == text and starts == []
