@@ -283,6 +283,53 @@ def iter_blocks(text: str, begin: str, end: str, start: int = 0, stop: int | Non
             b = nb
 
 
+def section_calls(
+    text: str, block: tuple[str, str], start: int, stop: int, make: Callable[[str, Block], Candidate | None]
+) -> tuple[list[Candidate], int]:
+    """The calls `make` reads from the `block` regions of text[start:stop], each with its whole block as raw;
+    (calls, end of the last call's block, or `start` when there is none)."""
+    found: list[Candidate] = []
+    last = start
+    for blk in iter_blocks(text, block[0], block[1], start, stop):
+        cand = make(text, blk)
+        if cand is not None:
+            cand.raw = text[blk.start : blk.end]
+            found.append(cand)
+            last = blk.end
+    return found, last
+
+
+def parse_sections(
+    text: str,
+    section: tuple[str, str],
+    block: tuple[str, str],
+    make: Callable[[str, Block], Candidate | None],
+    *,
+    start: int = 0,
+    trailer: re.Pattern[str] | None = None,
+) -> ParseResult:
+    """Calls written as blocks inside section tokens, `<calls><call>..</call></calls>`.
+
+    A section holding a call is removed whole; one cut off (no end token) is removed only up to
+    its last call, plus whatever `trailer` matches right after it, so text after a cut stays.
+    """
+    cands: list[Candidate] = []
+    spans: list[tuple[int, int]] = []
+    for sec in iter_blocks(text, section[0], section[1], start):
+        found, last = section_calls(text, block, sec.body_start, sec.body_end, make)
+        if not found:
+            continue
+        cands.extend(found)
+        end = sec.end
+        if not sec.closed:
+            tail = trailer.match(text, last) if trailer is not None else None
+            end = tail.end() if tail else last
+        spans.append((sec.start, end))
+    if not cands:
+        return [], text
+    return cands, remove_spans(text, spans)
+
+
 def find_cached(text: str, needle: str, pos: int, cache: dict[str, int]) -> int:
     """text.find(needle, pos) for a scan whose `pos` never goes back: a hit still ahead, or a miss,
     is remembered in `cache` (one per text), so a needle that never comes costs one pass, not one per call."""

@@ -13,11 +13,13 @@ from __future__ import annotations
 from agentcli.wire.dialects._base import Dialect
 from agentcli.wire.dialects._scan import (
     INVALID,
+    Block,
     ParseResult,
     attr_value,
     iter_blocks,
     json_object_complete,
     loads,
+    parse_sections,
     remove_spans,
     tag_params,
     total,
@@ -152,37 +154,23 @@ class _DeepSeekDSML(Dialect):
 
     @total
     def parse(self, text: str) -> ParseResult:
-        cands: list[Candidate] = []
-        spans: list[tuple[int, int]] = []
-        for sec in iter_blocks(text, FC_BEGIN, FC_END):
-            found: list[Candidate] = []
-            last = -1
-            for blk in iter_blocks(text, INVOKE_BEGIN, INVOKE_END, sec.body_start, sec.body_end):
-                cand = self._invoke(text, blk.body_start, blk.body_end, text[blk.start : blk.end], blk.closed)
-                if cand is not None:
-                    found.append(cand)
-                    last = blk.end
-            if found:
-                cands.extend(found)
-                spans.append((sec.start, sec.end if sec.closed else last))
-        if not cands:
-            return [], text
-        return cands, remove_spans(text, spans)
+        return parse_sections(text, (FC_BEGIN, FC_END), (INVOKE_BEGIN, INVOKE_END), self._invoke)
 
-    def _invoke(self, text: str, start: int, stop: int, raw: str, closed: bool) -> Candidate | None:
+    def _invoke(self, text: str, blk: Block) -> Candidate | None:
+        start, stop = blk.body_start, blk.body_end
         header_end = text.find(">", start, stop)
         if header_end == -1:
             return None
         name = attr_value(text[start:header_end], "name")
         if not name or not name.strip():
             return None
-        if not closed:
+        if not blk.closed:
             return None  # no </invoke>: parameters may still have been coming
         body = text[header_end + 1 : stop]
         args = _dsml_args(body)
         if args is None:
             return None
-        return Candidate(name=name.strip(), arguments=args, raw=raw, dialect=self.name)
+        return Candidate(name=name.strip(), arguments=args, raw="", dialect=self.name)
 
 
 DEEPSEEK_V3 = _DeepSeekTokens("deepseek_v3")

@@ -12,11 +12,13 @@ import re
 
 from agentcli.wire.dialects._base import Dialect
 from agentcli.wire.dialects._scan import (
+    Block,
     ParseResult,
     calls_from_json,
     decode_json_at,
     iter_blocks,
     remove_spans,
+    section_calls,
     skip_ws,
     total,
 )
@@ -55,23 +57,20 @@ class _Hunyuan(Dialect):
                 return [], start
             raw = text[start - len(BEGIN) : stop + len(END) if closed else stop]
             return calls_from_json(got[0], raw, self.name) or [], got[1]
-        found: list[Candidate] = []
-        end = start
-        for blk in iter_blocks(text, CALL_BEGIN, CALL_END, start, stop):
-            if not blk.closed:
-                continue  # no </tool_call>: arguments may be unfinished
-            body = text[blk.body_start : blk.body_end]
-            sep = body.find(SEP)
-            if sep == -1:
-                continue
-            name = body[:sep].strip()
-            args = parse_pairs(body[sep + len(SEP) :])
-            if not name or any(c.isspace() or c in "<>{}" for c in name) or args is None:
-                continue
-            found.append(Candidate(name=name, arguments=args, raw=text[blk.start : blk.end],
-                                   dialect=self.name, text_values=True))
-            end = blk.end
-        return found, end
+        return section_calls(text, (CALL_BEGIN, CALL_END), start, stop, self._call)
+
+    def _call(self, text: str, blk: Block) -> Candidate | None:
+        if not blk.closed:
+            return None  # no </tool_call>: arguments may be unfinished
+        body = text[blk.body_start : blk.body_end]
+        sep = body.find(SEP)
+        if sep == -1:
+            return None
+        name = body[:sep].strip()
+        args = parse_pairs(body[sep + len(SEP) :])
+        if not name or any(c.isspace() or c in "<>{}" for c in name) or args is None:
+            return None
+        return Candidate(name=name, arguments=args, raw="", dialect=self.name, text_values=True)
 
 
 HUNYUAN = _Hunyuan()

@@ -12,11 +12,13 @@ from __future__ import annotations
 
 from agentcli.wire.dialects._base import Dialect
 from agentcli.wire.dialects._scan import (
+    Block,
     ParseResult,
     attr_value,
     call_from_object,
     decode_json_at,
     iter_blocks,
+    parse_sections,
     remove_spans,
     skip_ws,
     tag_params,
@@ -85,27 +87,12 @@ class _MiniMaxM2(Dialect):
 
     @total
     def parse(self, text: str) -> ParseResult:
-        cands: list[Candidate] = []
-        spans: list[tuple[int, int]] = []
-        for sec in iter_blocks(text, M2_BEGIN, M2_END):
-            found: list[Candidate] = []
-            last = sec.start
-            for blk in iter_blocks(text, INVOKE_BEGIN, INVOKE_END, sec.body_start, sec.body_end):
-                cand = self._invoke(text, blk.start, blk.body_end, blk.closed)
-                if cand is not None:
-                    cand.raw = text[blk.start : blk.end]
-                    found.append(cand)
-                    last = blk.end
-            if found:
-                cands.extend(found)
-                spans.append((sec.start, sec.end if sec.closed else last))
-        if not cands:
-            return [], text
-        return cands, remove_spans(text, spans)
+        return parse_sections(text, (M2_BEGIN, M2_END), (INVOKE_BEGIN, INVOKE_END), self._invoke)
 
-    def _invoke(self, text: str, start: int, stop: int, closed: bool) -> Candidate | None:
-        if not closed:
+    def _invoke(self, text: str, blk: Block) -> Candidate | None:
+        if not blk.closed:
             return None  # no </invoke>: parameters may still have been coming
+        start, stop = blk.start, blk.body_end
         gt = text.find(">", start, stop)
         if gt == -1:
             return None

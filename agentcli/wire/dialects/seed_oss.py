@@ -12,14 +12,7 @@ layout newline on each side of a value is dropped.
 from __future__ import annotations
 
 from agentcli.wire.dialects._base import Dialect
-from agentcli.wire.dialects._scan import (
-    ParseResult,
-    iter_blocks,
-    remove_spans,
-    strip_one_newline,
-    tag_params,
-    total,
-)
+from agentcli.wire.dialects._scan import Block, ParseResult, parse_sections, strip_one_newline, tag_params, total
 from agentcli.wire.types import Candidate
 
 BEGIN, END = "<seed:tool_call>", "</seed:tool_call>"
@@ -38,27 +31,12 @@ class _SeedOss(Dialect):
         if think != -1:  # calls begin after the reasoning; an unclosed think holds none
             think_end = text.rfind(THINK_END)
             start = think_end + len(THINK_END) if think_end > think else len(text)
-        cands: list[Candidate] = []
-        spans: list[tuple[int, int]] = []
-        for sec in iter_blocks(text, BEGIN, END, start):
-            found: list[Candidate] = []
-            last = sec.start
-            for blk in iter_blocks(text, FUNC_BEGIN, FUNC_END, sec.body_start, sec.body_end):
-                cand = self._function(text[blk.body_start : blk.body_end], blk.closed)
-                if cand is not None:
-                    cand.raw = text[blk.start : blk.end]
-                    found.append(cand)
-                    last = blk.end
-            if found:
-                cands.extend(found)
-                spans.append((sec.start, sec.end if sec.closed else last))
-        if not cands:
-            return [], text
-        return cands, remove_spans(text, spans)
+        return parse_sections(text, (BEGIN, END), (FUNC_BEGIN, FUNC_END), self._function, start=start)
 
-    def _function(self, body: str, closed: bool) -> Candidate | None:
-        if not closed:
+    def _function(self, text: str, blk: Block) -> Candidate | None:
+        if not blk.closed:
             return None  # no </function>: parameters may still have been coming
+        body = text[blk.body_start : blk.body_end]
         gt = body.find(">")
         if gt == -1:
             return None

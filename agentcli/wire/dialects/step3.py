@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from agentcli.wire.dialects._base import Dialect
-from agentcli.wire.dialects._scan import ParseResult, attr_value, iter_blocks, remove_spans, tag_params, total
+from agentcli.wire.dialects._scan import Block, ParseResult, attr_value, parse_sections, tag_params, total
 from agentcli.wire.types import Candidate
 
 BEGIN, END = "<｜tool_calls_begin｜>", "<｜tool_calls_end｜>"
@@ -26,31 +26,13 @@ class _Step3(Dialect):
 
     @total
     def parse(self, text: str) -> ParseResult:
-        cands: list[Candidate] = []
-        spans: list[tuple[int, int]] = []
-        for sec in iter_blocks(text, BEGIN, END):
-            found: list[Candidate] = []
-            last = sec.start
-            for blk in iter_blocks(text, INVOKE_BEGIN, INVOKE_END, sec.body_start, sec.body_end):
-                cand = self._invoke(text[blk.body_start : blk.body_end], blk.closed)
-                if cand is not None:
-                    cand.raw = text[blk.start : blk.end]
-                    found.append(cand)
-                    last = blk.end
-            if found:
-                cands.extend(found)
-                end = sec.end
-                if not sec.closed:
-                    close = _CALL_END_AFTER.match(text, last)  # only whitespace may come between
-                    end = close.end() if close else last
-                spans.append((sec.start, end))
-        if not cands:
-            return [], text
-        return cands, remove_spans(text, spans)
+        # a section cut after its last call also loses that call's end token (only whitespace between)
+        return parse_sections(text, (BEGIN, END), (INVOKE_BEGIN, INVOKE_END), self._invoke, trailer=_CALL_END_AFTER)
 
-    def _invoke(self, body: str, closed: bool) -> Candidate | None:
-        if not closed:
+    def _invoke(self, text: str, blk: Block) -> Candidate | None:
+        if not blk.closed:
             return None  # no </steptml:invoke>: parameters may still have been coming
+        body = text[blk.body_start : blk.body_end]
         gt = body.find(">")
         if gt == -1:
             return None
