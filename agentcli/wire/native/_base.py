@@ -24,10 +24,12 @@ class NativeStream:
     def finish(self) -> NativeParse:
         raise NotImplementedError
 
+    _done: bool = False  # set by feed() when the API signals the end of the message
+
     @property
     def complete(self) -> bool:
         """True once the API signalled the end of the message (stop event / [DONE] / done:true)."""
-        raise NotImplementedError
+        return self._done
 
 
 class NativeApi:

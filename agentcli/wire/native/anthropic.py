@@ -238,10 +238,6 @@ class AnthropicStream(NativeStream):
         self._error = False
         self._done = False
 
-    @property
-    def complete(self) -> bool:
-        return self._done
-
     def feed(self, chunk: dict[str, Any]) -> list[StreamEvent]:
         chunk = as_dict(chunk)
         kind = chunk.get("type")

@@ -133,10 +133,6 @@ class OllamaStream(NativeStream):
         self._error = False
         self._done = False
 
-    @property
-    def complete(self) -> bool:
-        return self._done
-
     def feed(self, chunk: dict[str, Any]) -> list[StreamEvent]:
         chunk = as_dict(chunk)
         events: list[StreamEvent] = []

@@ -214,10 +214,6 @@ class OpenAIStream(NativeStream):
         self._legacy = False
         self._done = False
 
-    @property
-    def complete(self) -> bool:
-        return self._done
-
     def feed(self, chunk: dict[str, Any]) -> list[StreamEvent]:
         chunk = as_dict(chunk)
         events: list[StreamEvent] = []

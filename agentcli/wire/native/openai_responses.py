@@ -114,10 +114,6 @@ class ResponsesStream(NativeStream):
         self._final: dict[str, Any] | None = None
         self._done = False
 
-    @property
-    def complete(self) -> bool:
-        return self._done
-
     def feed(self, chunk: dict[str, Any]) -> list[StreamEvent]:
         chunk = as_dict(chunk)
         kind = as_str(chunk.get("type"))
