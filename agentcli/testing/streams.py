@@ -235,23 +235,30 @@ def frame_sse(chunk: Body | str, event: str | None = None, newline: str = "\n") 
     return f"{head}data: {data}{newline}{newline}".encode()
 
 
-def frame(api: str, chunk: Body | str | bytes) -> bytes:
-    """One chunk as `api` frames it: SSE `data:` (OpenAI, Gemini with CRLF), `event:`+`data:` (Anthropic), NDJSON (Ollama).
+def _ndjson(chunk: Body | str) -> bytes:
+    return ((chunk if isinstance(chunk, str) else json.dumps(chunk)) + "\n").encode()
 
-    bytes pass through untouched (SSE comments, garbage, half lines).
-    """
+
+def _anthropic_sse(chunk: Body | str) -> bytes:
+    return frame_sse(chunk, chunk.get("type") if isinstance(chunk, dict) else None)
+
+
+# How each API frames one chunk on the wire; unlisted APIs use plain SSE `data:` lines.
+FRAMERS: dict[str, Callable[[Body | str], bytes]] = {
+    "ollama": _ndjson,  # NDJSON
+    "anthropic": _anthropic_sse,  # `event:` + `data:`
+    "gemini": lambda chunk: frame_sse(chunk, newline="\r\n"),  # alt=sse, CRLF line ends
+}
+TRAILERS: dict[str, bytes] = {"openai": b"data: [DONE]\n\n"}  # only OpenAI ends its stream with a marker
+
+
+def frame(api: str, chunk: Body | str | bytes) -> bytes:
+    """One chunk as `api` frames it. bytes pass through untouched (SSE comments, garbage, half lines)."""
     if isinstance(chunk, bytes):
         return chunk
-    if api == "ollama":
-        return ((chunk if isinstance(chunk, str) else json.dumps(chunk)) + "\n").encode()
-    if api == "anthropic":
-        event = chunk.get("type") if isinstance(chunk, dict) else None
-        return frame_sse(chunk, event)
-    if api == "gemini":
-        return frame_sse(chunk, newline="\r\n")
-    return frame_sse(chunk)
+    return FRAMERS.get(api, frame_sse)(chunk)
 
 
 def trailer(api: str) -> bytes:
-    """What ends the stream after the last chunk (only OpenAI has one)."""
-    return b"data: [DONE]\n\n" if api == "openai" else b""
+    """What ends the stream after the last chunk."""
+    return TRAILERS.get(api, b"")
