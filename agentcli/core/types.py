@@ -55,6 +55,7 @@ class Tool:
     tier: Tier = Tier.CRAWL
     read_only: bool = True  # one flag: drives auto-approval and parallel execution
     requires_confirmation: bool = False
+    sandboxed: bool = False  # runs inside the OS sandbox; where that cannot start, only a human approves it
     model_visible: bool = True
     namespace: str | None = None
 
