@@ -133,6 +133,9 @@ def test_hostile_model_is_contained(form: str, yes: bool, tmp_path: Path, monkey
     else:
         assert sum(f.result.content.startswith("exit code") for f in finished) >= len(calls) // 2, \
             "with --yes the attacks should have run (contained); the test would prove little"
+    executed = sum(f.result.content.startswith("exit code") for f in finished)
+    print(f"\nsandbox[{form},{'yes' if yes else 'no-human'}]: 0 of {len(calls)} attacks broke containment "
+          f"({executed} ran in the sandbox)")
 
 
 def test_no_sandbox_means_yes_runs_no_shell_command(tmp_path: Path, monkeypatch) -> None:
