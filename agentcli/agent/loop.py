@@ -27,7 +27,7 @@ from agentcli.core.events import (
     ToolStarted,
     TurnStarted,
 )
-from agentcli.core.types import Message, ParsedResponse, Tier, ToolCall, ToolResult, Usage
+from agentcli.core.types import Message, ParsedResponse, Tier, Tool, ToolCall, ToolResult, Usage
 
 if TYPE_CHECKING:
     from agentcli.agent.session import Session
@@ -220,7 +220,7 @@ class Agent:
                     error = ev
                 else:
                     yield ev
-            if error is None and tool is not None and tool.spec.read_only and call.name != "ask_user":
+            if error is None and tool is not None and tool.spec.read_only and not tool.spec.interactive:
                 batch.append(call)
                 continue
             async for ev in self._run_batch(batch, results):
@@ -327,6 +327,12 @@ class Agent:
         else:
             yield False
 
+    def _spec(self, call: ToolCall) -> Tool:
+        """The spec of a call that passed the precheck (so its tool exists)."""
+        tool = self.s.registry.get(call.name)
+        assert tool is not None
+        return tool.spec
+
     async def _checkpoint(self, cp: Checkpoint) -> Decision:
         decision = await self.approver.decide(cp)
         self.s.log_decision(cp, decision)
@@ -337,11 +343,11 @@ class Agent:
         s = self.s
         tool = s.registry.get(call.name)
         assert tool is not None
-        if tool.spec.read_only:
+        if not tool.spec.needs_approval:
             return False, None
         if call.name in s.always:
             return False, None
-        verdict = s.judge_command(call) if call.name == "bash" else None
+        verdict = s.judge_command(call) if tool.spec.runs_commands else None
         if verdict is not None and verdict.decision == "deny":
             return False, verdict.reason
         if verdict is not None and verdict.decision == "allow":
@@ -356,8 +362,8 @@ class Agent:
         s = self.s
         tool = s.registry.get(call.name)
         assert tool is not None
-        if call.name == "ask_user":
-            question = str(call.arguments.get("question", ""))
+        if tool.spec.interactive:
+            question = s.preview(call)
             cp = Checkpoint(CheckpointKind.ASK_USER, question, call, options=("answer", "abort"))
             yield cp
             decision = await self._checkpoint(cp)
@@ -410,19 +416,19 @@ class Agent:
         if not batch:
             return
         s = self.s
-        for sub in plan_batches(batch, lambda c: bool(s.registry.get(c.name) and s.registry.get(c.name).spec.read_only)):
+        for sub in plan_batches(batch, lambda c: self._spec(c).read_only):
             for call in sub:
                 yield ToolStarted(call)
             t0 = time.monotonic()
             outs = await asyncio.gather(*(s.execute(call) for call in sub))
             elapsed = (time.monotonic() - t0) * 1000
             for call, result in zip(sub, outs):
+                if self._spec(call).ends_run and result.ok:
+                    s.submitted = result.content
                 note = s.guard.after(call, result)
                 if note:
                     result.content = f"{result.content}\n\n{note}"
                     yield Notice("warning", f"repeat guard: identical {call.name} calls", "repeat")
-                if call.name == "submit" and result.ok:
-                    s.submitted = str(call.arguments.get("answer", result.content))
                 s.record_result(result)
                 results.append(result)
                 yield ToolFinished(call, result, elapsed)
