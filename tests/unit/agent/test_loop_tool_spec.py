@@ -126,3 +126,10 @@ def test_the_loop_never_names_a_tool() -> None:
     strings = {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
     named = sorted(strings & set(BUILTINS))
     assert named == [], f"agent/loop.py branches on tool names: {named}"
+
+
+def test_every_stop_reason_has_an_exit_code() -> None:
+    from agentcli.cli.errors import EXIT_CODES
+    from agentcli.core.events import StopReason
+
+    assert set(EXIT_CODES) == set(StopReason)
