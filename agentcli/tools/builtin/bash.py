@@ -142,7 +142,8 @@ class Bash(BuiltinTool):
         },
         tier=Tier.RUN,
         read_only=False,
-        requires_confirmation=True,
+        needs_approval=True,
+        runs_commands=True,
         sandboxed=True,
     )
 
