@@ -88,7 +88,7 @@ def _try(exe: str, namespaces: tuple[str, ...], use_seccomp: bool) -> tuple[bool
     true = shutil.which("true") or "/bin/true"
     argv = [exe, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", *namespaces, *_ALWAYS, *extra, "--", true]
     try:
-        done = subprocess.run(argv, capture_output=True, timeout=_PROBE_TIMEOUT_S, stdin=subprocess.DEVNULL,
+        done = subprocess.run(argv, capture_output=True, timeout=_PROBE_TIMEOUT_S, stdin=subprocess.DEVNULL, check=False,
                               pass_fds=(fd,) if fd is not None else ())
     except (OSError, subprocess.TimeoutExpired) as exc:
         return False, str(exc)
@@ -100,7 +100,7 @@ def _try(exe: str, namespaces: tuple[str, ...], use_seccomp: bool) -> tuple[bool
 
 
 def _probe() -> SandboxStatus:
-    if not platform.system() == "Linux":
+    if platform.system() != "Linux":
         return SandboxStatus(False, f"no OS sandbox on {platform.system() or 'this system'} (bubblewrap is Linux-only)",
                              "run agentcli on Linux with bubblewrap to let shell commands run without asking")
     exe = os.environ.get(ENV_BWRAP) or shutil.which("bwrap") or ""
@@ -233,7 +233,7 @@ def limits(timeout: float) -> Callable[[], None]:
 
     def apply() -> None:
         for which, value in table.items():
-            soft, hard = resource.getrlimit(which)
+            _, hard = resource.getrlimit(which)
             cap = value if hard == resource.RLIM_INFINITY else min(value, hard)
             try:
                 resource.setrlimit(which, (cap, cap))

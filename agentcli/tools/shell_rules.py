@@ -20,7 +20,13 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Literal
 
 from agentcli.tools.sandbox_env import judge_env_names
-from agentcli.tools.shell_lex import CONTROL, ShellSyntaxError, Simple, lex, split_simple
+from agentcli.tools.shell_lex import (
+    CONTROL,
+    ShellSyntaxError,
+    Simple,
+    lex,
+    split_simple,
+)
 from agentcli.tools.shell_unwrap import ASSIGNMENT, basename, risky_options, unwrap
 
 if TYPE_CHECKING:

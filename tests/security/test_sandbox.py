@@ -19,14 +19,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from sandbox_attacks import ALLOWED, DENIED, KEY_VAR, UnixSink, World, survivors
+from sec_helpers import Sink
 
 from agentcli.core.events import Done, ToolFinished
 from agentcli.core.types import ToolCall
-from agentcli.testing.streams import anthropic_body, gemini_body, ollama_body, openai_body
+from agentcli.testing.streams import (
+    anthropic_body,
+    gemini_body,
+    ollama_body,
+    openai_body,
+)
 from agentcli.tools import bwrap
-
-from sandbox_attacks import ALLOWED, DENIED, KEY_VAR, UnixSink, World, survivors
-from sec_helpers import Sink
 
 NATIVE = ("openai", "anthropic", "ollama", "gemini")
 TEXT = ("hermes", "claude_xml", "pythonic", "json_block", "mistral", "qwen3_coder")

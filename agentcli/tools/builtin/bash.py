@@ -20,8 +20,8 @@ from typing import Any
 
 from agentcli.core.errors import ErrorCode, ToolFailure
 from agentcli.core.types import Tier, Tool
-from agentcli.tools.base import BuiltinTool, ToolContext, arg_int, arg_str
 from agentcli.tools import bwrap
+from agentcli.tools.base import BuiltinTool, ToolContext, arg_int, arg_str
 from agentcli.tools.isolation import (
     capability_drop_prefix,
     ensure_process_protected,

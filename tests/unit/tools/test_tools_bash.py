@@ -11,11 +11,10 @@ import time
 import uuid
 
 import pytest
+from _toolbox import Box
 
 from agentcli.core.errors import ErrorCode
 from agentcli.tools import bwrap, isolation
-
-from _toolbox import Box
 
 pytestmark = pytest.mark.skipif(shutil.which("bash") is None, reason="bash is not installed")
 

@@ -4,11 +4,13 @@ fail-closed approval, and the file tools' protections that go with them (own fil
 from __future__ import annotations
 
 import asyncio
+import itertools
 import os
 import struct
 from pathlib import Path
 
 import pytest
+from _toolbox import Box
 
 from agentcli.agent.approval import PolicyApprover
 from agentcli.config.schema import BashConfig
@@ -17,8 +19,6 @@ from agentcli.core.events import Checkpoint, CheckpointKind
 from agentcli.tools import bwrap, seccomp
 from agentcli.tools.sandbox_env import GIT_HARDENING, build_env, env_name_problem
 from agentcli.tools.shell_rules import judge
-
-from _toolbox import Box
 
 RULES = BashConfig(allow=["ls", "git status", "cat"], deny=["rm -rf", "curl"])
 
@@ -98,7 +98,7 @@ def test_mounts_hide_homes_tmp_and_own_dirs_and_protect_git_and_agent(tmp_path: 
     m = bwrap.mounts(str(ws), network=False)
     args = m.args
     real = os.path.realpath(ws)
-    pairs = list(zip(args, args[1:]))
+    pairs = list(itertools.pairwise(args))
     assert ("--tmpfs", "/tmp") in pairs and ("--bind", real) in pairs
     assert args.index("--bind") > args.index("/tmp")  # the workspace is bound on top of the scratch /tmp
     for rel in (".git/hooks", ".git/config", ".agent"):
