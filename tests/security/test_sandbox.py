@@ -187,3 +187,19 @@ def test_yes_never_raises_the_tier_above_the_command_line(tmp_path: Path) -> Non
     out, err = proc.communicate(timeout=120)
     assert not (ws / "x.txt").exists() and not (ws / "ran").exists(), (out.decode(), err.decode())
     assert os.listdir(ws) == []
+
+
+@pytest.mark.parametrize("bwrap_path", ["", "missing"])
+def test_doctor_shows_the_sandbox_status_and_how_to_enable_it(tmp_path: Path, bwrap_path: str) -> None:
+    from sec_helpers import agent_env, spawn
+
+    extra = {"AGENTCLI_BWRAP": str(tmp_path / "no-bwrap-here")} if bwrap_path else {}
+    proc = spawn(["doctor", "--profile", "offline", "--offline", "--json"], agent_env(tmp_path / "home", **extra),
+                 tmp_path)
+    out, err = proc.communicate(timeout=120)
+    check = next(c for c in json.loads(out)["checks"] if c["name"] == "sandbox")
+    if bwrap_path:
+        assert not check["ok"] and check["warning"] and "not installed" in check["detail"]
+        assert "bubblewrap" in check["hint"] and "--yes runs none" in check["detail"]
+    else:
+        assert check["ok"] and "bubblewrap" in check["detail"] and "network off" in check["detail"]
