@@ -196,7 +196,7 @@ def test_doctor_shows_the_sandbox_status_and_how_to_enable_it(tmp_path: Path, bw
     extra = {"AGENTCLI_BWRAP": str(tmp_path / "no-bwrap-here")} if bwrap_path else {}
     proc = spawn(["doctor", "--profile", "offline", "--offline", "--json"], agent_env(tmp_path / "home", **extra),
                  tmp_path)
-    out, err = proc.communicate(timeout=120)
+    out, _ = proc.communicate(timeout=120)
     check = next(c for c in json.loads(out)["checks"] if c["name"] == "sandbox")
     if bwrap_path:
         assert not check["ok"] and check["warning"] and "not installed" in check["detail"]

@@ -196,7 +196,7 @@ async def test_network_off_makes_no_connections(box: Box):
         box.ctx.bash = box.bash.model_copy(update={"network": False})
         results = [await box.call("bash", command=cmd, timeout_seconds=10) for cmd in _probes(canary.port)]
         await asyncio.sleep(0.3)
-        if prefix is None:
+        if prefix is None and not bwrap.status().available:
             # No isolation here: the tool must refuse (fail closed), and nothing may connect.
             for r in results:
                 assert not r.ok and r.error.code is ErrorCode.PERMISSION and "isolation" in r.content
