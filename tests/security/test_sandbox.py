@@ -203,3 +203,36 @@ def test_doctor_shows_the_sandbox_status_and_how_to_enable_it(tmp_path: Path, bw
         assert "bubblewrap" in check["hint"] and "--yes runs none" in check["detail"]
     else:
         assert check["ok"] and "bubblewrap" in check["detail"] and "network off" in check["detail"]
+
+
+def test_without_the_sandbox_even_allowed_commands_ask(tmp_path: Path) -> None:
+    """Rules that allow a command, an 'always' answer and --yes all give way to a person when uncontained."""
+    from agentcli.agent.approval import PolicyApprover
+    from agentcli.agent.build import open_session
+    from agentcli.agent.loop import Agent
+    from agentcli.config.schema import Profile
+    from agentcli.core.events import Checkpoint
+    from agentcli.providers.scripted import ScriptedProvider
+
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    turns = [_turn("native:openai", {"command": "ls > listed.txt"}, 0), _turn("native:openai", None, 1, "done")]
+    profile = Profile(name="p", provider="scripted", model="m", stream=False, capabilities={"native_tools": True},
+                      tools={"max_tier": "run"}, bash={"allow": ["ls"]})
+    bwrap.set_status(bwrap.SandboxStatus(False, "no sandbox (test)"))
+    try:
+        for yes in (False, True):
+            provider = ScriptedProvider.from_turns([dict(t) for t in turns], api="openai", profile=profile)
+            session = open_session(profile, ws, tier="run", goal="g", approve_mode="all" if yes else "ask",
+                                   record=False, provider=provider)
+            session.always.add("bash")
+            events = asyncio.run(_collect(Agent(session, PolicyApprover(approve_all=yes)), "g"))
+            asked = [e for e in events if isinstance(e, Checkpoint) and e.uncontained]
+            assert len(asked) == 1 and "outside any sandbox" in asked[0].message
+            assert not (ws / "listed.txt").exists()
+    finally:
+        bwrap.set_status(None)
+
+
+async def _collect(agent: Any, goal: str) -> list[Any]:
+    return [ev async for ev in agent.run(goal)]
