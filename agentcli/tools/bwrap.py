@@ -154,14 +154,6 @@ def _hide(path: str) -> list[str]:
     return ["--ro-bind", "/dev/null", path]
 
 
-@dataclass(slots=True)
-class Mounts:
-    """The mount part of the argv plus mount points we created on the host (removed afterwards)."""
-
-    args: list[str]
-    made: list[str]
-
-
 def workspace_refusal(workspace: str) -> str | None:
     """Why commands cannot run in this workspace (it lies inside agentcli's own files), or None."""
     ws = _real(workspace)
@@ -171,7 +163,7 @@ def workspace_refusal(workspace: str) -> str | None:
     return None
 
 
-def mounts(workspace: str, *, network: bool) -> Mounts:
+def mounts(workspace: str, *, network: bool) -> list[str]:
     """Everything about the filesystem view; see the module docstring."""
     ws = _real(workspace)
     home = _real("~")
@@ -186,14 +178,15 @@ def mounts(workspace: str, *, network: bool) -> Mounts:
         if resolv != "/etc/resolv.conf" and os.path.isfile(resolv):
             args += ["--ro-bind", resolv, resolv]  # systemd-resolved keeps it under /run
     args += ["--bind", ws, ws]
-    made: list[str] = []
     for rel in READ_ONLY_IN_WORKSPACE:
         path = os.path.join(ws, rel)
         if rel == ".git/hooks" and os.path.isdir(os.path.join(ws, ".git")) and not os.path.lexists(path):
             os.mkdir(path, 0o755)  # git makes it anyway; without it a command could add hooks
         elif rel == ".agent" and not os.path.lexists(path):
-            os.mkdir(path, 0o700)  # a mount point, removed afterwards if still empty
-            made.append(path)
+            # The mount point must exist on the host. It stays (empty; git ignores empty dirs):
+            # removing it afterwards would race another sandbox on the same workspace, whose
+            # read-only mount a removal would detach, letting it create `.agent/` after all.
+            os.mkdir(path, 0o700)
         if os.path.lexists(path):
             real = _real(path)
             if _inside(real, ws):
@@ -201,16 +194,7 @@ def mounts(workspace: str, *, network: bool) -> Mounts:
     for secret in (*own_dirs(), *(os.path.join(home, s) for s in HOME_SECRETS)):
         if os.path.lexists(secret):
             args += _hide(_real(secret))
-    return Mounts(args, made)
-
-
-def remove_mount_points(made: list[str]) -> None:
-    """rmdir the mount points `mounts` created, if they are still empty."""
-    for path in made:
-        try:
-            os.rmdir(path)
-        except OSError:
-            pass
+    return args
 
 
 def limits(timeout: float) -> Callable[[], None]:
@@ -246,11 +230,11 @@ def limits(timeout: float) -> Callable[[], None]:
 @contextmanager
 def sandbox_argv(argv: list[str], *, workspace: str, cwd: str, network: bool,
                  state: SandboxStatus) -> Iterator[tuple[list[str], tuple[int, ...]]]:
-    """(bwrap argv running `argv` contained, fds to pass); cleans up seccomp fd and mount points."""
-    m = mounts(workspace, network=network)
+    """(bwrap argv running `argv` contained, fds to pass); closes the seccomp fd afterwards."""
+    args = mounts(workspace, network=network)
     fd = _seccomp_fd() if state.seccomp else None
     try:
-        full = [state.bwrap, *m.args, *state.namespaces, *(("--share-net",) if network else ()), *_ALWAYS]
+        full = [state.bwrap, *args, *state.namespaces, *(("--share-net",) if network else ()), *_ALWAYS]
         if fd is not None:
             full += ["--seccomp", str(fd)]
         full += ["--chdir", cwd, "--", *argv]
@@ -258,4 +242,3 @@ def sandbox_argv(argv: list[str], *, workspace: str, cwd: str, network: bool,
     finally:
         if fd is not None:
             os.close(fd)
-        remove_mount_points(m.made)

@@ -95,8 +95,7 @@ def test_mounts_hide_homes_tmp_and_own_dirs_and_protect_git_and_agent(tmp_path: 
     ws = tmp_path / "ws"
     (ws / ".git").mkdir(parents=True)
     (ws / ".git" / "config").write_text("[core]\n")
-    m = bwrap.mounts(str(ws), network=False)
-    args = m.args
+    args = bwrap.mounts(str(ws), network=False)
     real = os.path.realpath(ws)
     pairs = list(itertools.pairwise(args))
     assert ("--tmpfs", "/tmp") in pairs and ("--bind", real) in pairs
@@ -106,9 +105,7 @@ def test_mounts_hide_homes_tmp_and_own_dirs_and_protect_git_and_agent(tmp_path: 
     for own in bwrap.own_dirs():
         if os.path.exists(own):
             assert own in args
-    assert m.made == [os.path.join(real, ".agent")]
-    bwrap.remove_mount_points(m.made)
-    assert not (ws / ".agent").exists() and (ws / ".git" / "hooks").is_dir()
+    assert (ws / ".agent").is_dir() and not any((ws / ".agent").iterdir()) and (ws / ".git" / "hooks").is_dir()
 
 
 def test_workspace_inside_own_dirs_is_refused():
