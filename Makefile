@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml
 	@touch $(STAMP)
 
 demo: install
-	$(BIN)/python -m agentcli.evals.demo
+	$(BIN)/python -m agentcli.cli.demo
 
 test: install
 	$(BIN)/python -m pytest -n 2 tests
