@@ -155,7 +155,24 @@ def litellm_bin() -> Path:
 
 
 @pytest.fixture(scope="session")
-def litellm_server(spawn_server: Callable[..., ServerProcess], llama_server: ServerProcess,
+def litellm_upstream(llama_server: ServerProcess) -> Iterator[Any]:
+    """The scripted proxy LiteLLM's `tiny` route goes through (tests set its script)."""
+    from proxy import ScriptedProxy
+
+    proxy = ScriptedProxy(llama_server.url).start()
+    yield proxy
+    proxy.stop()
+
+
+@pytest.fixture
+def litellm_route(litellm_upstream: Any) -> Any:
+    litellm_upstream.script = []
+    litellm_upstream.exchanges.clear()
+    return litellm_upstream
+
+
+@pytest.fixture(scope="session")
+def litellm_server(spawn_server: Callable[..., ServerProcess], litellm_upstream: Any,
                    tmp_path_factory: pytest.TempPathFactory) -> ServerProcess:
     folder = tmp_path_factory.mktemp("litellm")
     config = folder / "config.yaml"
@@ -168,7 +185,7 @@ def litellm_server(spawn_server: Callable[..., ServerProcess], llama_server: Ser
             {"model_name": "mock-500", "litellm_params": {"model": "openai/mock", "api_key": "x",
                                                            "mock_response": "litellm.InternalServerError"}},
             {"model_name": "tiny", "litellm_params": {"model": f"openai/{MODEL_ALIAS}", "api_key": "x",
-                                                      "api_base": f"{llama_server.url}/v1"}},
+                                                      "api_base": f"{litellm_upstream.url}/v1"}},
         ],
         "litellm_settings": {"num_retries": 0, "drop_params": True},
     }))
