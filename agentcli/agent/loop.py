@@ -44,7 +44,17 @@ UNREAD_CALL_PROMPT = (
     "Your reply looks like a tool call, but it could not be read. Write the call again exactly in the "
     "format the system prompt describes, or answer in plain text without tool-call markup."
 )
-EXIT_CODES = {"answered": 0, "submitted": 0, "error": 1, "max_turns": 3, "stuck": 3, "aborted": 3, "interrupted": 130}
+# A reply that is empty or cut at the output length limit is not an answer: one nudge, then this stop.
+INCOMPLETE_PROMPTS = {
+    "length": "Your last reply was cut off at the output length limit. Reply again, shorter.",
+    "empty": "Your last reply was empty. Answer the task now, or call one of your tools.",
+}
+CUT_CALL_ERROR = (
+    "Not run: your reply was cut off at the output length limit, so this call may be incomplete.",
+    "Send the call again in a shorter reply (split large content over several calls).",
+)
+EXIT_CODES = {"answered": 0, "submitted": 0, "error": 1, "max_turns": 3, "stuck": 3, "aborted": 3,
+              "incomplete": 4, "interrupted": 130}
 
 
 class _Stop(Exception):
@@ -68,7 +78,7 @@ class Agent:
         changed_before = len(s.files_changed)  # a chat session runs many times; report this run's files
         turns = tools_run = invalid_turns = 0
         usage = Usage()
-        used_tools = finalize_used = nudged = False
+        used_tools = incomplete_nudged = nudged = False
         no_tools_next = False
         answer, stop, error = "", "answered", None
         try:
@@ -118,17 +128,26 @@ class Agent:
                     invalid_turns = 0  # the new style gets its own retries
                     yield Notice("warning", switched, "fallback")
 
+                cut = _incomplete(response, s.adapt.unread_call)
+                if cut is not None:
+                    if response.tool_calls:  # never run a call cut at the length limit; say why in its result
+                        s.add(Message.results([_not_run(c) for c in response.tool_calls]))
+                    if incomplete_nudged:
+                        stop, error = "incomplete", f"the model's reply was {_CUT_WORDS[cut]} twice in a row"
+                        break
+                    incomplete_nudged = True
+                    no_tools_next = cut == "empty" and used_tools
+                    if not response.tool_calls:
+                        s.add(Message.user(FINALIZE_PROMPT if no_tools_next else INCOMPLETE_PROMPTS[cut]))
+                    yield Notice("warning", f"the model's reply was {_CUT_WORDS[cut]}; asking once more", "incomplete")
+                    continue
+
                 if not response.tool_calls:
                     if s.adapt.unread_call and invalid_turns < s.profile.limits.validation_retries:
                         invalid_turns += 1
                         s.add(Message.user(UNREAD_CALL_PROMPT))
                         continue
                     text = response.text.strip()
-                    if not text and used_tools and not finalize_used:
-                        finalize_used = no_tools_next = True
-                        s.add(Message.user(FINALIZE_PROMPT))
-                        yield Notice("warning", "the model gave an empty answer; asking once for a final answer")
-                        continue
                     if s.profile.tools.tool_use_mode == "enforced" and not used_tools and not nudged and visible:
                         nudged = True
                         s.add(Message.user(USE_TOOLS_PROMPT))
@@ -426,6 +445,23 @@ class Agent:
                 s.record_result(result)
                 results.append(result)
                 yield ToolFinished(call, result, elapsed)
+
+
+_CUT_WORDS = {"length": "cut off at the output length limit", "empty": "empty"}
+
+
+def _incomplete(response: ParsedResponse, unread_call: bool) -> str | None:
+    """"length" for a reply cut at the output limit, "empty" for no text and no call, else None."""
+    if response.finish_reason == "length":
+        return "length"
+    if not response.tool_calls and not response.text.strip() and not unread_call:
+        return "empty"
+    return None
+
+
+def _not_run(call: ToolCall) -> ToolResult:
+    err = ToolError.of(ErrorCode.VALIDATION, *CUT_CALL_ERROR)
+    return ToolResult(call.id, call.name, False, err.render(), err)
 
 
 def _is_invalid(r: ToolResult) -> bool:

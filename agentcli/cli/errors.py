@@ -1,7 +1,8 @@
 """The one table from exception to message and exit code.
 
 Exit codes: 0 done, 1 the model or a tool failed, 2 usage/profile error,
-3 stopped at a checkpoint or by a guard, 130 interrupted.
+3 stopped at a checkpoint or by a guard, 4 no usable answer (empty or cut at the
+length limit twice), 130 interrupted.
 """
 
 from __future__ import annotations
