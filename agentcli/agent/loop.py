@@ -220,6 +220,9 @@ class Agent:
                     note = s.adapt.fall_back_to_emulation(s, exc.message)
                     yield Notice("warning", note, "fallback")
                     continue
+                if exc.code is ProviderErrorCode.TOOL_CHOICE_UNSUPPORTED and attempt == 1:
+                    yield Notice("warning", s.adapt.tool_choice_rejected(s, exc.message), "fallback")
+                    continue
                 raise
             finally:
                 if not task.done():

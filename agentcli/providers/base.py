@@ -12,7 +12,7 @@ import logging
 import os
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, AsyncIterator, Callable
+from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable
 
 import httpx
 
@@ -46,6 +46,7 @@ USER_AGENT = f"agentcli/{__version__}"
 
 # AGENTCLI_DEBUG=1 attaches a private, scrubbing file handler (agentcli.cli.logging_setup).
 log = logging.getLogger("agentcli.http")
+_FORCED_FAILURES = (400, 422, 500)  # statuses a server answers a tool_choice it cannot honour with
 _SECRET_HEADERS = frozenset({"authorization", "proxy-authorization", "x-api-key", "api-key", "x-goog-api-key", "cookie"})
 
 
@@ -194,13 +195,30 @@ class Provider:
                       settings.stream, _body_bytes(body), masked_headers(self.client.headers),
                       extra={"secrets": target.secrets})
         if not settings.stream:
-            return await run_with_retries(lambda: self._post(url, body, plan, ctx, target), self.policy, target, on_event)
+            return await run_with_retries(
+                lambda: self._forced(self._post(url, body, plan, ctx, target), body), self.policy, target, on_event)
         state = _Attempt()
         emit = on_event or (lambda _e: None)
         return await run_with_retries(
-            lambda: self._stream(url, body, plan, ctx, target, emit, state),
+            lambda: self._forced(self._stream(url, body, plan, ctx, target, emit, state), body),
             self.policy, target, on_event, partial_output=lambda: state.emitted,
         )
+
+    def forces_call(self, body: dict[str, Any]) -> bool:
+        """The body forces some tool call (OpenAI's tool_choice "required")."""
+        return False
+
+    async def _forced(self, attempt: Awaitable[ParsedResponse], body: dict[str, Any]) -> ParsedResponse:
+        """A request forcing a call that the server fails (vLLM refuses it; llama-cpp-python's
+        chatml-function-calling answers an empty HTTP 500) is not retried: the session learns that
+        forcing does not work here and asks again with "auto"."""
+        try:
+            return await attempt
+        except ProviderError as err:
+            if err.status in _FORCED_FAILURES and err.code in (Code.BAD_REQUEST, Code.SERVER) and self.forces_call(body):
+                err.code, err.retryable = Code.TOOL_CHOICE_UNSUPPORTED, False
+                err.hint = hint_for(Code.TOOL_CHOICE_UNSUPPORTED, self.target(err.model or None))
+            raise
 
     async def _post(self, url: str, body: dict[str, Any], plan: WirePlan, ctx: ParseContext, target: Target) -> ParsedResponse:
         t0 = time.monotonic()

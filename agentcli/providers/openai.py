@@ -49,6 +49,9 @@ class OpenAIProvider(Provider):
             body.pop("stream_options", None)
         return body
 
+    def forces_call(self, body: dict[str, Any]) -> bool:
+        return body.get("tool_choice") == "required"
+
     def unstreamed(self, url: str, body: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
         plain = {k: v for k, v in body.items() if k != "stream_options"}
         plain["stream"] = False

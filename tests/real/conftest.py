@@ -140,6 +140,17 @@ def llama_server(spawn_server: Callable[..., ServerProcess], tiny_model: Path) -
     )
 
 
+@pytest.fixture(scope="session")
+def llama_server_fc(spawn_server: Callable[..., ServerProcess], tiny_model: Path) -> ServerProcess:
+    """The same model with llama-cpp-python's own `chatml-function-calling` chat format."""
+    return spawn_server(
+        lambda port: [sys.executable, "-m", "llama_cpp.server", "--model", str(tiny_model), "--model_alias",
+                      MODEL_ALIAS, "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "4096",
+                      "--n_threads", "1", "--verbose", "false", "--chat_format", "chatml-function-calling"],
+        "/v1/models", name="llama-fc",
+    )
+
+
 @pytest.fixture
 def scripted_proxy(llama_server: ServerProcess) -> Iterator[Any]:
     from proxy import ScriptedProxy

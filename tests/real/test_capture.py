@@ -106,3 +106,14 @@ def test_capture_litellm(litellm_server, litellm_route):
         for name, path, body, note in cases:
             resp = client.post(litellm_server.url + path, json=body, headers={"x-api-key": "sk-real-test"})
             save(name, "litellm-proxy", LITELLM_VERSION, path, body, resp, note)
+
+
+def test_capture_llama_cpp_function_calling_format(llama_server_fc):
+    body = {"model": "tiny", "messages": USER, "seed": 1107, "tool_choice": "required",
+            "tools": [{"type": "function", "function": {"name": "list_files", "description": "List files in a folder.",
+                                                        "parameters": {"type": "object", "properties": {"path": {"type": "string"}}}}}]}
+    with httpx.Client(timeout=120) as client:
+        resp = client.post(llama_server_fc.url + "/v1/chat/completions", json=body)
+    save("llama_required_rejected", "llama-cpp-python", metadata.version("llama-cpp-python"), "/v1/chat/completions",
+         body, resp, 'server started with --chat_format chatml-function-calling: tool_choice "required" fails with an '
+         "empty HTTP 500")
