@@ -23,16 +23,17 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import httpx
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))  # realkit, proxy, tinymodel
 
-from realkit import MODEL_ALIAS, AgentResult  # noqa: E402
+from realkit import MODEL_ALIAS, AgentResult
 
 HERE = Path(__file__).parent
 SERVER_LIFETIME_S = 900  # a server left behind stops by itself
@@ -227,7 +228,7 @@ def agent(tmp_path: Path) -> Callable[..., AgentResult]:
     exe = Path(sys.executable).with_name("agent")
 
     def run(*args: str, stdin: str = "") -> AgentResult:
-        proc = subprocess.run([str(exe), *args], capture_output=True, text=True, env=env, input=stdin,
+        proc = subprocess.run([str(exe), *args], capture_output=True, text=True, env=env, input=stdin, check=False,
                               timeout=AGENT_TIMEOUT_S)
         return AgentResult(proc.returncode, proc.stdout, proc.stderr)
 

@@ -16,7 +16,6 @@ from typing import Any
 
 import httpx
 import pytest
-
 from proxy import Call, gbnf_literal, pinned_schema
 
 OUT = Path(__file__).parents[1] / "fixtures" / "real"

@@ -98,3 +98,14 @@ def test_random_model_noise_goes_through_the_loop(scripted_proxy, agent, workspa
     result = agent("run", GOAL, "-p", f"{profile}#real", "-w", str(workspace), "--yes")
     assert "Traceback" not in result.stderr, result.stderr
     assert result.code in (0, 1, 3, 4), result.stderr
+
+
+def test_eval_live_runs_against_the_server(scripted_proxy, agent, tmp_path):
+    """`agent eval --live` drives the real server; a random model fails the checks, but the run completes."""
+    scripted_proxy.script = [Noise(16)]
+    profile = write_profile(tmp_path, scripted_proxy.url + "/v1", max_turns=2)
+    result = agent("eval", "--live", "-p", f"{profile}#real", "--trials", "1", "--scenarios", "happy_path",
+                   "--json")
+    assert "Traceback" not in result.stderr, result.stderr
+    assert result.code in (0, 1), result.stderr + result.stdout[-2000:]
+    assert scripted_proxy.chat_requests(), "no request reached the server"

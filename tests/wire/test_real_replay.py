@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 from wire_helpers import KEY, make_profile, server
 
-from agentcli.core.errors import ProviderError, ProviderErrorCode as Code
+from agentcli.core.errors import ProviderError
+from agentcli.core.errors import ProviderErrorCode as Code
 from agentcli.core.events import StreamKind
 from agentcli.core.types import Message, Tool
 from agentcli.providers import create
