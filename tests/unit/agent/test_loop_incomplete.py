@@ -9,7 +9,8 @@ import pytest
 
 from agentcli.agent.approval import Decision
 from agentcli.agent.build import open_session
-from agentcli.agent.loop import EXIT_CODES, INCOMPLETE_PROMPTS, Agent
+from agentcli.agent.loop import INCOMPLETE_PROMPTS, Agent
+from agentcli.cli.errors import EXIT_CODES
 from agentcli.config import load_profile
 from agentcli.core.events import Checkpoint, Done
 from agentcli.core.types import Role
