@@ -164,10 +164,9 @@ def gather(profile: Any, *, offline: bool, probe: bool = False, forget: bool = F
 
 def render(report: dict[str, Any]) -> None:
     from rich.console import Group
+    from rich.markup import escape
     from rich.panel import Panel
     from rich.table import Table
-
-    from rich.markup import escape
 
     from agentcli.ui.escape import visible
     from agentcli.ui.render import make_console
