@@ -8,11 +8,11 @@ the session's Approver.
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
+from agentcli.core import jsonsafe
 from agentcli.agent.approval import Approver, Decision
 from agentcli.agent.planner import plan_batches
 from agentcli.agent.validate import validate_arguments
@@ -272,7 +272,7 @@ class Agent:
                     f"Use the tools available now: {names}.",
                 )
                 return
-        size = len(json.dumps(call.arguments, ensure_ascii=False, default=str).encode())
+        size = len(jsonsafe.dumps(call.arguments, ensure_ascii=False, default=str).encode())
         if size > s.profile.limits.max_tool_args_bytes:
             yield ToolError.of(
                 ErrorCode.VALIDATION,

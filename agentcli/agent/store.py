@@ -8,6 +8,8 @@ never runs them again. Everything written passes through the secret scrubber.
 from __future__ import annotations
 
 import json
+
+from agentcli.core import jsonsafe
 import os
 import secrets
 import time
@@ -43,7 +45,7 @@ class Transcript:
 
     def write(self, record_type: str, /, **data: Any) -> None:
         record = {"type": record_type, "t": round(time.time(), 3), **data}
-        line = redact(json.dumps(record, ensure_ascii=False, default=str)) + "\n"
+        line = redact(jsonsafe.dumps(record, ensure_ascii=False, default=str)) + "\n"
         os.write(self._fd, line.encode())  # one write per record: never interleaved
 
     def message(self, m: Message) -> None:
@@ -73,7 +75,7 @@ def read_records(path: Path) -> tuple[list[dict[str, Any]], int]:
     with open(path, encoding="utf-8", errors="replace") as f:
         for line in f:
             try:
-                records.append(json.loads(line))
+                records.append(jsonsafe.loads(line))
             except json.JSONDecodeError:
                 skipped += 1  # a torn last line after a crash: never fatal
     return records, skipped

@@ -10,6 +10,8 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import json
+
+from agentcli.core import jsonsafe
 import logging
 import random
 import time
@@ -139,7 +141,7 @@ def _should_retry_header(headers: Mapping[str, str]) -> bool | None:
 def body_message(text: str) -> str:
     """The human part of an error body: error.message, error, message or detail; else the raw text."""
     try:
-        data = json.loads(text)
+        data = jsonsafe.loads(text)
     except (ValueError, TypeError):
         return text.strip()
     if isinstance(data, list) and data and isinstance(data[0], dict):

@@ -6,7 +6,8 @@ Only framing lives here; what a chunk means is the wire layer's business.
 from __future__ import annotations
 
 import asyncio
-import json
+
+from agentcli.core import jsonsafe
 from dataclasses import dataclass
 from typing import Any, AsyncIterator
 
@@ -75,7 +76,7 @@ async def ndjson_objects(lines: AsyncIterator[str]) -> AsyncIterator[dict[str, A
 
 def decode_json(text: str) -> dict[str, Any]:
     try:
-        value = json.loads(text)
+        value = jsonsafe.loads(text)
     except ValueError as exc:
         raise BadChunk(f"stream chunk is not JSON: {text[:80]!r}") from exc
     if not isinstance(value, dict):

@@ -18,6 +18,7 @@ import httpx
 
 from agentcli import __version__
 
+from agentcli.core import jsonsafe
 from agentcli.core.errors import ProviderError, ProviderErrorCode as Code
 from agentcli.providers import DEFAULTS
 from agentcli.providers._http import (
@@ -55,9 +56,10 @@ def masked_headers(headers: Any) -> dict[str, str]:
 
 
 def _body_bytes(body: Any) -> int:
-    import json
+    return len(jsonsafe.dumps(body, ensure_ascii=False, default=str).encode())
 
-    return len(json.dumps(body, ensure_ascii=False, default=str).encode())
+
+_JSON = {"Content-Type": "application/json"}  # bodies are encoded by jsonsafe.body (any string survives)
 
 
 def resolve_key(profile: Profile, provider: str, url: str, api_key: str | None) -> tuple[str | None, str | None]:
@@ -207,7 +209,7 @@ class Provider:
 
         t0 = time.monotonic()
         try:
-            resp = await self.client.post(url, json=body)
+            resp = await self.client.post(url, content=jsonsafe.body(body), headers=_JSON)
         except httpx.HTTPError as exc:
             log.debug("POST %s failed after %.0f ms: %s", url, (time.monotonic() - t0) * 1000, type(exc).__name__,
                       extra={"secrets": target.secrets})
@@ -224,7 +226,7 @@ class Provider:
             log.debug("error body (%d): %s", resp.status_code, trim(resp.text), extra={"secrets": target.secrets})
             raise error_from_status(resp.status_code, resp.text, resp.headers, target, self.refine_error)
         try:
-            data = resp.json()
+            data = jsonsafe.loads(resp.content)
         except ValueError:
             data = None
         if not isinstance(data, dict):
@@ -248,7 +250,7 @@ class Provider:
         headers_in = False
         t0 = time.monotonic()
         try:
-            async with self.client.stream("POST", url, json=body) as resp:
+            async with self.client.stream("POST", url, content=jsonsafe.body(body), headers=_JSON) as resp:
                 log.debug("response POST %s status=%d (stream) %.0f ms to headers", url, resp.status_code,
                           (time.monotonic() - t0) * 1000, extra={"secrets": target.secrets})
                 if resp.status_code >= 400:
@@ -305,7 +307,8 @@ class Provider:
 
         async def once() -> dict[str, Any]:
             try:
-                resp = await self.client.request(method, f"{self.url}{path}", json=json_body)
+                resp = await self.client.request(method, f"{self.url}{path}", content=None if json_body is None else jsonsafe.body(json_body),
+                                                 headers=None if json_body is None else _JSON)
             except httpx.HTTPError as exc:
                 raise error_from_exception(exc, target, timeout=self.profile.limits.request_timeout) from None
             return self._json_or_raise(resp, target)

@@ -16,6 +16,8 @@ from __future__ import annotations
 import copy
 import dataclasses
 import json
+
+from agentcli.core import jsonsafe
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
@@ -64,7 +66,7 @@ def check_turn(turn: Any, where: str = "turn") -> Turn:
 def load_script(path: Path) -> tuple[str, list[Turn]]:
     """(api, turns) from a script file; problems are ConfigErrors naming the file."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = jsonsafe.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise ConfigError(f"cannot read script: {exc.strerror}", file=str(path), key="script") from None
     except ValueError as exc:

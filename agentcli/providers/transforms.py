@@ -10,6 +10,8 @@ the wire parser sees it. They work on OpenAI-shaped bodies (`choices[].message|d
 from __future__ import annotations
 
 import json
+
+from agentcli.core import jsonsafe
 import secrets
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator
@@ -99,7 +101,7 @@ def arguments_string_to_object(body: Body) -> Body:
             fn = call.get("function")
             if isinstance(fn, dict) and isinstance(fn.get("arguments"), str):
                 try:
-                    value = json.loads(fn["arguments"] or "{}")
+                    value = jsonsafe.loads(fn["arguments"] or "{}")
                 except ValueError:
                     continue  # leave it: the server will say what it dislikes
                 if isinstance(value, dict):
@@ -152,7 +154,7 @@ def content_tag_fallback(body: Body) -> Body:
             if end == -1:
                 break
             try:
-                obj = json.loads(text[start + len(_OPEN) : end])
+                obj = jsonsafe.loads(text[start + len(_OPEN) : end])
             except ValueError:
                 obj = None
             if isinstance(obj, dict) and isinstance(obj.get("name"), str):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from agentcli.ui.escape import styled
 from agentcli.ui.render import TerminalRenderer, make_console
 from agentcli.ui.slash import COMMANDS, Repl, dispatch
 
@@ -73,8 +74,8 @@ def run_repl(session: Any, approver: Any, *, transport: Any = None) -> int:
                            key_bindings=_key_bindings(), complete_while_typing=False)
     state = Repl(session, console, transport)
     loop = asyncio.new_event_loop()
-    console.print(f"[dim]agent chat · {session.profile.model} via {session.profile.provider} · tier {session.tier.label}"
-                  f" · /help for commands · Ctrl-D to exit[/]")
+    console.print(styled((f"agent chat · {session.profile.model} via {session.profile.provider} · tier {session.tier.label}"
+                          " · /help for commands · Ctrl-D to exit", "dim")))
 
     async def turn(line: str) -> None:
         render = TerminalRenderer()
@@ -106,7 +107,7 @@ def run_repl(session: Any, approver: Any, *, transport: Any = None) -> int:
                     loop.run_until_complete(task)
                 except (asyncio.CancelledError, KeyboardInterrupt):
                     pass
-                console.print("\n[yellow]turn cancelled[/]")
+                console.print("\nturn cancelled", style="yellow")
     finally:
         loop.run_until_complete(session.provider.aclose())
         loop.close()

@@ -8,7 +8,8 @@ a non-streamed parse, so any chunking of a response ends in the same ParsedRespo
 from __future__ import annotations
 
 import dataclasses
-import json
+
+from agentcli.core import jsonsafe
 from typing import TYPE_CHECKING, Any
 
 from agentcli.core.events import StreamEvent, StreamKind
@@ -33,7 +34,7 @@ def complete_parse(plan: WirePlan, native: NativeParse, ctx: ParseContext) -> Pa
             args = cand.arguments
             if isinstance(args, str):
                 try:
-                    decoded = json.loads(args)
+                    decoded = jsonsafe.loads(args)
                 except ValueError:
                     decoded = None
                 if isinstance(decoded, dict):

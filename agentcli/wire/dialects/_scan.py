@@ -7,7 +7,8 @@ dialect stays fast on megabyte outputs; nothing here raises on model text.
 from __future__ import annotations
 
 import functools
-import json
+
+from agentcli.core import jsonsafe
 import re
 from collections.abc import Callable, Iterator
 from itertools import islice
@@ -100,7 +101,7 @@ INVALID: Any = _Invalid()
 def loads(s: str) -> Any:
     """json.loads that returns INVALID instead of raising."""
     try:
-        return json.loads(s)
+        return jsonsafe.loads(s)
     except (ValueError, RecursionError, TypeError):
         return INVALID
 

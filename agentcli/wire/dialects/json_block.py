@@ -10,6 +10,8 @@ only its own closing brace(s) (vllm#11786), never one whose arguments are cut of
 from __future__ import annotations
 
 import json
+
+from agentcli.core import jsonsafe
 import re
 from typing import TYPE_CHECKING, Any
 
@@ -133,7 +135,7 @@ class JsonBlockDialect(Dialect):
             return None
         src = text[p:].rstrip()
         try:
-            value = json.loads(src + closers)
+            value = jsonsafe.loads(src + closers)
         except ValueError:
             return None
         calls = calls_from_value(value) if isinstance(value, dict) else None
@@ -166,7 +168,7 @@ class JsonBlockDialect(Dialect):
 
 def _loads(s: str) -> Any:
     try:
-        return json.loads(s)
+        return jsonsafe.loads(s)
     except ValueError:
         return None
 

@@ -9,6 +9,8 @@ merged because the API requires strict user/assistant alternation.
 from __future__ import annotations
 
 import json
+
+from agentcli.core import jsonsafe
 from typing import TYPE_CHECKING, Any
 
 from agentcli.core.types import Role
@@ -316,7 +318,7 @@ class AnthropicStream(NativeStream):
                     data["input"] = data.get("input") if isinstance(data.get("input"), dict) else {}
                 else:
                     try:
-                        data["input"] = json.loads(raw)
+                        data["input"] = jsonsafe.loads(raw)
                     except ValueError:
                         data["input"] = raw  # truncated: the repair layer gets the text
             content.append(data)
