@@ -99,3 +99,32 @@ def dumps(value: Any, **kwargs: Any) -> str:
 def body(value: Any) -> bytes:
     """A request body: compact JSON (as httpx writes it), UTF-8 whatever strings it holds."""
     return dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
+
+
+_HIGH = re.compile(r"[\ud800-\udbff]\Z")
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
+def join_surrogates(text: str) -> str:
+    """Pairs of UTF-16 surrogates (an emoji a server sent as two `\\uXXXX` escapes, perhaps in
+    two chunks) made into the one character they encode; lone ones stay as they are."""
+    if _SURROGATE.search(text) is None:
+        return text
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
+
+
+class SurrogateJoiner:
+    """Per-stream state: holds a trailing high surrogate until the next delta can complete it."""
+
+    def __init__(self) -> None:
+        self._held = ""
+
+    def feed(self, text: str) -> str:
+        text, self._held = self._held + text, ""
+        if _HIGH.search(text):
+            text, self._held = text[:-1], text[-1]
+        return join_surrogates(text)
+
+    def flush(self) -> str:
+        held, self._held = self._held, ""
+        return held

@@ -33,6 +33,7 @@ from agentcli.providers._http import (
     trim,
 )
 from agentcli.providers._sse import BadChunk, StreamStalled, decode_json, idle_lines, ndjson_objects, sse_events
+from agentcli.providers._sse import ResponseTooLarge, ResponseTooSlow, bounded_lines, read_body, too_much
 from agentcli.providers.transforms import apply_overrides, check_overrides, pipeline
 
 if TYPE_CHECKING:
@@ -208,8 +209,15 @@ class Provider:
         from agentcli import wire
 
         t0 = time.monotonic()
+        limits = self.profile.limits
         try:
-            resp = await self.client.post(url, content=jsonsafe.body(body), headers=_JSON)
+            async with self.client.stream("POST", url, content=jsonsafe.body(body), headers=_JSON) as streamed:
+                content = await read_body(streamed.aiter_bytes(), max_bytes=limits.max_response_bytes,
+                                          max_seconds=limits.max_response_seconds)
+                resp = httpx.Response(streamed.status_code, headers=streamed.headers, content=content,
+                                      request=streamed.request)
+        except (ResponseTooLarge, ResponseTooSlow) as exc:
+            raise too_much(exc, target) from None
         except httpx.HTTPError as exc:
             log.debug("POST %s failed after %.0f ms: %s", url, (time.monotonic() - t0) * 1000, type(exc).__name__,
                       extra={"secrets": target.secrets})
@@ -269,6 +277,8 @@ class Provider:
                             break
         except ProviderError:
             raise
+        except (ResponseTooLarge, ResponseTooSlow) as exc:
+            raise too_much(exc, target) from None
         except (httpx.HTTPError, StreamStalled, BadChunk) as exc:
             log.debug("stream from %s failed after %.0f ms: %s", url, (time.monotonic() - t0) * 1000,
                       type(exc).__name__, extra={"secrets": target.secrets})
@@ -290,7 +300,9 @@ class Provider:
         return parsed
 
     async def _items(self, resp: httpx.Response) -> AsyncIterator[Chunk]:
-        lines = idle_lines(resp.aiter_lines(), self.profile.limits.stream_idle_timeout)
+        limits = self.profile.limits
+        lines = bounded_lines(idle_lines(resp.aiter_text(), limits.stream_idle_timeout),
+                              max_bytes=limits.max_response_bytes, max_seconds=limits.max_response_seconds)
         if self.stream_format == "ndjson":
             async for obj in ndjson_objects(lines):
                 yield self.stream_item("", obj)
