@@ -8,8 +8,6 @@ never runs them again. Everything written passes through the secret scrubber.
 from __future__ import annotations
 
 import json
-
-from agentcli.core import jsonsafe
 import os
 import secrets
 import time
@@ -18,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from agentcli.agent.serialize import message_from_dict, message_to_dict, result_from_dict, result_to_dict
+from agentcli.core import jsonsafe
 from agentcli.core.errors import ErrorCode, ToolError, UsageError
 from agentcli.core.redact import redact
 from agentcli.core.types import Message, Role, ToolResult

@@ -10,14 +10,13 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import json
-
-from agentcli.core import jsonsafe
 import logging
 import random
 import time
 from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable, Mapping, TypeVar
 
+from agentcli.core import jsonsafe
 from agentcli.core.errors import ProviderError, ProviderErrorCode as Code
 from agentcli.core.events import Notice, RetryScheduled
 from agentcli.core.redact import redact

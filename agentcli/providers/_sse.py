@@ -8,11 +8,11 @@ from __future__ import annotations
 import asyncio
 import re
 import time
+from dataclasses import dataclass
+from typing import Any, AsyncIterator
 
 from agentcli.core import jsonsafe
 from agentcli.core.errors import ProviderError, ProviderErrorCode
-from dataclasses import dataclass
-from typing import Any, AsyncIterator
 
 
 class StreamStalled(TimeoutError):

@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any, AsyncIterator, Callable
 import httpx
 
 from agentcli import __version__
-
 from agentcli.core import jsonsafe
 from agentcli.core.errors import ProviderError, ProviderErrorCode as Code
 from agentcli.providers import DEFAULTS
@@ -32,8 +31,7 @@ from agentcli.providers._http import (
     run_with_retries,
     trim,
 )
-from agentcli.providers._sse import BadChunk, StreamStalled, decode_json, idle_lines, ndjson_objects, sse_events
-from agentcli.providers._sse import ResponseTooLarge, ResponseTooSlow, bounded_lines, read_body, too_much
+from agentcli.providers._sse import BadChunk, ResponseTooLarge, ResponseTooSlow, StreamStalled, bounded_lines, decode_json, idle_lines, ndjson_objects, read_body, sse_events, too_much
 from agentcli.providers.transforms import apply_overrides, check_overrides, pipeline
 
 if TYPE_CHECKING:

@@ -16,12 +16,11 @@ from __future__ import annotations
 import copy
 import dataclasses
 import json
-
-from agentcli.core import jsonsafe
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
+from agentcli.core import jsonsafe
 from agentcli.core.errors import ConfigError, ProviderError, ProviderErrorCode as Code
 from agentcli.providers._http import error_from_status, hint_for, run_with_retries
 from agentcli.providers.base import Provider, _Attempt

@@ -10,12 +10,11 @@ the wire parser sees it. They work on OpenAI-shaped bodies (`choices[].message|d
 from __future__ import annotations
 
 import json
-
-from agentcli.core import jsonsafe
 import secrets
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
+from agentcli.core import jsonsafe
 from agentcli.core.errors import ConfigError
 
 Body = dict[str, Any]

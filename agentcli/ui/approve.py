@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import json
 
-from agentcli.core import jsonsafe
-
 from agentcli.agent.approval import Decision
+from agentcli.core import jsonsafe
 from agentcli.core.events import Checkpoint, CheckpointKind
 from agentcli.ui.approval_view import Block, blocks_for, render_block, screen_rows
 from agentcli.ui.escape import styled

@@ -7,11 +7,10 @@ fixed silently. JSON repair itself is the json-repair library's job (imported la
 from __future__ import annotations
 
 import json
-
-from agentcli.core import jsonsafe
 import re
 from typing import Any
 
+from agentcli.core import jsonsafe
 from agentcli.core.types import Tool
 
 Fix = tuple[str, str]  # (repair kind, detail)

@@ -8,10 +8,9 @@ a non-streamed parse, so any chunking of a response ends in the same ParsedRespo
 from __future__ import annotations
 
 import dataclasses
-
-from agentcli.core import jsonsafe
 from typing import TYPE_CHECKING, Any
 
+from agentcli.core import jsonsafe
 from agentcli.core.events import StreamEvent, StreamKind
 from agentcli.wire.names import NameMap
 

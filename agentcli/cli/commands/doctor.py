@@ -86,12 +86,11 @@ async def _probe(session_parts: dict[str, Any]) -> Check:
 
 
 def gather(profile: Any, *, offline: bool, probe: bool = False, forget: bool = False) -> dict[str, Any]:
+    from agentcli.core.errors import ProviderError, ProviderErrorCode
     from agentcli.models import LearnedStore, parse_model_id, resolve_capability
     from agentcli.models.capability import UNKNOWN_MODEL_WARNING, is_unknown
     from agentcli.providers import create
     from agentcli.wire import negotiate
-
-    from agentcli.core.errors import ProviderError, ProviderErrorCode
 
     key_missing = None
     try:

@@ -6,11 +6,10 @@ given) or raw assistant text. `--jsonl` runs a batch: one request per line, one 
 
 from __future__ import annotations
 
-
-from agentcli.core import jsonsafe
 import sys
 from typing import Any
 
+from agentcli.core import jsonsafe
 from agentcli.core.errors import UsageError
 from agentcli.core.types import ParsedResponse, Tool
 
@@ -171,8 +170,29 @@ def _show(resp: ParsedResponse) -> None:
             console.print(styled(f"- {r.kind}: {r.detail}"))
 
 
-def execute(file: str | None = None, provider: str | None = None, tools: str | None = None, json_out: bool = False, jsonl: str | None = None) -> int:
+def execute(file: str | None = None, provider: str | None = None, tools: str | None = None, json_out: bool = False,
+            jsonl: str | None = None, debug: bool = False) -> int:
     """Parse one input (FILE, '-' or stdin) or a --jsonl batch and print what was found."""
+    try:
+        return _execute(file, provider, tools, json_out, jsonl)
+    finally:
+        if debug:
+            _report_failures()
+
+
+def _report_failures() -> None:
+    """--debug: the parser exceptions that were caught (and so degraded to text), on stderr."""
+    from agentcli.wire import failures
+
+    counts = failures.counts()
+    sys.stderr.write(f"parser failures: {sum(counts.values())}\n")
+    for where, n in sorted(counts.items()):
+        sys.stderr.write(f"  {where}: {n}\n")
+    for f in failures.recent():
+        sys.stderr.write(f"  last in {f.where}: {f.error}\n".encode("utf-8", "backslashreplace").decode("utf-8"))
+
+
+def _execute(file: str | None, provider: str | None, tools: str | None, json_out: bool, jsonl: str | None) -> int:
     if jsonl is not None:
         return _batch(jsonl)
     if provider is not None and provider not in _kinds():

@@ -7,13 +7,12 @@ dialect stays fast on megabyte outputs; nothing here raises on model text.
 from __future__ import annotations
 
 import functools
-
-from agentcli.core import jsonsafe
 import re
 from collections.abc import Callable, Iterator
 from itertools import islice
 from typing import Any
 
+from agentcli.core import jsonsafe
 from agentcli.wire.dialects._callscan import decode_at
 from agentcli.wire.types import Candidate
 
@@ -31,7 +30,10 @@ def total(parse: Callable[[Any, str], ParseResult]) -> Callable[[Any, str], Pars
             return [], text if isinstance(text, str) else ""
         try:
             return parse(self, text)
-        except Exception:  # a parser bug must never take the turn down
+        except Exception as exc:  # a parser bug must never take the turn down, nor pass unseen
+            from agentcli.wire import failures
+
+            failures.record(f"dialect {getattr(self, 'name', type(self).__name__)}", exc)
             return [], text
 
     return wrapper

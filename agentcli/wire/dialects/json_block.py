@@ -10,11 +10,10 @@ only its own closing brace(s) (vllm#11786), never one whose arguments are cut of
 from __future__ import annotations
 
 import json
-
-from agentcli.core import jsonsafe
 import re
 from typing import TYPE_CHECKING, Any
 
+from agentcli.core import jsonsafe
 from agentcli.wire import repair
 from agentcli.wire.dialects import _prompt
 from agentcli.wire.dialects._base import MAX_CALLS, Dialect

@@ -8,9 +8,9 @@ enough (see `PartialArgs.snapshot`), keeping huge streamed arguments linear.
 
 from __future__ import annotations
 
+from typing import Any
 
 from agentcli.core import jsonsafe
-from typing import Any
 
 _CLOSER = {"{": "}", "[": "]"}
 

@@ -9,10 +9,9 @@ merged because the API requires strict user/assistant alternation.
 from __future__ import annotations
 
 import json
-
-from agentcli.core import jsonsafe
 from typing import TYPE_CHECKING, Any
 
+from agentcli.core import jsonsafe
 from agentcli.core.types import Role
 from agentcli.wire import schema as schemas
 from agentcli.wire.names import NameMap, safe_id
