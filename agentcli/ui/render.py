@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import sys
 from typing import Any
 
@@ -22,10 +23,22 @@ from agentcli.ui.escape import short_args, styled, visible
 
 
 def make_console(stderr: bool = False):  # type: ignore[no-untyped-def]
+    """A console for untrusted text: markup and emoji codes off, and every plain string it renders
+    (print arguments, table cells, titles) made visible at this one boundary (see ui.escape)."""
+    return _safe_console_class()(stderr=stderr, highlight=False, soft_wrap=True, markup=False, emoji=False)
+
+
+@functools.cache
+def _safe_console_class():  # type: ignore[no-untyped-def]
     from rich.console import Console
 
-    # markup and emoji codes off: a string that reaches print() is shown as written (see ui.escape)
-    return Console(stderr=stderr, highlight=False, soft_wrap=True, markup=False, emoji=False)
+    class SafeConsole(Console):
+        """Console whose str -> Text step escapes hidden characters; Text objects pass as built."""
+
+        def render_str(self, text: str, **kwargs: Any):  # type: ignore[no-untyped-def]
+            return super().render_str(visible(text), **kwargs)
+
+    return SafeConsole
 
 
 class JsonRenderer:
