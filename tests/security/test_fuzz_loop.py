@@ -27,7 +27,7 @@ from agentcli.core.events import Done
 from agentcli.providers.scripted import ScriptedProvider
 from agentcli.ui.escape import visible
 
-EXAMPLES = int(os.environ.get("AGENTCLI_FUZZ_EXAMPLES", "0") or 0) // 10 or 25
+EXAMPLES = int(os.environ.get("AGENTCLI_FUZZ_EXAMPLES", "0") or 0) // 25 or 25  # make fuzz: 50,000 -> 2,000 runs
 MARKUP = ["[", "]", "[/", "[bold]", "[/]", "[link=http://x]", "\\", "<tool_call>", "</tool_call>", "<think>",
           "</think>", '{"name": "read_file", "arguments": ', '{"path": "', '"}', "}", "[TOOL_CALLS]", "<|python_tag|>",
           "<function=search>", "</function>", "```json\n", "```", "\x1b[31m", "\u202e", "\ud800", "😀", "\n", " "]
