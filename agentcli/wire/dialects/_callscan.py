@@ -16,6 +16,8 @@ _DECODER = json.JSONDecoder()
 _SCAN_ONCE = _DECODER.scan_once
 # One token per match: a whole (possibly unterminated) string, or a bracket.
 _TOKENS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?|[{}\[\]]', re.S)
+_FENCE_LINE = re.compile(r"\n[ \t]{0,3}(`{3,}|~{3,})([^\n`]*)")
+_FIRST_FENCE = re.compile(r"[ \t]{0,3}(`{3,}|~{3,})([^\n`]*)")
 _IDENT = re.compile(r"[A-Za-z_][\w.\-:/]{0,127}")
 
 # Keys that may name the tool / hold its arguments in a JSON call object.
@@ -243,3 +245,39 @@ def complete_json(text: str) -> bool:
         return False
     end = json_end(t, 0)
     return end is not None
+
+
+def fences(text: str) -> list[tuple[int, int, int, int, str, bool]]:
+    """(fence start, fence end, body start, body end, language, closed) for each fence, in order.
+
+    Fence lines are paired in order (CommonMark: a closer uses the opener's character, at least
+    as many of them, and no info string). One regex pass keyed on the newline finds them (so the
+    engine skips ahead instead of trying every position); a megabyte of fences is ~40k lines, so
+    the loop stays lean."""
+    if "```" not in text and "~~~" not in text:
+        return []
+    out: list[tuple[int, int, int, int, str, bool]] = []
+    n = len(text)
+    opener: tuple[int, int, str, str] | None = None  # (start, body start, marker, language)
+    first = _FIRST_FENCE.match(text)
+    lines = _FENCE_LINE.finditer(text)
+    m = first
+    while True:
+        if m is None:
+            m = next(lines, None)
+            if m is None:
+                break
+            start = m.start() + 1
+        else:
+            start = m.start()
+        marker, info = m.groups()
+        if opener is None:
+            info = info.strip()
+            opener = (start, min(m.end() + 1, n), marker, info.split(None, 1)[0] if info else "")
+        elif marker[0] == opener[2][0] and len(marker) >= len(opener[2]) and not info.strip():
+            out.append((opener[0], m.end(), opener[1], start, opener[3], True))
+            opener = None
+        m = None
+    if opener is not None:  # an unclosed fence runs to the end; its content is not read (truncated output)
+        out.append((opener[0], n, opener[1], n, opener[3], False))
+    return out

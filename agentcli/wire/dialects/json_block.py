@@ -17,13 +17,12 @@ from agentcli.wire import repair
 from agentcli.wire.dialects import _prompt
 from agentcli.wire.dialects._base import MAX_CALLS, Dialect
 from agentcli.wire.dialects._callscan import calls_from_value, decode_at, json_end, salvage_call, scan_brackets
+from agentcli.wire.dialects._callscan import fences as _fences
 from agentcli.wire.types import Candidate
 
 if TYPE_CHECKING:
     from agentcli.core.types import Tool, ToolCall, ToolResult
 
-_FENCE_LINE = re.compile(r"\n[ \t]{0,3}(`{3,}|~{3,})([^\n`]*)")
-_FIRST_FENCE = re.compile(r"[ \t]{0,3}(`{3,}|~{3,})([^\n`]*)")
 _JSON_LANGS = frozenset(("", "json", "json5", "jsonc", "tool_call", "tool_calls", "tool", "function_call"))
 _KEYS = "name|tool|tool_name|function|function_name|action|type|id|arguments|parameters|args|input|tool_calls"
 _START = re.compile(r'\{\s*"(?:' + _KEYS + r')"\s*:|\[\s*\{\s*"')
@@ -187,42 +186,6 @@ def _inline(name: str, args: dict[str, Any]) -> str:
 
 def _fence(name: str, args: dict[str, Any]) -> str:
     return "```json\n" + _inline(name, args) + "\n```"
-
-
-def _fences(text: str) -> list[tuple[int, int, int, int, str, bool]]:
-    """(fence start, fence end, body start, body end, language, closed) for each fence, in order.
-
-    Fence lines are paired in order (CommonMark: a closer uses the opener's character, at least
-    as many of them, and no info string). One regex pass keyed on the newline finds them (so the
-    engine skips ahead instead of trying every position); a megabyte of fences is ~40k lines, so
-    the loop stays lean."""
-    if "```" not in text and "~~~" not in text:
-        return []
-    out: list[tuple[int, int, int, int, str, bool]] = []
-    n = len(text)
-    opener: tuple[int, int, str, str] | None = None  # (start, body start, marker, language)
-    first = _FIRST_FENCE.match(text)
-    lines = _FENCE_LINE.finditer(text)
-    m = first
-    while True:
-        if m is None:
-            m = next(lines, None)
-            if m is None:
-                break
-            start = m.start() + 1
-        else:
-            start = m.start()
-        marker, info = m.groups()
-        if opener is None:
-            info = info.strip()
-            opener = (start, min(m.end() + 1, n), marker, info.split(None, 1)[0] if info else "")
-        elif marker[0] == opener[2][0] and len(marker) >= len(opener[2]) and not info.strip():
-            out.append((opener[0], m.end(), opener[1], start, opener[3], True))
-            opener = None
-        m = None
-    if opener is not None:  # an unclosed fence runs to the end; its content is not read (truncated output)
-        out.append((opener[0], n, opener[1], n, opener[3], False))
-    return out
 
 
 def _cut(text: str, spans: list[tuple[int, int]]) -> str:
