@@ -7,6 +7,7 @@ fixed silently. JSON repair itself is the json-repair library's job (imported la
 from __future__ import annotations
 
 import json
+import math
 import re
 from typing import Any
 
@@ -97,7 +98,7 @@ def finite(value: Any) -> bool:
     while stack:
         v = stack.pop()
         if isinstance(v, float):
-            if v != v or v in (_INF, -_INF):
+            if not math.isfinite(v):
                 return False
         elif isinstance(v, dict):
             stack.extend(v.values())
@@ -105,8 +106,6 @@ def finite(value: Any) -> bool:
             stack.extend(v)
     return True
 
-
-_INF = float("inf")
 
 
 def _decode_string(text: str, repair: bool, fixes: list[Fix], budget: RepairBudget) -> Any:

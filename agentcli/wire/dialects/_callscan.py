@@ -27,6 +27,7 @@ _META_KEYS = frozenset(("id", "type", "call_id", "tool_call_id", "index"))
 _NAME_SET = frozenset(NAME_KEYS)
 _ARG_SET = frozenset(ARG_KEYS)
 _CALL_TYPES = frozenset(("function", "tool_call", "tool_use", "function_call"))
+_WRAPPERS = frozenset(("tool_call", "function_call", "tool_use"))
 
 
 def skip_ws(text: str, i: int) -> int:
@@ -196,8 +197,10 @@ def call_from_obj(obj: Any, *, need_args: bool = True) -> tuple[str, Any, str | 
 def calls_from_value(value: Any, *, need_args: bool = True) -> list[tuple[str, Any, str | None]] | None:
     """Calls in a decoded JSON value: one call object, a non-empty list of them, or {"tool_calls": [...]}.
     None unless every element is call-shaped."""
-    if isinstance(value, dict) and len(value) == 1 and "tool_calls" in value:
-        value = value["tool_calls"]
+    if isinstance(value, dict) and len(value) == 1:
+        key = next(iter(value))
+        if key == "tool_calls" or (key in _WRAPPERS and isinstance(value[key], dict)):
+            value = value[key]  # {"tool_calls": [...]}, {"tool_call": {...}}
     if isinstance(value, list):
         if not value:
             return None
@@ -236,6 +239,35 @@ def salvage_call(body: str) -> tuple[str, str] | None:
             return m.group(1), body[start:end]
         return m.group(1), body[start:]  # never closes: the repair layer decides
     return m.group(1), body[start:].rstrip().removesuffix("}")
+
+
+def close_call(src: str) -> tuple[str, Any, str | None, str] | None:
+    """(name, arguments, id, closers added) for the call object `src` that ends the text missing only
+    its own closing brace(s): closing them gives strict JSON of exactly one call whose arguments are
+    themselves complete. Never a call whose arguments were cut off (that one is truncated)."""
+    end, closers = scan_brackets(src, 0)
+    if end is not None or not closers or len(closers) > 2 or closers.strip("}"):
+        return None
+    try:
+        value = json.loads(src.rstrip() + closers)
+    except (ValueError, RecursionError):
+        return None
+    calls = calls_from_value(value) if isinstance(value, dict) else None
+    if not calls or len(calls) != 1:
+        return None
+    # Open brackets form a chain from the root: more of them than wrapper levels (the call object,
+    # plus "function" in the OpenAI item) means the arguments were cut off, not a brace forgotten.
+    wrappers = 2 if isinstance(value.get("function"), dict) else 1
+    name, args, cid = calls[0]
+    if len(closers) > wrappers:
+        return None
+    if isinstance(args, str):
+        try:
+            if not isinstance(json.loads(args), dict):
+                return None
+        except ValueError:
+            return None
+    return name, args, cid, closers
 
 
 def complete_json(text: str) -> bool:

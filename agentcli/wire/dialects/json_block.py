@@ -16,7 +16,14 @@ from typing import TYPE_CHECKING, Any
 from agentcli.wire import repair
 from agentcli.wire.dialects import _prompt
 from agentcli.wire.dialects._base import MAX_CALLS, Dialect
-from agentcli.wire.dialects._callscan import calls_from_value, decode_at, json_end, salvage_call, scan_brackets
+from agentcli.wire.dialects._callscan import (
+    calls_from_value,
+    close_call,
+    decode_at,
+    json_end,
+    salvage_call,
+    scan_brackets,
+)
 from agentcli.wire.dialects._callscan import fences as _fences
 from agentcli.wire.types import Candidate
 
@@ -109,9 +116,9 @@ class JsonBlockDialect(Dialect):
             if hit is None or hit[1] > stop:
                 end, closers = scan_brackets(text, p, stop)  # bounded: one pass per gap between fences
                 if closers and stop == len(text) and _standalone(text, p, len(text)):
-                    cand = self._unclosed(text, p, closers)
-                    if cand is not None:
-                        out.append(cand)
+                    cands = self._unclosed(text, p, closers)
+                    if cands:
+                        out.extend(cands)
                         spans.append((p, len(text)))
                 if end is None or end > stop:
                     return  # never closes: nothing after it can be a separate call
@@ -119,33 +126,37 @@ class JsonBlockDialect(Dialect):
                 continue
             value, end = hit
             calls = calls_from_value(value)
-            if calls and _standalone(text, p, end):
+            if calls:
+                # A call on its own line is a call; one inside a sentence is embedded: a call only
+                # for an offered tool's name.
+                inline = not _standalone(text, p, end)
+                if inline and not _in_sentence(text, p, end):
+                    pos = end
+                    continue  # glued to other markup (a tag, a word): not this dialect's to read
                 raw = text[p:end]
-                out.extend(Candidate(n, a, raw, self.name, id=cid) for n, a, cid in calls)
+                out.extend(Candidate(n, a, raw, self.name, id=cid, embedded=inline) for n, a, cid in calls)
                 spans.append((p, end))
             pos = end
 
-    def _unclosed(self, text: str, p: int, closers: str) -> Candidate | None:
-        """The call object at `p` that ends the text without its `closers`: a call when closing them
-        gives strict JSON of exactly one call whose arguments are themselves complete."""
-        if len(closers) > 2 or closers.strip("}"):
-            return None
-        src = text[p:].rstrip()
-        try:
-            value = json.loads(src + closers)
-        except ValueError:
-            return None
-        calls = calls_from_value(value) if isinstance(value, dict) else None
-        if not calls:
-            return None
-        # Open brackets form a chain from the root: more of them than wrapper levels (the call object,
-        # plus "function" in the OpenAI item) means the arguments were cut off, not a brace forgotten.
-        wrappers = 2 if isinstance(value.get("function"), dict) else 1
-        name, args, cid = calls[0]
-        if len(closers) > wrappers or (isinstance(args, str) and not isinstance(_loads(args), dict)):
-            return None
-        fix = ("close_brackets", f"the {name} call object was missing {len(closers)} closing brace(s) at the end")
-        return Candidate(name, args, text[p:], self.name, id=cid, fixes=(fix,))
+    def _unclosed(self, text: str, p: int, closers: str) -> list[Candidate]:
+        """The call object (or list of calls) at `p` that ends the text without its closing
+        bracket(s): only the wrapper's own brackets may be missing (see close_call)."""
+        if text[p] == "[":
+            if closers != "]":
+                return []
+            try:
+                value = json.loads(text[p:].rstrip() + "]")
+            except (ValueError, RecursionError):
+                return []
+            calls = calls_from_value(value)
+            fix = ("close_brackets", "the list of calls was missing its closing bracket at the end")
+            return [Candidate(n, a, text[p:], self.name, id=cid, fixes=(fix,)) for n, a, cid in calls or ()]
+        got = close_call(text[p:])
+        if got is None:
+            return []
+        name, args, cid, shut = got
+        fix = ("close_brackets", f"the {name} call object was missing {len(shut)} closing brace(s) at the end")
+        return [Candidate(name, args, text[p:], self.name, id=cid, fixes=(fix,))]
 
     # --- emulation -------------------------------------------------------------------------
 
@@ -163,13 +174,6 @@ class JsonBlockDialect(Dialect):
         )
 
 
-def _loads(s: str) -> Any:
-    try:
-        return json.loads(s)
-    except ValueError:
-        return None
-
-
 def _standalone(text: str, start: int, end: int) -> bool:
     """A bare call ends its line and starts one (or follows a label ending in ':'); JSON mentioned
     mid-sentence ("the API expects [...] as input") is an example."""
@@ -178,6 +182,14 @@ def _standalone(text: str, start: int, end: int) -> bool:
     window = text[max(0, start - 400):start]
     before = window[window.rfind("\n") + 1:].strip()
     return not before or before.endswith(":")
+
+
+def _in_sentence(text: str, start: int, end: int) -> bool:
+    """The object stands as a phrase of its own: space (or the text's edge) before it, and space,
+    punctuation or the edge after it."""
+    before = text[start - 1] if start else " "
+    after = text[end] if end < len(text) else " "
+    return (before.isspace() or before in "(:") and (after.isspace() or after in ".,;:!?)")
 
 
 def _inline(name: str, args: dict[str, Any]) -> str:

@@ -154,6 +154,12 @@ def _py(value: Any) -> str:
     return repr(value)
 
 
+def keyword_calls(src: str) -> list[Call] | None:
+    """The calls in `src`, one `name(k=v, ...)` call or several separated by commas (other dialects'
+    bodies written the pythonic way); None when it is not that."""
+    return _calls("[" + src.strip() + "]", AstBudget(_TOKEN_BUDGET))
+
+
 def _cands(calls: list[Call], raw: str, dialect: str, *, embedded: bool = False) -> list[Candidate]:
     return [Candidate(n, a, raw, dialect, error=err, embedded=embedded) for n, a, err in calls]
 
