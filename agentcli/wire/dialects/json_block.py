@@ -31,8 +31,9 @@ if TYPE_CHECKING:
     from agentcli.core.types import Tool, ToolCall, ToolResult
 
 _JSON_LANGS = frozenset(("", "json", "json5", "jsonc", "tool_call", "tool_calls", "tool", "function_call"))
-_KEYS = "name|tool|tool_name|function|function_name|action|type|id|arguments|parameters|args|input|tool_calls"
+_KEYS = "name|tool|tool_name|function|function_name|action|type|id|arguments|parameters|args|input|tool_calls|tool_call|function_call|tool_use"
 _START = re.compile(r'\{\s*"(?:' + _KEYS + r')"\s*:|\[\s*\{\s*"')
+_NAMED = re.compile(r"\s*([A-Za-z_][\w.\-]{0,127})\s*(?=\{)")  # `get_weather{"city": "Paris"}`
 _TO_EOL = re.compile(r"[^\S\n]*(?:\n|\Z)")  # whitespace, then the end of the line
 _LABEL = re.compile(r"(?:Action|Action Input|Tool call|Function call)\s*:\s*$", re.I)
 
@@ -46,6 +47,11 @@ class JsonBlockDialect(Dialect):
     def parse(self, text: str) -> tuple[list[Candidate], str]:
         if "{" not in text:
             return [], text
+        named = _NAMED.match(text)
+        if named:  # the whole message is `name{...}`: a bare call, embedded
+            hit = decode_at(text, named.end(1))
+            if hit is not None and isinstance(hit[0], dict) and not text[hit[1]:].strip():
+                return [Candidate(named.group(1), hit[0], text.strip(), self.name, embedded=True)], ""
         out: list[Candidate] = []
         spans: list[tuple[int, int]] = []
         pos = 0
