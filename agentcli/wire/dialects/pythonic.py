@@ -12,6 +12,7 @@ next to its readable siblings; a list with no readable call is not a call list.
 from __future__ import annotations
 
 import ast
+import bisect
 import json
 import math
 import re
@@ -103,14 +104,14 @@ class PythonicDialect(Dialect):
         The bracket scans share a budget of twice the text, so many unclosed openers stay linear."""
         if "[" not in text:
             return [], text
-        skip = [(fs, fe) for fs, fe, *_ in fences(text)]
+        skip: list[tuple[int, int]] | None = None  # fence spans, found only once a list reads as calls
         out: list[Candidate] = []
         kept: list[str] = []
         pos = 0
         scan_left = 2 * len(text)
         for m in _INLINE.finditer(text):
             p = m.start()
-            if p < pos or (p > 0 and text[p - 1] == "`") or any(fs <= p < fe for fs, fe in skip):
+            if p < pos or (p > 0 and text[p - 1] == "`"):
                 continue
             if scan_left <= 0 or len(out) > MAX_CALLS:
                 break
@@ -121,6 +122,11 @@ class PythonicDialect(Dialect):
             calls = _calls(text[p:end], budget)
             if calls is None or any(err for _, _, err in calls):
                 continue  # inside prose only a list read whole is taken
+            if skip is None:
+                skip = [(fs, fe) for fs, fe, *_ in fences(text)]
+            k = bisect.bisect_right(skip, (p, len(text)))
+            if k and skip[k - 1][0] <= p < skip[k - 1][1]:
+                continue  # inside a code fence: an example
             out.extend(_cands(calls, text[p:end], self.name, embedded=True))
             kept.append(text[pos:p])
             pos = end
