@@ -145,7 +145,7 @@ def _run_dialects(text: str, names: list[str], ctx: ParseContext | None, limit: 
             continue
         cands, rest, head, tail = got
         if cands and ctx is not None and ctx.tools and strict and name != ctx.prompted:
-            kept = [c for c in cands if repair.resolve_name(c.name, ctx.tools, repair=ctx.repair)[0] is not None]
+            kept = [c for c in cands if repair.resolve_name(c.name, ctx.tools, repair=ctx.names)[0] is not None]
             if len(kept) < len(cands):
                 rest = _without(head, kept) + tail
                 cands = kept
@@ -230,7 +230,7 @@ def build_call(
     name = cand.name.strip()
     unknown = False
     if ctx.tools:
-        resolved, fix = repair.resolve_name(name, ctx.tools, repair=ctx.repair)
+        resolved, fix = repair.resolve_name(name, ctx.tools, repair=ctx.names)
         if resolved is None:
             unknown = True
         else:
@@ -255,7 +255,7 @@ def build_call(
         return call, repairs
     if cand.text_values:
         args = repair.decode_text_values(args, schema)
-    if ctx.repair and schema:
+    if ctx.coerce and schema:
         args, more = repair.coerce_arguments(args, schema)
         fixes.extend(more)
     repairs.extend(Repair(kind, detail, call_id) for kind, detail in fixes)
