@@ -7,7 +7,6 @@ import os
 import shutil
 import socket
 import threading
-import time
 
 import pytest
 
@@ -49,9 +48,8 @@ async def test_working_directory_stays_inside(box: Box):
 
 
 async def test_stdin_is_empty(box: Box):
-    start = time.monotonic()
     r = await box.call("bash", command="cat; read x; echo got:$?")
-    assert r.ok and "got:1" in r.content and time.monotonic() - start < 5
+    assert r.ok and "got:1" in r.content  # a stdin left open would block `cat` until the call timed out
 
 
 async def test_output_is_bounded_head_and_tail(box: Box):
@@ -63,9 +61,7 @@ async def test_output_is_bounded_head_and_tail(box: Box):
 
 async def test_timeout_kills_the_whole_group(box: Box):
     marker = box.root / "child.pid"
-    start = time.monotonic()
     r = await box.call("bash", command=f"sleep 300 & echo $! > {marker}; sleep 300", timeout_seconds=1)
-    assert time.monotonic() - start < 10
     assert not r.ok and r.error.code is ErrorCode.TIMEOUT and "killed" in r.content
     pid = int(marker.read_text())
     for _ in range(50):
