@@ -44,11 +44,11 @@ def _no_network(monkeypatch):
 
 
 class WorkCounter:
-    """Work counted, never timed: Python and builtin function calls made while code runs
-    (sys.setprofile). The same on any machine and under any load, so a complexity check built
-    on it cannot flake; the speed itself is a benchmark's to report (make bench)."""
+    """Work counted, never timed: Python lines executed (each loop iteration and comprehension item
+    is one) plus builtin calls, while code runs. The same on any machine and under any load, so a
+    complexity check built on it cannot flake; the speed itself is a benchmark's to report."""
 
-    RATIO = 6.0  # 4x the input: linear work gives about 4x the calls, quadratic about 16x
+    RATIO = 6.0  # 4x the input: linear work gives about 4x the count, quadratic about 16x
 
     @staticmethod
     def calls(fn, *args, **kwargs) -> int:  # noqa: ANN001
@@ -56,23 +56,30 @@ class WorkCounter:
 
         count = 0
 
-        def profile(frame, event, arg):  # noqa: ANN001, ANN202
+        def line(frame, event, arg):  # noqa: ANN001, ANN202
             nonlocal count
-            if event in ("call", "c_call"):
+            count += 1
+            return line
+
+        def builtin(frame, event, arg):  # noqa: ANN001, ANN202
+            nonlocal count
+            if event == "c_call":
                 count += 1
 
-        previous = sys.getprofile()
-        sys.setprofile(profile)
+        trace, profile = sys.gettrace(), sys.getprofile()
+        sys.settrace(line)
+        sys.setprofile(builtin)
         try:
             fn(*args, **kwargs)
         finally:
-            sys.setprofile(previous)
+            sys.settrace(trace)
+            sys.setprofile(profile)
         return count
 
     def assert_linear(self, run, n: int, ratio: float | None = None) -> tuple[int, int]:  # noqa: ANN001
-        """`run(size)` does the work for an input of that size; its calls at n and 4n must grow linearly."""
+        """`run(size)` does the work for an input of that size; its work at n and 4n must grow linearly."""
         small, big = self.calls(run, n), self.calls(run, 4 * n)
-        assert big <= (ratio or self.RATIO) * max(small, 1), f"work at n={n}: {small} calls; at 4n: {big}"
+        assert big <= (ratio or self.RATIO) * max(small, 1), f"work at n={n}: {small}; at 4n: {big}"
         return small, big
 
 

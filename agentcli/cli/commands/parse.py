@@ -140,9 +140,21 @@ def _batch(path: str) -> int:
     return 0
 
 
+DISPLAY_LIMIT = 2000  # characters of one argument list, thinking or text shown on the terminal
+
+
+def clip(text: str, limit: int = DISPLAY_LIMIT) -> str:
+    """The head of `text` for display: laying out a megabyte argument costs seconds and shows nothing
+    a person reads. --json prints everything."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… ({len(text) - limit} more characters; --json shows all)"
+
+
 def _show(resp: ParsedResponse) -> None:
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
     console = Console()
     if resp.tool_calls:
@@ -151,16 +163,17 @@ def _show(resp: ParsedResponse) -> None:
             table.add_column(col, overflow="fold")
         for i, c in enumerate(resp.tool_calls):
             note = c.error or ("not an offered tool" if c.unknown else "")
-            table.add_row(str(i), c.name, json.dumps(c.arguments, ensure_ascii=False), c.dialect, note)
+            table.add_row(str(i), Text(clip(c.name, 200)), Text(clip(json.dumps(c.arguments, ensure_ascii=False))),
+                          c.dialect, Text(clip(note, 500)))
         console.print(table)
     else:
         console.print("no tool calls")
     if resp.thinking:
         console.print("[bold]thinking[/bold]")
-        console.print(resp.thinking, markup=False, highlight=False)
+        console.print(clip(resp.thinking), markup=False, highlight=False)
     console.print("[bold]text[/bold]" + ("" if resp.text else " (none)"))
     if resp.text:
-        console.print(resp.text, markup=False, highlight=False)
+        console.print(clip(resp.text), markup=False, highlight=False)
     if resp.repairs:
         console.print("[bold]repairs[/bold]")
         for r in resp.repairs:
