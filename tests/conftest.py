@@ -8,7 +8,7 @@ import socket
 import pytest
 
 
-def pytest_configure(config):  # noqa: ANN001, ANN201
+def pytest_configure(config):
     """A suite started in the background (`make test &`) inherits SIGINT ignored, and so would every
     agent process the tests start: Python then never raises KeyboardInterrupt and Ctrl-C tests fail.
     Catching SIGINT here gives the children what a terminal gives them (a caught signal is reset to
@@ -51,17 +51,17 @@ class WorkCounter:
     RATIO = 6.0  # 4x the input: linear work gives about 4x the count, quadratic about 16x
 
     @staticmethod
-    def calls(fn, *args, **kwargs) -> int:  # noqa: ANN001
+    def calls(fn, *args, **kwargs) -> int:
         import sys
 
         count = 0
 
-        def line(frame, event, arg):  # noqa: ANN001, ANN202
+        def line(frame, event, arg):
             nonlocal count
             count += 1
             return line
 
-        def builtin(frame, event, arg):  # noqa: ANN001, ANN202
+        def builtin(frame, event, arg):
             nonlocal count
             if event == "c_call":
                 count += 1
@@ -76,7 +76,7 @@ class WorkCounter:
             sys.setprofile(profile)
         return count
 
-    def assert_linear(self, run, n: int, ratio: float | None = None) -> tuple[int, int]:  # noqa: ANN001
+    def assert_linear(self, run, n: int, ratio: float | None = None) -> tuple[int, int]:
         """`run(size)` does the work for an input of that size; its work at n and 4n must grow linearly."""
         small, big = self.calls(run, n), self.calls(run, 4 * n)
         assert big <= (ratio or self.RATIO) * max(small, 1), f"work at n={n}: {small}; at 4n: {big}"

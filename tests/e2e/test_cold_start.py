@@ -19,8 +19,8 @@ with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.St
         runpy.run_module("agentcli", run_name="__main__")
     except SystemExit:
         pass
-print(json.dumps(sorted(m for m in %r if m in sys.modules)))
-""" % (HEAVY,)
+print(json.dumps(sorted(m for m in HEAVY if m in sys.modules)))
+""".replace("HEAVY", repr(HEAVY))
 
 # command -> heavy modules it may load (reading a profile needs the pydantic schema)
 ALLOWED = {
@@ -41,7 +41,7 @@ def test_no_network_command_loads_only_what_it_needs(args, tmp_path):
     reply = tmp_path / "reply.txt"
     reply.write_text('<tool_call>{"name": "read_file", "arguments": {"path": "a.txt"}}</tool_call>')
     argv = [a.format(reply=reply) for a in args]
-    out = subprocess.run([sys.executable, "-c", PROBE, *argv], capture_output=True, text=True, timeout=120)
+    out = subprocess.run([sys.executable, "-c", PROBE, *argv], capture_output=True, text=True, timeout=120, check=True)
     loaded = set(json.loads(out.stdout.strip().splitlines()[-1]))
     assert loaded <= ALLOWED[args], f"agent {' '.join(args)} loaded {sorted(loaded - ALLOWED[args])}"
     assert "httpx" not in loaded
