@@ -137,8 +137,14 @@ class Session:
         p = self.profile
         return RequestSettings(
             model=p.model, stream=p.stream, temperature=p.temperature,
-            max_output_tokens=p.limits.max_output_tokens, overrides=dict(p.request),
+            max_output_tokens=self._output_cap(), overrides=dict(p.request),
         )
+
+    def _output_cap(self) -> int | None:
+        """The profile's output limit, never above what the model can write (APIs refuse more)."""
+        asked = self.profile.limits.max_output_tokens
+        most = getattr(self.capability.capability, "max_output_tokens", None)
+        return min(asked, most) if asked and most else asked
 
     def judge_command(self, call: ToolCall) -> Any:
         from agentcli.tools.shell_rules import judge
