@@ -82,7 +82,7 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--quick", action="store_true", help="fewer rounds each (a smoke run)")
     ap.add_argument("--out", default=str(ROOT / "docs" / "benchmarks.md"))
     opts = ap.parse_args(argv)
-    started = dt.datetime.now(dt.timezone.utc)
+    started = dt.datetime.now(dt.UTC)
     head = machine()
     sections: list[str] = []
     for title, script, args, quick in BENCHES:

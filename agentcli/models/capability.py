@@ -10,12 +10,13 @@ Custom fine-tunes take the family and registry layers from their base, reported 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from functools import lru_cache
-from typing import Any, Mapping
+from typing import Any
 
 from agentcli.models import registry
-from agentcli.models.families import rule_for, overlays_for
+from agentcli.models.families import overlays_for, rule_for
 from agentcli.models.parser import UNKNOWN, parse_model_id
 from agentcli.models.spec import ModelSpec
 

@@ -14,9 +14,9 @@ from agentcli.models import (
     get_capability,
     is_unknown,
     parse_model_id,
+    registry,
     resolve_capability,
 )
-from agentcli.models import registry
 from agentcli.models.capability import FIELDS
 from agentcli.models.families import FAMILIES, rule_for
 from agentcli.models.learned import LearnedFact
