@@ -92,15 +92,23 @@ def main() -> int:
         wall = {k: statistics.median(w for _, w in v) for k, v in samples.items()}
         base = cpu.get("llm --help")
         print(f"median of {runs} interleaved runs; ratio = CPU time / CPU time of llm --help (target <= {TARGET}x)")
-        print(f"{'command':<26}{'cpu ms':>8}{'wall ms':>9}{'ratio':>8}  heavy modules imported")
+        print(f"{'command':<26}{'cpu ms':>8}{'wall ms':>9}{'ratio':>8}{'':>6}  heavy modules imported")
+        missed = []
         for label in table:
             ratio = f"{cpu[label] / base:.2f}x" if base else "-"
+            verdict = ""
+            if base and label.startswith("agent"):
+                verdict = "ok" if cpu[label] / base <= TARGET else "SLOW"
+                if verdict == "SLOW":
+                    missed.append(label)
             heavy = "" if not label.startswith("agent") else ", ".join(heavy_imports(
                 table[label][len(_agent()):], env)) or "none"
-            print(f"{label:<26}{cpu[label]:>8.1f}{wall[label]:>9.1f}{ratio:>8}  {heavy}")
+            print(f"{label:<26}{cpu[label]:>8.1f}{wall[label]:>9.1f}{ratio:>8}{verdict:>6}  {heavy}")
         if not base:
             print("llm is not installed: `pip install llm` into this venv to compare")
-    return 0
+        if missed:
+            print(f"over {TARGET}x: {', '.join(missed)}")
+    return 1 if missed else 0
 
 
 if __name__ == "__main__":
