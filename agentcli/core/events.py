@@ -98,6 +98,7 @@ class StopReason(str, Enum):
     MAX_TURNS = "max_turns"
     STUCK = "stuck"
     ABORTED = "aborted"
+    INCOMPLETE = "incomplete"  # the reply was empty or cut at the length limit, twice
     INTERRUPTED = "interrupted"
 
     def __str__(self) -> str:

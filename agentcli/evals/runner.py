@@ -106,9 +106,9 @@ def subject_for_profile(ref: str, live: bool = False) -> Subject:
     """A user's profile: live it talks to its endpoint; offline the scripted model speaks its API and
     the wire plan its model id negotiates, and the row says so ("scripted: <api> <model>")."""
     from agentcli.config import load_profile
-    from agentcli.evals.writers import TEXT
     from agentcli.models import resolve_capability
     from agentcli.providers import provider_class
+    from agentcli.testing.writers import TEXT
 
     profile = load_profile(ref, interactive=False).profile
     api = provider_class(profile.provider).api
