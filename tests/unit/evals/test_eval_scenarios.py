@@ -8,11 +8,11 @@ import pytest
 
 from agentcli.agent.layers import ALL_OFF, ALL_ON, LAYERS, variants
 from agentcli.evals import report, runner
-from agentcli.evals.model import Call
 from agentcli.evals.noisy import FAULTS, NoiseConfig, lesson
 from agentcli.evals.personas import PERSONAS
 from agentcli.evals.scenarios import SCENARIOS, get, select
-from agentcli.evals.writers import Out
+from agentcli.testing.model import Call
+from agentcli.testing.writers import Out
 
 ALL = list(SCENARIOS)
 ON = {"on": ALL_ON}
