@@ -159,7 +159,7 @@ def _run_dialects(text: str, names: list[str], ctx: ParseContext | None, limit: 
 
 
 def _offered(name: str, ctx: ParseContext) -> bool:
-    return repair.resolve_name(name, ctx.tools, repair=ctx.repair)[0] is not None
+    return repair.resolve_name(name, ctx.tools, repair=ctx.names)[0] is not None
 
 
 def _parse_within(
@@ -238,7 +238,7 @@ def build_call(
     name = cand.name.strip()
     unknown = False
     if ctx.tools:
-        resolved, fix = repair.resolve_name(name, ctx.tools, repair=ctx.repair)
+        resolved, fix = repair.resolve_name(name, ctx.tools, repair=ctx.names)
         if resolved is None:
             unknown = True
         else:
@@ -263,7 +263,7 @@ def build_call(
         return call, repairs
     if cand.text_values:
         args = repair.decode_text_values(args, schema)
-    if ctx.repair and schema:
+    if ctx.coerce and schema:
         args, more = repair.coerce_arguments(args, schema)
         fixes.extend(more)
     repairs.extend(Repair(kind, detail, call_id) for kind, detail in fixes)

@@ -83,3 +83,14 @@ def test_model_option_reads_as_that_model_would():
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
     assert [(c["name"], c["arguments"]) for c in out["tool_calls"]] == [("brave_search", {"query": "gold price"})]
+
+
+def test_megabyte_arguments_are_clipped_for_display_not_for_json():
+    big = "x" * 1_000_000
+    reply = '<tool_call>{"name": "write_file", "arguments": {"path": "a", "content": "' + big + '"}}</tool_call>'
+    shown = agent("-", stdin=reply)
+    assert shown.returncode == 0, shown.stderr
+    words = "".join(ch for ch in shown.stdout if ch.isalnum())  # the table folds the note across lines
+    assert "morecharactersjsonshowsall" in words and len(shown.stdout) < 20_000
+    full = agent("-", "--json", stdin=reply)
+    assert json.loads(full.stdout)["tool_calls"][0]["arguments"]["content"] == big

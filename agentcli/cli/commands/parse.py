@@ -102,7 +102,7 @@ def _stream_items(raw: str) -> list[tuple[str, Any]]:
             out = []
             async for ev in sse_events(source()):
                 if ev.data.strip() != "[DONE]" and ev.event != "ping":
-                    out.append((ev.event, json.loads(ev.data)))
+                    out.append((ev.event, jsonsafe.loads(ev.data)))
             return out
         return [("", obj) async for obj in ndjson_objects(source())]
 
@@ -188,6 +188,17 @@ def _batch(path: str) -> int:
     return 0
 
 
+DISPLAY_LIMIT = 2000  # characters of one argument list, thinking or text shown on the terminal
+
+
+def clip(text: str, limit: int = DISPLAY_LIMIT) -> str:
+    """The head of `text` for display: laying out a megabyte argument costs seconds and shows nothing
+    a person reads. --json prints everything."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… ({len(text) - limit} more characters; --json shows all)"
+
+
 def _show(resp: ParsedResponse) -> None:
     from rich.table import Table
 
@@ -202,16 +213,17 @@ def _show(resp: ParsedResponse) -> None:
         for i, c in enumerate(resp.tool_calls):
             note = c.error or ("not an offered tool" if c.unknown else "")
             args = jsonsafe.dumps(c.arguments, ensure_ascii=False, default=str)
-            table.add_row(str(i), styled(c.name), styled(args), styled(str(c.dialect or "")), styled(note))
+            table.add_row(str(i), styled(clip(c.name, 200)), styled(clip(args)), styled(str(c.dialect or "")),
+                          styled(clip(note, 500)))
         console.print(table)
     else:
         console.print("no tool calls")
     if resp.thinking:
         console.print(styled(("thinking", "bold")))
-        console.print(styled(resp.thinking))
+        console.print(styled(clip(resp.thinking)))
     console.print(styled(("text", "bold"), "" if resp.text else " (none)"))
     if resp.text:
-        console.print(styled(resp.text))
+        console.print(styled(clip(resp.text)))
     if resp.repairs:
         console.print(styled(("repairs", "bold")))
         for r in resp.repairs:
