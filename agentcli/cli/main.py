@@ -117,9 +117,11 @@ def parse(
     json_out: JsonOpt = False,
     jsonl: Annotated[Optional[str], typer.Option("--jsonl", help="Batch mode: one request per line; '-' for stdin.")] = None,
     debug: Annotated[bool, typer.Option("--debug", help="Also report parser failures that were caught (stderr).")] = False,
+    model: Annotated[Optional[str], typer.Option("--model", "-m", help="Read calls as a run with this model would.")] = None,
 ) -> None:
     """Show the tool calls, text and repairs agentcli finds in a model's output."""
-    _dispatch("parse", file=file, provider=provider, tools=tools, json_out=json_out, jsonl=jsonl, debug=debug)
+    _dispatch("parse", file=file, provider=provider, tools=tools, json_out=json_out, jsonl=jsonl, debug=debug,
+              model=model)
 
 
 @app.command()

@@ -249,11 +249,12 @@ def test_closed_stdout_ends_quietly(tmp_path):
     script = tmp_path / "s.json"
     script.write_text(json.dumps({"api": "openai", "turns": [{"text": "\n".join(f"line {i}" for i in range(50000))}]}))
     (tmp_path / "p.toml").write_text(f'[profiles.h]\nprovider = "scripted"\nmodel = "m"\nscript = "{script}"\n')
-    (tmp_path / "ws").mkdir()  # the profile stays outside the workspace (an untrusted one would be ignored)
     env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "data")}
+    ws = tmp_path / "ws"  # the profile stays outside the (untrusted) workspace
+    ws.mkdir()
     for extra in ([], ["--json"]):
         proc = subprocess.Popen([sys.executable, "-m", "agentcli.cli.main", "run", "go", "-p", f"{tmp_path}/p.toml#h",
-                                 "-w", str(tmp_path / "ws"), *extra], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+                                 "-w", str(ws), *extra], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
         assert proc.stdout is not None and proc.stderr is not None
         proc.stdout.readline()
         proc.stdout.close()  # what `| head -1` does
