@@ -160,7 +160,8 @@ def tables(trials: list[Trial]) -> list[Any]:
     """Rich renderables: per scenario with the layers on, what each layer contributes, a summary.
     Failure reasons are shown as plain text (they quote model and server output)."""
     from rich.table import Table
-    from rich.text import Text
+
+    from agentcli.core.escape import styled
 
     rows = [r for r in aggregate(trials) if r["layers"] == "on"] or aggregate(trials)
     detail = Table(title="agent eval: per scenario, layers on")
@@ -170,10 +171,10 @@ def tables(trials: list[Trial]) -> list[Any]:
                           no_wrap=col != "failures")
     for r in rows:
         detail.add_row(
-            Text(r["profile"]), r["scenario"], str(r["trials"]), _pct(r["success_rate"]),
+            styled(r["profile"]), r["scenario"], str(r["trials"]), _pct(r["success_rate"]),
             _pct(r["first_attempt_success"]), _pct(r["tool_selection_accuracy"]), _pct(r["argument_accuracy"]),
             _num(r["repairs"]), _num(r["retries"]), _num(r["turns"]), f"{r['tokens']:.0f}", f"{r['p50_ms']:.1f}",
-            Text(_clip(r["failures"][0]) if r["failures"] else ""),
+            styled(_clip(r["failures"][0]) if r["failures"] else ""),
         )
     out: list[Any] = [detail]
     contrib = contributions(trials)
@@ -185,7 +186,7 @@ def tables(trials: list[Trial]) -> list[Any]:
             layers.add_column(col, justify="left" if col in ("profile", "layer off", "changed scenarios",
                                                              "unexpected") else "right")
         for c in contrib:
-            layers.add_row(Text(c["profile"]), c["layer"], _pct(c["success_on"]), _pct(c["success_without"]),
+            layers.add_row(styled(c["profile"]), c["layer"], _pct(c["success_on"]), _pct(c["success_without"]),
                            f"{c['contribution'] * 100:+.0f} pts", f"{c['turns_saved']:+.2f}",
                            ", ".join(c["changed"]) or "-", ", ".join(c["unexpected"]) or "-")
         out.append(layers)
@@ -193,7 +194,7 @@ def tables(trials: list[Trial]) -> list[Any]:
     for col in ("profile", "layers", "trials", "success", "1st try", "repairs", "retries", "turns", "p50 ms", "p95 ms"):
         total.add_column(col, justify="left" if col in ("profile", "layers") else "right", no_wrap=True)
     for r in summary(trials):
-        total.add_row(Text(r["profile"]), r["layers"], str(r["trials"]), _pct(r["success_rate"]),
+        total.add_row(styled(r["profile"]), r["layers"], str(r["trials"]), _pct(r["success_rate"]),
                       _pct(r["first_attempt_success"]), _num(r["repairs"]), _num(r["retries"]), _num(r["turns"]),
                       f"{r['p50_ms']:.1f}", f"{r['p95_ms']:.1f}")
     out.append(total)

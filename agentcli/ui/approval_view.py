@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from agentcli.ui.escape import hidden_count, styled, visible
+from agentcli.core.escape import hidden_count, styled, visible
 
 BLANK_RUN = 3  # this many blank lines in a row or more are folded into one counted marker
 LINE_CHARS = 400  # a longer line is cut with a count of the rest (all of it when expanded)

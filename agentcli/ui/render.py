@@ -19,7 +19,7 @@ from agentcli.core.events import (
     TurnStarted,
 )
 from agentcli.core.redact import StreamScrubber, redact
-from agentcli.ui.escape import short_args, styled, visible
+from agentcli.core.escape import short_args, styled, visible
 
 
 def make_console(stderr: bool = False):  # type: ignore[no-untyped-def]

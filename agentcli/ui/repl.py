@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 from typing import Any
 
-from agentcli.ui.escape import styled
+from agentcli.core.escape import styled
 from agentcli.ui.render import TerminalRenderer, make_console
 from agentcli.ui.slash import COMMANDS, Repl, dispatch
 

@@ -10,7 +10,7 @@ from typing import Any
 from agentcli.core import jsonsafe
 from agentcli.core.errors import AgentCliError
 from agentcli.core.types import Role, Tier
-from agentcli.ui.escape import styled
+from agentcli.core.escape import styled
 
 
 @dataclass

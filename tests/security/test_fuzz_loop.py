@@ -25,7 +25,7 @@ from agentcli.agent.loop import Agent
 from agentcli.config import load_profile
 from agentcli.core.events import Done
 from agentcli.providers.scripted import ScriptedProvider
-from agentcli.ui.escape import visible
+from agentcli.core.escape import visible
 
 EXAMPLES = int(os.environ.get("AGENTCLI_FUZZ_EXAMPLES", "0") or 0) // 25 or 25  # make fuzz: 50,000 -> 2,000 runs
 MARKUP = ["[", "]", "[/", "[bold]", "[/]", "[link=http://x]", "\\", "<tool_call>", "</tool_call>", "<think>",

@@ -15,7 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from agentcli.cli.main import app
-from agentcli.ui.escape import visible
+from agentcli.core.escape import visible
 
 FILES: dict[bytes, bytes] = {
     b"README.md": b"[//]: # (badges)\n[link=https://evil.example]click[/link] [bold]x[/nope]\n",

@@ -178,7 +178,7 @@ def render(report: dict[str, Any]) -> None:
     from rich.panel import Panel
     from rich.table import Table
 
-    from agentcli.ui.escape import styled
+    from agentcli.core.escape import styled
     from agentcli.ui.render import make_console
 
     c = make_console()

@@ -94,7 +94,7 @@ def execute(
     if json_out:
         sys.stdout.write(jsonsafe.dumps(report.to_json(results, extra), ensure_ascii=False) + "\n")
         return _endpoint_exit(unusable, len(results))
-    from agentcli.ui.escape import styled
+    from agentcli.core.escape import styled
     from agentcli.ui.render import make_console
 
     console = make_console()

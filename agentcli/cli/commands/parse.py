@@ -202,7 +202,7 @@ def clip(text: str, limit: int = DISPLAY_LIMIT) -> str:
 def _show(resp: ParsedResponse) -> None:
     from rich.table import Table
 
-    from agentcli.ui.escape import styled
+    from agentcli.core.escape import styled
     from agentcli.ui.render import make_console
 
     console = make_console()

@@ -15,7 +15,7 @@ APPROVE_MODES = ("ask", "edits", "all")
 def load(profile_ref: str | None, workspace: Path | None, model: str | None, max_turns: int | None) -> Any:
     """Load a profile, print its warnings, apply command-line overrides."""
     from agentcli.config import load_profile
-    from agentcli.ui.escape import styled
+    from agentcli.core.escape import styled
     from agentcli.ui.render import make_console
 
     loaded = load_profile(profile_ref, workspace=workspace, interactive=sys.stdin.isatty())

@@ -15,7 +15,7 @@ def execute(json_out: bool = False) -> int:
         return 0
     from rich.table import Table
 
-    from agentcli.ui.escape import styled
+    from agentcli.core.escape import styled
     from agentcli.ui.render import make_console
 
     if not sessions:

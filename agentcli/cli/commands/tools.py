@@ -70,7 +70,7 @@ def execute(profile: str | None = None, tier: str | None = None, json_out: bool 
         return 0
     from rich.table import Table
 
-    from agentcli.ui.escape import styled
+    from agentcli.core.escape import styled
     from agentcli.ui.render import make_console
 
     console = make_console()

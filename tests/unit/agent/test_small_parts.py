@@ -2,7 +2,7 @@ from agentcli.agent.context import compact, estimate_tokens, needs_compaction
 from agentcli.agent.intent import tier_for_goal
 from agentcli.agent.planner import plan_batches
 from agentcli.core.types import Message, Role, Tier, ToolCall, ToolResult
-from agentcli.ui.escape import short_args, visible
+from agentcli.core.escape import short_args, visible
 
 
 def test_batches_group_consecutive_reads_and_keep_order():

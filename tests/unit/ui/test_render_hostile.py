@@ -20,7 +20,7 @@ from rich.console import Console
 from agentcli.core.events import Checkpoint, CheckpointKind, Done, Notice, RetryScheduled, StreamEvent, StreamKind
 from agentcli.core.events import ToolFinished, ToolStarted
 from agentcli.core.types import Message, ParsedResponse, Repair, Role, ToolCall, ToolResult
-from agentcli.ui.escape import visible
+from agentcli.core.escape import visible
 
 HOSTILE = (
     "[]/\\=#:()'\" ab[/x][link=https://evil.example]click[/link][bold red]:smile:"
@@ -109,7 +109,10 @@ def test_chat_slash_commands(screen, s):
 
     repl = Repl(_Session(), __import__("agentcli.ui.render", fromlist=["make_console"]).make_console())
     dispatch(repl, "/history")
-    dispatch(repl, "/" + s.replace(" ", ""))
+    from agentcli.ui.slash import COMMANDS
+
+    if s.replace(" ", "").strip().lower() not in COMMANDS:  # a real command name would run it on a fake session
+        dispatch(repl, "/" + s.replace(" ", ""))
     out = screen()
     _clean(out)
     _has(out, s.strip()[:80] if s.strip() else "")
@@ -177,7 +180,7 @@ def test_eval_tables(screen, s):
     from agentcli.evals.runner import Trial
     from agentcli.ui.render import make_console
 
-    trials = [Trial(subject=s, scenario=s, layers=True, index=0, passed=False, reason=s, stop="error")]
+    trials = [Trial(subject=s, scenario=s, layers="on", index=0, passed=False, reason=s, stop="error")]
     console = make_console()
     for table in report.tables(trials):
         console.print(table)
@@ -198,7 +201,10 @@ def test_sessions_list(screen, s, tmp_path_factory, monkeypatch):
     assert execute() == 0
     out = screen()
     _clean(out)
-    _has(out, s[:50])
+    # What the transcript gives back: JSON joins a lone high and low surrogate written apart into one character.
+    from agentcli.core import jsonsafe
+
+    _has(out, json.loads(jsonsafe.dumps(s[:50])))
 
 
 @FAST
