@@ -126,7 +126,7 @@ def _run_dialects(text: str, names: list[str], ctx: ParseContext | None, limit: 
     """run_dialects reading at most `limit` calls; the flag says calls past the limit were left out."""
     found: list[Candidate] = []
     capped = False
-    for name in names:
+    for name in _by_ownership(text, names):
         budget = limit - len(found)
         if budget <= 0:
             break  # a flood of calls: what is left stays text
@@ -154,6 +154,20 @@ def _run_dialects(text: str, names: list[str], ctx: ParseContext | None, limit: 
         found.extend(cands)
         text = rest  # a dialect may also drop its own no-op directives (a lone token, "directly answer")
     return found, text, capped
+
+
+def _by_ownership(text: str, names: list[str]) -> list[str]:
+    """`names` with the dialects whose own markup (Dialect.owns) is in the text moved to the front,
+    in their chain order: the family that wrote the wrapper reads it whole, so no generic dialect
+    takes the inner call and leaves the wrapper on screen."""
+    owners: list[str] = []
+    for name in names:
+        prep = _prepared(name)
+        if prep is not None and any(m in text for m in prep[0].owns):
+            owners.append(name)
+    if not owners:
+        return names
+    return [*owners, *(n for n in names if n not in owners)]
 
 
 def _parse_within(

@@ -37,6 +37,7 @@ _NO_TOOL = frozenset(("directly-answer", "directly_answer"))
 class _CommandR(Dialect):
     name = "command_r"
     markers = (ACTION_BEGIN, ACTION_WORD)
+    owns = (ACTION_BEGIN,)
 
     @total
     def parse(self, text: str) -> ParseResult:

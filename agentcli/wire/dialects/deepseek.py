@@ -82,6 +82,7 @@ class _DeepSeekTokens(Dialect):
     """V3 / V3.1: section and call tokens around a function name and JSON arguments."""
 
     markers = (CALLS_BEGIN, CALL_BEGIN)
+    owns = markers
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -151,6 +152,7 @@ class _DeepSeekDSML(Dialect):
 
     name = "deepseek_v32"
     markers = (FC_BEGIN, INVOKE_BEGIN)
+    owns = markers
 
     @total
     def parse(self, text: str) -> ParseResult:

@@ -126,6 +126,7 @@ def parse_call(body: str) -> tuple[str, dict[str, Any]] | None:
 class _FunctionGemma(Dialect):
     name = "functiongemma"
     markers = (BEGIN,)
+    owns = (BEGIN,)
 
     @total
     def parse(self, text: str) -> ParseResult:

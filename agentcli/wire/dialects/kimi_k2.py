@@ -51,6 +51,7 @@ def _name_from_id(call_id: str) -> str | None:
 class _KimiK2(Dialect):
     name = "kimi_k2"
     markers = (*SECTION_BEGINS, CALL_BEGIN, ARG_BEGIN)
+    owns = markers
 
     @total
     def parse(self, text: str) -> ParseResult:

@@ -156,3 +156,18 @@ def test_failed_call_attempt_is_markup_without_a_usable_call():
     assert failed('<tool_call>{"name": "read_file", "arguments": {"path": "a"</tool_call>') is False  # repaired
     resp = parse_text('<tool_call>{"name": "read_file", "arguments": {"path": "a"', CTX)
     assert resp.tool_calls and resp.tool_calls[0].error and failed_call_attempt(resp)
+
+
+def test_a_family_wrapper_is_read_by_its_owner_whatever_the_chain_order():
+    # Generic dialects earlier in the chain can read the inner call (<function=..>, <invoke name=..>);
+    # the dialect whose own markup wraps it must read it, wrapper and all, even when preferred last.
+    wrapped = {
+        "seed_oss": "hi <seed:tool_call>\n<function=f>\n<parameter=a>1</parameter>\n</function>\n</seed:tool_call>",
+        "minimax_m2": 'hi <minimax:tool_call>\n<invoke name="f">\n<parameter name="a">1</parameter>\n</invoke>\n</minimax:tool_call>',
+        "step3": 'hi <｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="f">'
+        '<steptml:parameter name="a">1</steptml:parameter></steptml:invoke><｜tool_call_end｜><｜tool_calls_end｜>',
+    }
+    for owner, text in wrapped.items():
+        out = parse_text(text, ParseContext(prefer=("qwen3_coder", "claude_xml")))
+        assert [(c.name, c.dialect) for c in out.tool_calls] == [("f", owner)]
+        assert out.text == "hi"
