@@ -93,3 +93,6 @@ class TaggedJsonDialect(Dialect):
 TOOL_USE_TAG = TaggedJsonDialect("tool_use_tag", "tool_use")
 FUNCTION_CALL_TAG = TaggedJsonDialect("function_call_tag", "function_call")
 TOOLS_TAG = TaggedJsonDialect("tools_tag", "tools")
+# Meituan LongCat-Flash: <longcat_tool_call>{"name": .., "arguments": ..}</longcat_tool_call>
+LONGCAT = TaggedJsonDialect("longcat", "longcat_tool_call")
+LONGCAT.owns = LONGCAT.markers
