@@ -111,9 +111,10 @@ def parse(
     tools: Annotated[Optional[str], typer.Option(help="Comma-separated tool names that were offered.")] = None,
     json_out: JsonOpt = False,
     jsonl: Annotated[Optional[str], typer.Option("--jsonl", help="Batch mode: one request per line; '-' for stdin.")] = None,
+    model: Annotated[Optional[str], typer.Option("--model", "-m", help="Read calls as a run with this model would.")] = None,
 ) -> None:
     """Show the tool calls, text and repairs agentcli finds in a model's output."""
-    _dispatch("parse", file=file, provider=provider, tools=tools, json_out=json_out, jsonl=jsonl)
+    _dispatch("parse", file=file, provider=provider, tools=tools, json_out=json_out, jsonl=jsonl, model=model)
 
 
 @app.command()

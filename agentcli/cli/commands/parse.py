@@ -47,13 +47,13 @@ def offered(tools: Any) -> list[Tool]:
     return out
 
 
-def parse_input(kind: str | None, data: Any, tools: list[Tool]) -> ParsedResponse:
-    """One input (text or a body of `kind`; None = detect) -> ParsedResponse through the full pipeline."""
-    from agentcli.wire import dialects, pipeline
-    from agentcli.wire.types import ParseContext
+def parse_input(kind: str | None, data: Any, tools: list[Tool], model: str | None = None) -> ParsedResponse:
+    """One input (text or a body of `kind`; None = detect) -> ParsedResponse through the full pipeline.
+    With `model`, the dialect chain is the one a default profile naming that model would use."""
+    from agentcli.wire import pipeline
+    from agentcli.wire.model_parse import context_for
 
-    ctx = ParseContext.of(tools)
-    all_dialects = tuple(dialects.names())
+    ctx, all_dialects = context_for(model, tools)
     if kind is None:
         kind = "text"
         if isinstance(data, str):
@@ -69,7 +69,7 @@ def parse_input(kind: str | None, data: Any, tools: list[Tool]) -> ParsedRespons
     if kind == "text":
         if not isinstance(data, str):
             raise ValueError("kind 'text' needs a string input")
-        return pipeline.parse_text(data, ctx)
+        return pipeline.parse_text(data, ctx, all_dialects)
     if kind not in _kinds():
         raise ValueError(f"unknown kind {kind!r}; expected one of {', '.join(_kinds())}")
     if isinstance(data, str):
@@ -130,7 +130,7 @@ def _batch(path: str) -> int:
                 raise ValueError("each line must be a JSON object")
             rid = req.get("id")
             kind = req.get("kind", "text")
-            resp = parse_input(kind, req.get("input", ""), offered(req.get("tools")))
+            resp = parse_input(kind, req.get("input", ""), offered(req.get("tools")), req.get("model"))
             row = to_json(resp)
             answer = {"id": rid, "tool_calls": row["tool_calls"], "text": row["text"], "repairs": row["repairs"]}
         except Exception as exc:  # noqa: BLE001 - one bad line never stops the batch
@@ -167,7 +167,10 @@ def _show(resp: ParsedResponse) -> None:
             console.print(f"- {r.kind}: {r.detail}", markup=False, highlight=False)
 
 
-def execute(file: str | None = None, provider: str | None = None, tools: str | None = None, json_out: bool = False, jsonl: str | None = None) -> int:
+def execute(
+    file: str | None = None, provider: str | None = None, tools: str | None = None, json_out: bool = False,
+    jsonl: str | None = None, model: str | None = None,
+) -> int:
     """Parse one input (FILE, '-' or stdin) or a --jsonl batch and print what was found."""
     if jsonl is not None:
         return _batch(jsonl)
@@ -175,7 +178,7 @@ def execute(file: str | None = None, provider: str | None = None, tools: str | N
         raise UsageError(f"unknown provider shape {provider!r}", hint=f"Use one of: {', '.join(_kinds())}.")
     raw = _read(file or "-")
     try:
-        resp = parse_input(provider, raw, offered(tools))
+        resp = parse_input(provider, raw, offered(tools), model)
     except ValueError as exc:
         raise UsageError(f"cannot parse the input: {exc}") from None
     if json_out:
