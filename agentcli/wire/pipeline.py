@@ -22,7 +22,13 @@ from agentcli.wire.types import Candidate, NativeParse, ParseContext
 THINK_OPEN = "<think>"
 THINK_CLOSE = "</think>"
 # Reasoning delimiters models write into text; the first pair may also arrive without its opener.
-THINK_TAGS: tuple[tuple[str, str], ...] = ((THINK_OPEN, THINK_CLOSE), ("<seed:think>", "</seed:think>"))
+THINK_TAGS: tuple[tuple[str, str], ...] = (
+    (THINK_OPEN, THINK_CLOSE),
+    ("<seed:think>", "</seed:think>"),  # Seed-OSS
+    ("<|START_THINKING|>", "<|END_THINKING|>"),  # Command R7B / Command A
+    ("[THINK]", "[/THINK]"),  # Magistral
+    ("◁think▷", "◁/think▷"),  # Kimi-VL thinking
+)
 # Dialects too weak to keep a call whose name is not an offered tool (JSON in prose); a dialect
 # can also declare `name_strict = True`.
 _STRICT_NAMES = frozenset(("json_block",))
@@ -31,7 +37,7 @@ _STRICT_NAMES = frozenset(("json_block",))
 def split_thinking(text: str) -> tuple[str, str]:
     """(text without reasoning, reasoning). Handles <think>..</think>, an unclosed <think> at the end,
     and a leading reasoning that only ends with </think> (Qwen3 / DeepSeek-R1 templates open it)."""
-    if "think>" not in text:  # every tag in THINK_TAGS ends so: one scan for the common case
+    if "think>" not in text and "THINK" not in text and "think▷" not in text:  # the common case: one scan each
         return text, ""
     thoughts: list[str] = []
     for i, (open_tag, close_tag) in enumerate(THINK_TAGS):

@@ -81,8 +81,9 @@ def test_fixture_case(name: str, case: dict[str, Any]) -> None:
         assert decoded_arguments(cand) == want["arguments"]
     if "text_after" in case:
         assert rest.strip() == case["text_after"].strip()
-    if not cands:
-        assert rest == text  # no call found: the text is handed back untouched
+    if not cands and "text_after" not in case:
+        assert rest == text  # no call found: the text is handed back untouched (or as text_after pins it:
+        # a dialect strips its own non-call markup, such as Command A's response tokens)
     if dialect.markers and cands:
         assert any(m in text for m in dialect.markers)
 
