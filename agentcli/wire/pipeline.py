@@ -303,12 +303,19 @@ def finalize(native: NativeParse, ctx: ParseContext, parsers: tuple[str, ...]) -
         repairs.extend(fixes)
         seen.add((call.name, _canon(call.arguments)))
 
+    echoes: list[Candidate] = []
     for cand in found:
         call, fixes = build_call(len(calls), cand, ctx, budget)
-        if seen and not call.error and (call.name, _canon(call.arguments)) in seen:
-            continue  # the same call reported natively and echoed in the text
+        if seen:
+            # Beside native calls the text is prose: a call written there is an echo of a native one
+            # (dropped with its text) or a quoted example (an old <function_calls> block), never a call.
+            if not call.error and (call.name, _canon(call.arguments)) in seen:
+                echoes.append(cand)
+            continue
         calls.append(call)
         repairs.extend(fixes)
+    if seen and len(echoes) < len(found):
+        rest = _without(text, echoes)  # the quoted examples stay text, as written
 
     finish = native.finish_reason or "stop"
     if calls:

@@ -171,3 +171,16 @@ def test_a_family_wrapper_is_read_by_its_owner_whatever_the_chain_order():
         out = parse_text(text, ParseContext(prefer=("qwen3_coder", "claude_xml")))
         assert [(c.name, c.dialect) for c in out.tool_calls] == [("f", owner)]
         assert out.text == "hi"
+
+
+def test_text_beside_native_calls_is_never_a_call():
+    # An Anthropic text block quoting an old <function_calls> example next to a real tool_use: the
+    # example stays text; an exact echo of the native call is dropped with its text.
+    quoted = '<function_calls>\n<invoke name="old">\n<parameter name="a">1</parameter>\n</invoke>\n</function_calls>'
+    native = [Candidate("get_weather", {"city": "Paris"}, "", "native", id="t1")]
+    out = finalize(NativeParse(text=f"I used to write:\n{quoted}\nNow:", candidates=native), ParseContext(), ("claude_xml",))
+    assert [c.name for c in out.tool_calls] == ["get_weather"]
+    assert quoted in out.text
+    echo = '<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>'
+    out = finalize(NativeParse(text=f"Checking.{echo}", candidates=native), ParseContext(), ("hermes",))
+    assert [c.name for c in out.tool_calls] == ["get_weather"] and out.text == "Checking."
