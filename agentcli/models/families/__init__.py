@@ -49,6 +49,7 @@ FAMILIES: dict[str, str] = {
     "longcat": "others:longcat_rules",
     "apertus": "others:apertus_rules",
     "ernie": "others:ernie_rules",
+    "nemotron": "others:nemotron_rules",
     "starcoder": "others:no_native_rules",
     "yi": "others:no_native_rules",
     "falcon": "others:no_native_rules",
@@ -117,6 +118,7 @@ ALIASES: dict[str, tuple[str, str | None]] = {
     "longcat": ("longcat", None),
     "apertus": ("apertus", None),
     "ernie": ("ernie", None),
+    "nemotron": ("nemotron", None),
 }
 
 # Fine-tune lines named after themselves but built on another family: when the id

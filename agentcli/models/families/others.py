@@ -71,6 +71,11 @@ def ernie_rules(spec: ModelSpec) -> dict[str, Any]:
     return {**_TOOLS, "parallel_tools": True, "context_window": 131_072, "text_dialect": "hermes"}
 
 
+def nemotron_rules(spec: ModelSpec) -> dict[str, Any]:
+    """NVIDIA Nemotron writes <TOOLCALL>[{"name", "arguments"}]</TOOLCALL>."""
+    return {**_TOOLS, "parallel_tools": True, "context_window": 131_072, "text_dialect": "nemotron"}
+
+
 def olmo_rules(spec: ModelSpec) -> dict[str, Any]:
     """OLMo 3 was trained on tool calls (pythonic, in <function_calls>); earlier OLMo had none."""
     if spec.version >= (3,):

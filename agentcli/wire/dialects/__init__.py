@@ -48,6 +48,7 @@ DIALECTS: dict[str, str] = {
     "longcat": "generic_tags:LONGCAT",  # <longcat_tool_call>{json}</longcat_tool_call>
     "apertus": "apertus:APERTUS",  # <|tools_prefix|>[{name: args}]<|tools_suffix|>
     "olmo3": "olmo3:OLMO3",  # <function_calls>f(x=1)\ng(y=2)</function_calls>
+    "nemotron": "generic_tags:NEMOTRON",  # <TOOLCALL>[{json}]</TOOLCALL>
     "gigachat": "gigachat:GIGACHAT",  # <|function_call|>{json} / function call<|role_sep|>{json}
     # generic text forms, last
     "pythonic": "pythonic:PYTHONIC",  # [get_weather(city="Paris")] (Llama 3.2/4 pythonic)
