@@ -49,6 +49,7 @@ DIALECTS: dict[str, str] = {
     "apertus": "apertus:APERTUS",  # <|tools_prefix|>[{name: args}]<|tools_suffix|>
     "olmo3": "olmo3:OLMO3",  # <function_calls>f(x=1)\ng(y=2)</function_calls>
     "nemotron": "generic_tags:NEMOTRON",  # <TOOLCALL>[{json}]</TOOLCALL>
+    "gemini_tool_code": "gemini_tool_code:GEMINI_TOOL_CODE",  # ```tool_code print(default_api.f(x=1)) ```
     "gigachat": "gigachat:GIGACHAT",  # <|function_call|>{json} / function call<|role_sep|>{json}
     # generic text forms, last
     "pythonic": "pythonic:PYTHONIC",  # [get_weather(city="Paris")] (Llama 3.2/4 pythonic)
