@@ -10,6 +10,8 @@ V3 and V3.1 share one call parser: the text before the separator tells the layou
 
 from __future__ import annotations
 
+import re
+
 from agentcli.wire.dialects._base import Dialect
 from agentcli.wire.dialects._scan import (
     INVALID,
@@ -37,6 +39,13 @@ FC_BEGIN = f"<{DSML}function_calls>"
 FC_END = f"</{DSML}function_calls>"
 INVOKE_BEGIN = f"<{DSML}invoke"
 INVOKE_END = f"</{DSML}invoke>"
+
+
+def _ascii(token: str) -> str:
+    return token.replace("｜", "|")
+
+
+_ASCII_TOKEN = re.compile(r"<\|(tool▁[a-z▁]{1,24})\|>")
 
 
 def _strip_fence(args: str) -> tuple[str, bool]:
@@ -81,7 +90,9 @@ def _parse_call(body: str, raw: str, dialect: str, closed: bool) -> Candidate | 
 class _DeepSeekTokens(Dialect):
     """V3 / V3.1: section and call tokens around a function name and JSON arguments."""
 
-    markers = (CALLS_BEGIN, CALL_BEGIN)
+    # The tokens also arrive spelled with ASCII bars (`<|tool▁calls▁begin|>`) when a server or a
+    # tokenizer round trip normalises the full-width ones: the same tokens, read the same way.
+    markers = (CALLS_BEGIN, CALL_BEGIN, _ascii(CALLS_BEGIN), _ascii(CALL_BEGIN))
     owns = markers
 
     def __init__(self, name: str) -> None:
@@ -89,6 +100,9 @@ class _DeepSeekTokens(Dialect):
 
     @total
     def parse(self, text: str) -> ParseResult:
+        orig = text
+        if "<|tool▁" in text:  # same length per token: positions in the copy are positions in the text
+            text = _ASCII_TOKEN.sub(lambda m: f"<｜{m.group(1)}｜>", text)
         cands: list[Candidate] = []
         spans: list[tuple[int, int]] = []
         sections = list(iter_blocks(text, CALLS_BEGIN, CALLS_END))
@@ -99,7 +113,7 @@ class _DeepSeekTokens(Dialect):
             found: list[Candidate] = []
             first = last = -1
             for blk in iter_blocks(text, CALL_BEGIN, CALL_END, body_start, body_end):
-                raw = text[blk.start : blk.end]
+                raw = orig[blk.start : blk.end]
                 cand = _parse_call(text[blk.body_start : blk.body_end], raw, self.name, blk.closed)
                 if cand is None:
                     continue
@@ -116,8 +130,8 @@ class _DeepSeekTokens(Dialect):
                 end = sec_end if sec_end > last else last
                 spans.append((sec_start, end))
         if not cands:
-            return [], text
-        return cands, remove_spans(text, sorted(spans))
+            return [], orig
+        return cands, remove_spans(orig, sorted(spans))
 
 
 def _dsml_args(body: str) -> dict | None:
