@@ -150,7 +150,13 @@ def _run_dialects(text: str, names: list[str], ctx: ParseContext | None, limit: 
         if got is None:
             continue
         cands, rest, head, tail = got
-        if cands and ctx is not None and ctx.tools and strict and name != ctx.prompted:
+        if cands and d.offered_only:
+            offered = ctx.tools if ctx is not None else {}
+            kept = [c for c in cands if c.name in offered]
+            if len(kept) < len(cands):
+                rest = _without(head, kept) + tail
+                cands = kept
+        elif cands and ctx is not None and ctx.tools and strict and name != ctx.prompted:
             kept = [c for c in cands if repair.resolve_name(c.name, ctx.tools, repair=ctx.repair)[0] is not None]
             if len(kept) < len(cands):
                 rest = _without(head, kept) + tail

@@ -97,7 +97,7 @@ class TextStream:
         markers: set[str] = set()
         for d in loaded:
             markers.update(m for m in (*d.markers, *getattr(d, "stream_markers", ())) if m)
-        self._markerless = [d for d in loaded if not d.markers]
+        self._markerless = [d for d in loaded if not d.markers and not d.offered_only]  # offered-only forms need the tools
         self._markers = tuple(sorted(markers, key=len, reverse=True))
         triggers = [re.escape(m) for m in self._markers] + [re.escape(o) for o in _THINK_CLOSE_OF]
         holds = set(self._markers) | set(_THINK_CLOSE_OF)

@@ -52,6 +52,7 @@ DIALECTS: dict[str, str] = {
     "gemini_tool_code": "gemini_tool_code:GEMINI_TOOL_CODE",  # ```tool_code print(default_api.f(x=1)) ```
     "gigachat": "gigachat:GIGACHAT",  # <|function_call|>{json} / function call<|role_sep|>{json}
     # generic text forms, last
+    "tool_xml": "tool_xml:TOOL_XML",  # <read_file><path>..</path></read_file> (Cline / Roo), offered tools only
     "pythonic": "pythonic:PYTHONIC",  # [get_weather(city="Paris")] (Llama 3.2/4 pythonic)
     "json_block": "json_block:JSON_BLOCK",  # ```json fences, bare objects, Action: {...}
 }

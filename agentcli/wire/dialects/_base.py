@@ -33,6 +33,9 @@ class Dialect:
     name: str = ""
     markers: tuple[str, ...] = ()
     owns: tuple[str, ...] = ()
+    # offered_only: the form is so generic (any XML tag) that only calls naming an offered tool count;
+    # with no tools offered it reads nothing.
+    offered_only: bool = False
     emulation: bool = False
 
     def parse(self, text: str) -> tuple[list[Candidate], str]:
