@@ -17,7 +17,7 @@ from agentcli.core.events import StreamKind
 from agentcli.wire import dialects
 from agentcli.wire.pipeline import finalize, parse_text, split_thinking
 from agentcli.wire.textstream import TextStream
-from agentcli.wire.types import NativeParse, ParseContext
+from agentcli.wire.types import NativeParse
 
 CASES = all_cases(dialects.names())
 IDS = [f"{name}:{case['id']}" for name, case in CASES]
