@@ -27,6 +27,7 @@ DIALECTS: dict[str, str] = {
     "deepseek_v3": "deepseek:DEEPSEEK_V3",
     "deepseek_v31": "deepseek:DEEPSEEK_V31",
     "deepseek_v32": "deepseek:DEEPSEEK_V32",
+    "deepseek_v4": "deepseek:DEEPSEEK_V4",
     "kimi_k2": "kimi_k2:KIMI_K2",
     "glm4_moe": "glm4_moe:GLM4_MOE",
     "hunyuan": "hunyuan:HUNYUAN",

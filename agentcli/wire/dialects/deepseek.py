@@ -23,6 +23,8 @@ from agentcli.wire.dialects._scan import (
     loads,
     parse_sections,
     remove_spans,
+    section_calls,
+    skip_ws,
     tag_params,
     total,
 )
@@ -134,6 +136,10 @@ class _DeepSeekTokens(Dialect):
         return cands, remove_spans(orig, sorted(spans))
 
 
+_DSML_SECTIONS = (FC_BEGIN, f"<{DSML}tool_calls>")
+_DSML_CLOSERS = (FC_END, f"</{DSML}tool_calls>")
+
+
 def _dsml_args(body: str) -> dict | None:
     """Arguments of one invoke: JSON object, or DSML parameter tags typed by their string= flag."""
     stripped = body.strip()
@@ -162,15 +168,40 @@ def _dsml_args(body: str) -> dict | None:
 
 
 class _DeepSeekDSML(Dialect):
-    """V3.2: XML-like DSML invoke/parameter tags; string="false" values are JSON."""
+    """V3.2 / V4: XML-like DSML invoke/parameter tags; string="false" values are JSON.
 
-    name = "deepseek_v32"
-    markers = (FC_BEGIN, INVOKE_BEGIN)
-    owns = markers
+    V3.2 wraps the invokes in function_calls, V4 in tool_calls. At long context V4 may drop the
+    opening wrapper token: complete invokes outside any wrapper are still calls, and the orphan
+    closing token after them goes with them.
+    """
+
+    def __init__(self, name: str, section: tuple[str, str]) -> None:
+        self.name = name
+        self.section = section
+        self.markers = (section[0], INVOKE_BEGIN)
+        self.owns = (section[0],)  # the wrapper tells V3.2 from V4; the invoke tags are shared
 
     @total
     def parse(self, text: str) -> ParseResult:
-        return parse_sections(text, (FC_BEGIN, FC_END), (INVOKE_BEGIN, INVOKE_END), self._invoke)
+        cands, rest = parse_sections(text, self.section, (INVOKE_BEGIN, INVOKE_END), self._invoke)
+        if cands or any(opener in text for opener in _DSML_SECTIONS):
+            return cands, rest  # a wrapper is there: bare invokes are not this version's to recover
+        # No opening wrapper at all: read the bare invokes.
+        found, last = section_calls(text, (INVOKE_BEGIN, INVOKE_END), 0, len(text), self._invoke)
+        if not found:
+            return [], text
+        spans: list[tuple[int, int]] = []
+        pos = 0
+        for cand in found:  # in text order: one forward pass
+            at = text.find(cand.raw, pos)
+            spans.append((at, at + len(cand.raw)))
+            pos = at + len(cand.raw)
+        tail = skip_ws(text, last)
+        for closer in _DSML_CLOSERS:  # the orphan closing token of either version
+            if text.startswith(closer, tail):
+                spans.append((last, tail + len(closer)))
+                break
+        return found, remove_spans(text, spans)
 
     def _invoke(self, text: str, blk: Block) -> Candidate | None:
         start, stop = blk.body_start, blk.body_end
@@ -191,4 +222,5 @@ class _DeepSeekDSML(Dialect):
 
 DEEPSEEK_V3 = _DeepSeekTokens("deepseek_v3")
 DEEPSEEK_V31 = _DeepSeekTokens("deepseek_v31")
-DEEPSEEK_V32 = _DeepSeekDSML()
+DEEPSEEK_V32 = _DeepSeekDSML("deepseek_v32", (FC_BEGIN, FC_END))
+DEEPSEEK_V4 = _DeepSeekDSML("deepseek_v4", (f"<{DSML}tool_calls>", f"</{DSML}tool_calls>"))
