@@ -281,12 +281,49 @@ def build_call(
         return call, repairs
     if cand.text_values:
         args = repair.decode_text_values(args, schema)
+        if schema:
+            args = _escaped_structures(args, schema, fixes)
     if ctx.repair and schema:
         args, more = repair.coerce_arguments(args, schema)
         fixes.extend(more)
     repairs.extend(Repair(kind, detail, call_id) for kind, detail in fixes)
     call.arguments = args
     return call, repairs
+
+
+def _escaped_structures(args: Any, schema: dict[str, Any], fixes: list[tuple[str, str]]) -> Any:
+    """Text values written as escaped JSON (`[\\"a\\", \\"b\\"]`, GLM's <arg_value> for an array) where the
+    schema wants an array or object: unescaped and decoded, recorded as a repair."""
+    props = schema.get("properties") if isinstance(schema, dict) else None
+    if not isinstance(args, dict) or not isinstance(props, dict):
+        return args
+    out = dict(args)
+    for key, value in args.items():
+        if not isinstance(value, str) or '\\"' not in value or value.lstrip()[:1] not in ("[", "{"):
+            continue
+        prop = props.get(key)
+        want = {t for t in _schema_types(prop)} - {"null"}
+        if not want or not want <= {"array", "object"}:
+            continue
+        try:
+            decoded = json.loads(value.replace('\\"', '"'))
+        except ValueError:
+            continue
+        if isinstance(decoded, list if want == {"array"} else (list, dict) if len(want) > 1 else dict):
+            out[key] = decoded
+            fixes.append(("escaped_json", f"decoded escaped JSON in parameter {key!r}"))
+    return out
+
+
+def _schema_types(prop: Any) -> set[str]:
+    if not isinstance(prop, dict):
+        return set()
+    t = prop.get("type")
+    found = {t} if isinstance(t, str) else {x for x in t if isinstance(x, str)} if isinstance(t, list) else set()
+    for key in ("anyOf", "oneOf", "allOf"):
+        for sub in prop.get(key) or ():
+            found |= _schema_types(sub)
+    return found
 
 
 def finalize(native: NativeParse, ctx: ParseContext, parsers: tuple[str, ...]) -> ParsedResponse:

@@ -184,3 +184,24 @@ def test_text_beside_native_calls_is_never_a_call():
     echo = '<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>'
     out = finalize(NativeParse(text=f"Checking.{echo}", candidates=native), ParseContext(), ("hermes",))
     assert [c.name for c in out.tool_calls] == ["get_weather"] and out.text == "Checking."
+
+
+def test_escaped_json_for_an_array_parameter_is_typed_by_the_schema():
+    schema = {"type": "object", "properties": {"items": {"type": "array"}, "note": {"type": "string"}}}
+    ctx = ParseContext.of([Tool(name="f", description="", parameters=schema)])
+    text = '<tool_call>f\n<arg_key>items</arg_key>\n<arg_value>[\\"a\\", \\"b\\"]</arg_value>\n' \
+        '<arg_key>note</arg_key>\n<arg_value>[\\"kept\\"]</arg_value>\n</tool_call>'
+    out = parse_text(text, ctx)
+    assert out.tool_calls[0].arguments == {"items": ["a", "b"], "note": '[\\"kept\\"]'}
+    assert [r.kind for r in out.repairs] == ["escaped_json"]
+
+
+def test_functiongemma_nested_scalars_are_typed():
+    out = parse_text("<start_function_call>call:f{cfg:{n:3,ok:true,xs:[1,2.5,null,1e999,abc]}}<end_function_call>")
+    assert out.tool_calls[0].arguments == {"cfg": {"n": 3, "ok": True, "xs": [1, 2.5, None, "1e999", "abc"]}}
+
+
+def test_reasoning_delimiters_of_every_family_go_to_thinking():
+    for open_tag, close_tag in (("[THINK]", "[/THINK]"), ("<|START_THINKING|>", "<|END_THINKING|>"), ("<seed:think>", "</seed:think>")):
+        out = parse_text(f"{open_tag}plan{close_tag}Answer")
+        assert (out.text, out.thinking) == ("Answer", "plan")
