@@ -220,7 +220,7 @@ def test_lfm2_is_read_with_ast_not_evaluated() -> None:
 def test_functiongemma_nested_values() -> None:
     text = "<start_function_call>call:f{o:{a:<escape>x,y<escape>},l:[1,2]}<end_function_call>"
     (cand,), _ = get("functiongemma").parse(text)
-    assert cand.arguments == {"o": {"a": "x,y"}, "l": ["1", "2"]}
+    assert cand.arguments == {"o": {"a": "x,y"}, "l": [1, 2]}
 
 
 def test_prose_mentioning_tokens_is_not_a_call() -> None:
