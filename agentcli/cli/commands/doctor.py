@@ -121,7 +121,7 @@ def gather(profile: Any, *, offline: bool, probe: bool = False, forget: bool = F
     checks = [key_missing or _key_check(profile, provider)]
     warnings = []
     if is_unknown(spec):
-        warnings.append(UNKNOWN_MODEL_WARNING.format(model=profile.model) if "{model}" in UNKNOWN_MODEL_WARNING
+        warnings.append(UNKNOWN_MODEL_WARNING.format(model=profile.model) if "{model" in UNKNOWN_MODEL_WARNING
                         else UNKNOWN_MODEL_WARNING)
     if key_missing is not None:
         offline = True
@@ -164,6 +164,7 @@ def gather(profile: Any, *, offline: bool, probe: bool = False, forget: bool = F
 
 def render(report: dict[str, Any]) -> None:
     from rich.console import Group
+    from rich.markup import escape
     from rich.panel import Panel
     from rich.table import Table
 
@@ -190,18 +191,19 @@ def render(report: dict[str, Any]) -> None:
     wire.add_row("call parser", " > ".join(f["call_parser"][:4]) + (" > …" if len(f["call_parser"]) > 4 else ""))
     wire.add_row("results", str(f["result"]))
     for note in f["notes"]:
-        wire.add_row("", f"[dim]{note}[/]")
+        wire.add_row("", f"[dim]{escape(note)}[/]")
     checks = Table.grid(padding=(0, 1))
     for ch in report["checks"]:
         mark = "[yellow]![/]" if ch["warning"] else ("[green]✓[/]" if ch["ok"] else "[red]✗[/]")
-        checks.add_row(mark, f"{ch['name']}:", visible(ch["detail"]))
+        # details and hints quote servers and name profile tables ("[request]"): text, never markup
+        checks.add_row(mark, f"{ch['name']}:", escape(visible(ch["detail"])))
         if ch["hint"] and not ch["ok"]:
-            checks.add_row("", "", f"[dim]→ {visible(ch['hint'])}[/]")
+            checks.add_row("", "", f"[dim]→ {escape(visible(ch['hint']))}[/]")
     parts: list[Any] = [head, "", caps, "", wire, "", checks]
     if report["learned"]:
         parts += ["", "learned: " + ", ".join(f"{k}={v['value']} ({v['source']})" for k, v in report["learned"].items())]
     for w in report["warnings"]:
-        parts += ["", f"[yellow]{w}[/]"]
+        parts += ["", f"[yellow]{escape(w)}[/]"]
     c.print(Panel(Group(*parts), title="agent doctor", expand=False))
 
 

@@ -1,0 +1,48 @@
+"""The one lazy registry: a table of name -> "module:attribute", imported on first use.
+
+Every registry in agentcli (providers, native APIs, text dialects, model families, built-in
+tools) is a plain dict literal that a reader can scan in one screen; this wrapper keeps the
+imports out of start-up, so `agent --help` never pays for a dialect it does not use.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterator, Mapping
+from typing import Generic, TypeVar
+
+T = TypeVar("T")
+
+
+class LazyTable(Generic[T]):
+    """`refs` maps names to "module:attr"; `get` imports once and caches.
+
+    A module without a dot is relative to `package`; a dotted one is absolute, so a row can
+    point outside the package (a plugin, a test's throwaway implementation)."""
+
+    def __init__(self, package: str, refs: Mapping[str, str]) -> None:
+        self.package = package
+        self.refs = refs  # kept by reference: rows added to the dict later are seen
+        self._loaded: dict[str, T] = {}
+
+    def load(self, ref: str) -> T:
+        """The object a "module:attr" reference names (cached per reference)."""
+        obj = self._loaded.get(ref)
+        if obj is None:
+            module, attr = ref.split(":")
+            path = module if "." in module else f"{self.package}.{module}"
+            obj = self._loaded[ref] = getattr(importlib.import_module(path), attr)
+        return obj
+
+    def get(self, name: str) -> T:
+        """The object registered as `name` (KeyError if unknown)."""
+        return self.load(self.refs[name])
+
+    def names(self) -> list[str]:
+        return list(self.refs)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.refs
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.refs)
