@@ -32,9 +32,22 @@ def context_for(model: str | None, tools: list[Tool], api: str = DEFAULT_API) ->
     return ParseContext.of(tools, prefer=plan.parsers[:1], prompted=prompted), plan.parsers
 
 
-def parse_for(text: str, model: str | None, tools: list[Tool]) -> ParsedResponse:
-    """Raw assistant text -> ParsedResponse through the chain a run with `model` would use."""
-    from agentcli.wire.pipeline import parse_text
+def parse_for(output: str, model: str | None, tools: list[Tool]) -> ParsedResponse:
+    """A model's output -> ParsedResponse through the chain a run with `model` would use. An output
+    that is a provider response body (JSON of a known API shape) is read through that API's native
+    fields first, like `agent parse` does; anything else is assistant text."""
+    import json
+
+    from agentcli.wire import native, pipeline
+    from agentcli.wire.types import NativeParse
 
     ctx, parsers = context_for(model, tools)
-    return parse_text(text, ctx, parsers)
+    body = None
+    if output.lstrip()[:1] == "{":
+        try:
+            body = json.loads(output)
+        except ValueError:
+            body = None
+    kind = native.detect(body) if isinstance(body, dict) else None
+    parsed = native.get(kind).parse_body(body) if kind else NativeParse(text=output)
+    return pipeline.finalize(parsed, ctx, parsers)

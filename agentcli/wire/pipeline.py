@@ -122,7 +122,8 @@ def run_dialects(text: str, names: list[str], ctx: ParseContext | None = None) -
     """Each dialect on the text the previous ones left; a dialect that raises is skipped (degrade to text).
 
     With offered tools, calls from name-strict dialects (JSON in prose) whose name resolves to no
-    tool are not calls: their text stays in place. At most MAX_CALLS calls are read.
+    tool are not calls: their text stays in place; so are embedded calls (in prose, or bare) from
+    any dialect. At most MAX_CALLS calls are read.
     """
     found, rest, _ = _run_dialects(text, names, ctx, MAX_CALLS)
     return found, rest
@@ -150,14 +151,15 @@ def _run_dialects(text: str, names: list[str], ctx: ParseContext | None, limit: 
         if got is None:
             continue
         cands, rest, head, tail = got
+        weak = strict and ctx is not None and name != ctx.prompted
         if cands and d.offered_only:
             offered = ctx.tools if ctx is not None else {}
             kept = [c for c in cands if c.name in offered]
             if len(kept) < len(cands):
                 rest = _without(head, kept) + tail
                 cands = kept
-        elif cands and ctx is not None and ctx.tools and strict and name != ctx.prompted:
-            kept = [c for c in cands if repair.resolve_name(c.name, ctx.tools, repair=ctx.repair)[0] is not None]
+        elif cands and ctx is not None and ctx.tools and (weak or any(c.embedded for c in cands)):
+            kept = [c for c in cands if not (weak or c.embedded) or _offered(c.name, ctx)]
             if len(kept) < len(cands):
                 rest = _without(head, kept) + tail
                 cands = kept
@@ -180,6 +182,10 @@ def _by_ownership(text: str, names: list[str]) -> list[str]:
     if not owners:
         return names
     return [*owners, *(n for n in names if n not in owners)]
+
+
+def _offered(name: str, ctx: ParseContext) -> bool:
+    return repair.resolve_name(name, ctx.tools, repair=ctx.repair)[0] is not None
 
 
 def _parse_within(

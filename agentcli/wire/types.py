@@ -50,6 +50,9 @@ class Candidate:
     id: str | None = None
     error: str | None = None  # the dialect saw a call it cannot complete (truncated): never executed
     fixes: tuple[tuple[str, str], ...] = ()  # (kind, detail) repairs the dialect made to find the call
+    # Found in prose or bare (no list, tag or token around it): with tools offered, a call only
+    # when its name is one of them; otherwise its text stays text.
+    embedded: bool = False
 
 
 @dataclass(slots=True)

@@ -39,7 +39,7 @@ def test_every_case_names_its_source_and_a_plannable_model():
 
     for c in CASES:
         assert c.source.get("repo") and c.source.get("path") and c.source.get("test"), c.id
-        ctx, parsers = context_for(c.model, c.offered())
+        _ctx, parsers = context_for(c.model, c.offered())
         assert parsers, c.id
 
 
