@@ -141,6 +141,8 @@ def _run_dialects(text: str, names: list[str], ctx: ParseContext | None, limit: 
         if prep is None:
             continue
         d, markers, strict, rx = prep
+        if d.offered_only and not (ctx is not None and any(f"<{t}>" in text for t in ctx.tools)):
+            continue  # its calls are tags named after offered tools: none of those tags, nothing to read
         if markers:
             for m in markers:
                 if m in text:
