@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test test-real capture-real bench fuzz lint clean
+.PHONY: install sandbox demo test test-real capture-real bench fuzz lint clean
 
 install: $(STAMP)
 
@@ -17,7 +17,17 @@ $(STAMP): pyproject.toml
 demo: install
 	$(BIN)/python -m agentcli.cli.demo
 
-test: install
+# The shell sandbox is bubblewrap. Installed here when missing and we may (root with apt-get);
+# otherwise the sandbox tests fail and say why (they are never skipped).
+sandbox:
+	@command -v bwrap >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    apt-get install -y -qq bubblewrap >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq bubblewrap; }; \
+	  else \
+	    echo "make: bubblewrap (bwrap) is missing and cannot be installed here; install it (e.g. sudo apt-get install bubblewrap) or the sandbox tests will fail" >&2; \
+	  fi; }
+
+test: install sandbox
 	$(BIN)/python -m pytest -n 2 tests
 
 # Real third-party servers on 127.0.0.1 (docs/real-servers.md). llama-cpp-python comes from the

@@ -440,11 +440,13 @@ class Agent:
         assert tool is not None
         if not tool.spec.needs_approval:
             return False, None
-        if call.name in s.always:
-            return False, None
         verdict = s.judge_command(call) if tool.spec.runs_commands else None
         if verdict is not None and verdict.decision == "deny":
             return False, verdict.reason
+        if tool.spec.sandboxed and not _contained():
+            return True, None  # no OS sandbox: a human sees every command, whatever rules or --yes say
+        if call.name in s.always:
+            return False, None
         if verdict is not None and verdict.decision == "allow":
             return False, None
         if s.approve_mode == "all":
@@ -479,9 +481,10 @@ class Agent:
             yield ToolFinished(call, result)
             return
         if ask:
+            uncontained = tool.spec.sandboxed and not _contained()
             cp = Checkpoint(
-                CheckpointKind.APPROVE_TOOL, f"Run {call.name}?", call,
-                preview=s.preview(call), options=("yes", "no", "always", "edit", "abort"),
+                CheckpointKind.APPROVE_TOOL, f"Run {call.name}{' outside any sandbox' if uncontained else ''}?", call,
+                preview=s.preview(call), options=("yes", "no", "always", "edit", "abort"), uncontained=uncontained,
             )
             yield cp
             decision = await self._checkpoint(cp)
@@ -544,6 +547,13 @@ def _incomplete(response: ParsedResponse, unread_call: bool) -> str | None:
 def _not_run(call: ToolCall) -> ToolResult:
     err = ToolError.of(ErrorCode.VALIDATION, *CUT_CALL_ERROR)
     return ToolResult(call.id, call.name, False, err.render(), err)
+
+
+def _contained() -> bool:
+    """Whether commands can start inside the OS sandbox here (probed once per process)."""
+    from agentcli.tools.bwrap import status
+
+    return status().available
 
 
 def _is_invalid(r: ToolResult) -> bool:

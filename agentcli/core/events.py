@@ -87,6 +87,7 @@ class Checkpoint:
     call: ToolCall | None = None
     preview: str = ""  # diff for edits, command + directory for bash
     options: tuple[str, ...] = ()
+    uncontained: bool = False  # would run outside the OS sandbox: a policy may not say yes for a human
 
 
 class StopReason(str, Enum):

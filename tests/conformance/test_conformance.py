@@ -53,3 +53,21 @@ def test_judge_counts_a_call_from_an_output_without_one_as_false():
     assert outcome.false_call and not outcome.right
     [row, total] = score([outcome])
     assert (row.false_calls, total.negatives) == (1, 1)
+
+
+def test_the_command_writes_the_table_page(tmp_path, capsys):
+    from agentcli.evals.conformance import main
+
+    page = tmp_path / "page.md"
+    assert main(["--cases", str(HERE / "cases"), "--write", str(page)]) == 0
+    text = page.read_text(encoding="utf-8")
+    assert "| **all** |" in text and "## Sources" in text and "`vllm-project/vllm`" in text
+    assert "| **all** |" in capsys.readouterr().out
+
+
+def test_a_malformed_case_file_is_a_clear_error(tmp_path, capsys):
+    from agentcli.evals.conformance import main
+
+    (tmp_path / "x__y.json").write_text('[{"id": "a"}]', encoding="utf-8")
+    assert main(["--cases", str(tmp_path)]) == 2
+    assert "x__y.json[0]" in capsys.readouterr().err

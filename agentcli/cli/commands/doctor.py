@@ -85,6 +85,18 @@ async def _probe(session_parts: dict[str, Any]) -> Check:
                  warning=True)
 
 
+def _sandbox_check(profile: Any) -> Check:
+    """Whether shell commands run contained here; without it every command asks (a warning, not a failure)."""
+    from agentcli.tools.bwrap import status
+
+    st = status()
+    net = "network on (profile [bash] network = true)" if profile.bash.network else "network off"
+    if st.available:
+        return Check("sandbox", True, f"{st.detail}; {net}")
+    return Check("sandbox", False, f"{st.detail}: every shell command asks, and --yes runs none",
+                 f"to enable it, {st.hint}" if st.hint else None, warning=True)
+
+
 def gather(profile: Any, *, offline: bool, probe: bool = False, forget: bool = False) -> dict[str, Any]:
     from agentcli.models import LearnedStore, parse_model_id, resolve_capability
     from agentcli.models.capability import UNKNOWN_MODEL_WARNING, is_unknown
@@ -118,7 +130,7 @@ def gather(profile: Any, *, offline: bool, probe: bool = False, forget: bool = F
                          learned={k: f.value for k, f in facts.items()})
     except ValueError as exc:
         raise ConfigError(str(exc), file=str(profile.source or ""), profile=profile.name, key="tools") from None
-    checks = [key_missing or _key_check(profile, provider)]
+    checks = [key_missing or _key_check(profile, provider), _sandbox_check(profile)]
     warnings = []
     if is_unknown(spec):
         warnings.append(UNKNOWN_MODEL_WARNING.format(model=profile.model) if "{model" in UNKNOWN_MODEL_WARNING
