@@ -22,7 +22,13 @@ from agentcli.wire.types import Candidate, NativeParse, ParseContext
 THINK_OPEN = "<think>"
 THINK_CLOSE = "</think>"
 # Reasoning delimiters models write into text; the first pair may also arrive without its opener.
-THINK_TAGS: tuple[tuple[str, str], ...] = ((THINK_OPEN, THINK_CLOSE), ("<seed:think>", "</seed:think>"))
+THINK_TAGS: tuple[tuple[str, str], ...] = (
+    (THINK_OPEN, THINK_CLOSE),
+    ("<seed:think>", "</seed:think>"),  # Seed-OSS
+    ("<|START_THINKING|>", "<|END_THINKING|>"),  # Command R7B / Command A
+    ("[THINK]", "[/THINK]"),  # Magistral
+    ("◁think▷", "◁/think▷"),  # Kimi-VL thinking
+)
 # Dialects too weak to keep a call whose name is not an offered tool (JSON in prose); a dialect
 # can also declare `name_strict = True`.
 _STRICT_NAMES = frozenset(("json_block",))
@@ -31,7 +37,7 @@ _STRICT_NAMES = frozenset(("json_block",))
 def split_thinking(text: str) -> tuple[str, str]:
     """(text without reasoning, reasoning). Handles <think>..</think>, an unclosed <think> at the end,
     and a leading reasoning that only ends with </think> (Qwen3 / DeepSeek-R1 templates open it)."""
-    if "think>" not in text:  # every tag in THINK_TAGS ends so: one scan for the common case
+    if "think>" not in text and "THINK" not in text and "think▷" not in text:  # the common case: one scan each
         return text, ""
     thoughts: list[str] = []
     for i, (open_tag, close_tag) in enumerate(THINK_TAGS):
@@ -127,7 +133,7 @@ def _run_dialects(text: str, names: list[str], ctx: ParseContext | None, limit: 
     """run_dialects reading at most `limit` calls; the flag says calls past the limit were left out."""
     found: list[Candidate] = []
     capped = False
-    for name in names:
+    for name in _by_ownership(text, names):
         budget = limit - len(found)
         if budget <= 0:
             break  # a flood of calls: what is left stays text
@@ -135,6 +141,8 @@ def _run_dialects(text: str, names: list[str], ctx: ParseContext | None, limit: 
         if prep is None:
             continue
         d, markers, strict, rx = prep
+        if d.offered_only and not (ctx is not None and any(f"<{t}>" in text for t in ctx.tools)):
+            continue  # its calls are tags named after offered tools: none of those tags, nothing to read
         if markers:
             for m in markers:
                 if m in text:
@@ -146,7 +154,13 @@ def _run_dialects(text: str, names: list[str], ctx: ParseContext | None, limit: 
             continue
         cands, rest, head, tail = got
         weak = strict and ctx is not None and name != ctx.prompted
-        if cands and ctx is not None and ctx.tools and (weak or any(c.embedded for c in cands)):
+        if cands and d.offered_only:
+            offered = ctx.tools if ctx is not None else {}
+            kept = [c for c in cands if c.name in offered]
+            if len(kept) < len(cands):
+                rest = _without(head, kept) + tail
+                cands = kept
+        elif cands and ctx is not None and ctx.tools and (weak or any(c.embedded for c in cands)):
             kept = [c for c in cands if not (weak or c.embedded) or _offered(c.name, ctx)]
             if len(kept) < len(cands):
                 rest = _without(head, kept) + tail
@@ -156,6 +170,20 @@ def _run_dialects(text: str, names: list[str], ctx: ParseContext | None, limit: 
         found.extend(cands)
         text = rest  # a dialect may also drop its own no-op directives (a lone token, "directly answer")
     return found, text, capped
+
+
+def _by_ownership(text: str, names: list[str]) -> list[str]:
+    """`names` with the dialects whose own markup (Dialect.owns) is in the text moved to the front,
+    in their chain order: the family that wrote the wrapper reads it whole, so no generic dialect
+    takes the inner call and leaves the wrapper on screen."""
+    owners: list[str] = []
+    for name in names:
+        prep = _prepared(name)
+        if prep is not None and any(m in text for m in prep[0].owns):
+            owners.append(name)
+    if not owners:
+        return names
+    return [*owners, *(n for n in names if n not in owners)]
 
 
 def _offered(name: str, ctx: ParseContext) -> bool:
@@ -263,12 +291,49 @@ def build_call(
         return call, repairs
     if cand.text_values:
         args = repair.decode_text_values(args, schema)
+        if schema:
+            args = _escaped_structures(args, schema, fixes)
     if ctx.coerce and schema:
         args, more = repair.coerce_arguments(args, schema)
         fixes.extend(more)
     repairs.extend(Repair(kind, detail, call_id) for kind, detail in fixes)
     call.arguments = args
     return call, repairs
+
+
+def _escaped_structures(args: Any, schema: dict[str, Any], fixes: list[tuple[str, str]]) -> Any:
+    """Text values written as escaped JSON (`[\\"a\\", \\"b\\"]`, GLM's <arg_value> for an array) where the
+    schema wants an array or object: unescaped and decoded, recorded as a repair."""
+    props = schema.get("properties") if isinstance(schema, dict) else None
+    if not isinstance(args, dict) or not isinstance(props, dict):
+        return args
+    out = dict(args)
+    for key, value in args.items():
+        if not isinstance(value, str) or '\\"' not in value or value.lstrip()[:1] not in ("[", "{"):
+            continue
+        prop = props.get(key)
+        want = {t for t in _schema_types(prop)} - {"null"}
+        if not want or not want <= {"array", "object"}:
+            continue
+        try:
+            decoded = json.loads(value.replace('\\"', '"'))
+        except ValueError:
+            continue
+        if isinstance(decoded, list if want == {"array"} else (list, dict) if len(want) > 1 else dict):
+            out[key] = decoded
+            fixes.append(("escaped_json", f"decoded escaped JSON in parameter {key!r}"))
+    return out
+
+
+def _schema_types(prop: Any) -> set[str]:
+    if not isinstance(prop, dict):
+        return set()
+    t = prop.get("type")
+    found = {t} if isinstance(t, str) else {x for x in t if isinstance(x, str)} if isinstance(t, list) else set()
+    for key in ("anyOf", "oneOf", "allOf"):
+        for sub in prop.get(key) or ():
+            found |= _schema_types(sub)
+    return found
 
 
 def finalize(native: NativeParse, ctx: ParseContext, parsers: tuple[str, ...]) -> ParsedResponse:
@@ -291,12 +356,19 @@ def finalize(native: NativeParse, ctx: ParseContext, parsers: tuple[str, ...]) -
         repairs.extend(fixes)
         seen.add((call.name, _canon(call.arguments)))
 
+    echoes: list[Candidate] = []
     for cand in found:
         call, fixes = build_call(len(calls), cand, ctx, budget)
-        if seen and not call.error and (call.name, _canon(call.arguments)) in seen:
-            continue  # the same call reported natively and echoed in the text
+        if seen:
+            # Beside native calls the text is prose: a call written there is an echo of a native one
+            # (dropped with its text) or a quoted example (an old <function_calls> block), never a call.
+            if not call.error and (call.name, _canon(call.arguments)) in seen:
+                echoes.append(cand)
+            continue
         calls.append(call)
         repairs.extend(fixes)
+    if seen and len(echoes) < len(found):
+        rest = _without(text, echoes)  # the quoted examples stay text, as written
 
     finish = native.finish_reason or "stop"
     if calls and finish != "length":  # a call cut at the length limit must stay marked as cut

@@ -171,7 +171,9 @@ def decode_text_values(args: dict[str, Any], schema: dict[str, Any] | None) -> d
     props = (schema or {}).get("properties") or {}
     out: dict[str, Any] = {}
     for key, value in args.items():
-        if isinstance(value, str) and not _is_string_param(props.get(key)):
+        if isinstance(value, str) and value.strip() == "null" and "null" in _types(props.get(key)):
+            value = None  # `anyOf [string, null]`: the literal null is the null, not the word
+        elif isinstance(value, str) and not _is_string_param(props.get(key)):
             s = value.strip()
             if s and (s[0] in '{["-' or s[0].isdigit() or s in ("true", "false", "null")):
                 try:

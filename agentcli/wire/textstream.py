@@ -12,7 +12,9 @@ import re
 from agentcli.core.events import StreamEvent, StreamKind
 from agentcli.wire import dialects
 from agentcli.wire.dialects._base import MAX_CALLS
-from agentcli.wire.pipeline import THINK_CLOSE, THINK_OPEN, run_dialects
+from agentcli.wire.pipeline import THINK_TAGS, run_dialects
+
+_THINK_CLOSE_OF = dict(THINK_TAGS)  # every family's reasoning opener -> its closer
 
 _NAME_RX = re.compile(
     r'"(?:name|tool|tool_name|function)"\s*:\s*"([A-Za-z_][\w.\-:/]{0,127})"'
@@ -95,10 +97,10 @@ class TextStream:
         markers: set[str] = set()
         for d in loaded:
             markers.update(m for m in (*d.markers, *getattr(d, "stream_markers", ())) if m)
-        self._markerless = [d for d in loaded if not d.markers]
+        self._markerless = [d for d in loaded if not d.markers and not d.offered_only]  # offered-only forms need the tools
         self._markers = tuple(sorted(markers, key=len, reverse=True))
-        triggers = [re.escape(m) for m in self._markers] + [re.escape(THINK_OPEN)]
-        holds = set(self._markers) | {THINK_OPEN}
+        triggers = [re.escape(m) for m in self._markers] + [re.escape(o) for o in _THINK_CLOSE_OF]
+        holds = set(self._markers) | set(_THINK_CLOSE_OF)
         if self._markerless:
             triggers += [r"\{", r"\[", "```", "~~~"]
             holds |= {"```", "~~~"}
@@ -108,6 +110,7 @@ class TextStream:
         self._maxlen = max((len(m) for m in holds), default=1)
         self._buf = ""  # text / think modes: the undecided tail (small)
         self._mode = "text"  # text | think | held | fence | brace
+        self._think_close = "</think>"  # the closer of the reasoning block being read
         self._prev = "\n"  # last character already consumed (line-start detection)
         self._started = False  # anything decided yet (the opening line is special)
         self._announced = 0
@@ -336,9 +339,10 @@ class TextStream:
                 self._emit(events, StreamKind.TEXT, len(buf) - keep)
                 return False
             tok, p = m.group(), m.start()
-            if tok == THINK_OPEN:
+            if tok in _THINK_CLOSE_OF:
                 self._emit(events, StreamKind.TEXT, p)
-                self._drop(len(THINK_OPEN))
+                self._drop(len(tok))
+                self._think_close = _THINK_CLOSE_OF[tok]
                 self._mode = "think"
                 return True
             if tok in ("```", "~~~"):
@@ -349,6 +353,10 @@ class TextStream:
                 self._enter_region(events, "fence", 0)
                 return self._mode not in _REGIONS
             if tok in ("{", "["):
+                if not final and buf[p:] in self._prefixes:
+                    # `[TH` may still become `[THINK]` (or a `[`-token marker): wait for more
+                    self._emit(events, StreamKind.TEXT, p)
+                    return False
                 self._emit(events, StreamKind.TEXT, p)
                 self._enter_region(events, "brace", 0)
                 return self._mode not in _REGIONS
@@ -371,16 +379,17 @@ class TextStream:
         return keep
 
     def _think(self, events: list[StreamEvent], final: bool) -> bool:
-        e = self._buf.find(THINK_CLOSE)
+        close = self._think_close
+        e = self._buf.find(close)
         if e >= 0:
             self._emit(events, StreamKind.THINKING, e)
-            self._drop(len(THINK_CLOSE))
+            self._drop(len(close))
             self._mode = "text"
             return True
         keep = 0
         if not final:
-            for k in range(min(len(THINK_CLOSE) - 1, len(self._buf)), 0, -1):
-                if self._buf.endswith(THINK_CLOSE[:k]):
+            for k in range(min(len(close) - 1, len(self._buf)), 0, -1):
+                if self._buf.endswith(close[:k]):
                     keep = k
                     break
         self._emit(events, StreamKind.THINKING, len(self._buf) - keep)

@@ -45,12 +45,17 @@ FAMILIES: dict[str, str] = {
     "minimax": "others:minimax_rules",
     "seed-oss": "others:seed_oss_rules",
     "lfm": "others:lfm_rules",
+    "gigachat": "others:gigachat_rules",
+    "longcat": "others:longcat_rules",
+    "apertus": "others:apertus_rules",
+    "ernie": "others:ernie_rules",
+    "nemotron": "others:nemotron_rules",
     "starcoder": "others:no_native_rules",
     "yi": "others:no_native_rules",
     "falcon": "others:no_native_rules",
     "llava": "others:no_native_rules",
     "smollm": "others:no_native_rules",
-    "olmo": "others:no_native_rules",
+    "olmo": "others:olmo_rules",
 }
 
 # Tag -> "module:function" applied on top of the base family's rule: tool-call
@@ -109,6 +114,11 @@ ALIASES: dict[str, tuple[str, str | None]] = {
     "llava": ("llava", None),
     "smollm": ("smollm", None),
     "olmo": ("olmo", None),
+    "gigachat": ("gigachat", None),
+    "longcat": ("longcat", None),
+    "apertus": ("apertus", None),
+    "ernie": ("ernie", None),
+    "nemotron": ("nemotron", None),
 }
 
 # Fine-tune lines named after themselves but built on another family: when the id
@@ -125,7 +135,7 @@ OFFICIAL_ORGS: frozenset[str] = frozenset({
     "deepseek-ai", "deepseek", "microsoft", "moonshotai", "zai-org", "z-ai", "thudm", "ibm-granite",
     "ibm", "cohereforai", "coherelabs", "cohere", "x-ai", "nvidia", "bigcode", "01-ai", "tiiuae",
     "meetkai", "fireworks-ai", "salesforce", "internlm", "ai21labs", "tencent", "minimaxai",
-    "bytedance-seed", "liquidai", "huggingfacetb", "allenai",
+    "bytedance-seed", "liquidai", "huggingfacetb", "allenai", "ai-sage", "meituan-longcat", "swiss-ai", "baidu",
 })
 
 # Re-publishers of quantised weights: same model, not a fine-tune.

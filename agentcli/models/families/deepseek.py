@@ -8,6 +8,8 @@ from agentcli.models.spec import ModelSpec
 
 
 def _v3_dialect(v: tuple[int, ...]) -> str:
+    if v >= (4,):
+        return "deepseek_v4"
     if v >= (3, 2):
         return "deepseek_v32"
     if v >= (3, 1):

@@ -54,6 +54,35 @@ def lfm_rules(spec: ModelSpec) -> dict[str, Any]:
     return {**_TOOLS, "context_window": 32_768, "text_dialect": "lfm2"}
 
 
+def gigachat_rules(spec: ModelSpec) -> dict[str, Any]:
+    return {**_TOOLS, "context_window": 131_072, "text_dialect": "gigachat"}
+
+
+def longcat_rules(spec: ModelSpec) -> dict[str, Any]:
+    return {**_TOOLS, "parallel_tools": True, "context_window": 131_072, "text_dialect": "longcat"}
+
+
+def apertus_rules(spec: ModelSpec) -> dict[str, Any]:
+    return {**_TOOLS, "parallel_tools": True, "context_window": 65_536, "text_dialect": "apertus"}
+
+
+def ernie_rules(spec: ModelSpec) -> dict[str, Any]:
+    """ERNIE 4.5 writes Hermes-style <tool_call>{json}</tool_call> blocks."""
+    return {**_TOOLS, "parallel_tools": True, "context_window": 131_072, "text_dialect": "hermes"}
+
+
+def nemotron_rules(spec: ModelSpec) -> dict[str, Any]:
+    """NVIDIA Nemotron writes <TOOLCALL>[{"name", "arguments"}]</TOOLCALL>."""
+    return {**_TOOLS, "parallel_tools": True, "context_window": 131_072, "text_dialect": "nemotron"}
+
+
+def olmo_rules(spec: ModelSpec) -> dict[str, Any]:
+    """OLMo 3 was trained on tool calls (pythonic, in <function_calls>); earlier OLMo had none."""
+    if spec.version >= (3,):
+        return {**_TOOLS, "context_window": 65_536, "text_dialect": "olmo3"}
+    return no_native_rules(spec)
+
+
 def no_native_rules(spec: ModelSpec) -> dict[str, Any]:
-    """Families with no tool training at all (StarCoder, Yi, Falcon, LLaVA, SmolLM, OLMo)."""
+    """Families with no tool training at all (StarCoder, Yi, Falcon, LLaVA, SmolLM, OLMo before 3)."""
     return {"native_tools": False}

@@ -27,6 +27,7 @@ DIALECTS: dict[str, str] = {
     "deepseek_v3": "deepseek:DEEPSEEK_V3",
     "deepseek_v31": "deepseek:DEEPSEEK_V31",
     "deepseek_v32": "deepseek:DEEPSEEK_V32",
+    "deepseek_v4": "deepseek:DEEPSEEK_V4",
     "kimi_k2": "kimi_k2:KIMI_K2",
     "glm4_moe": "glm4_moe:GLM4_MOE",
     "hunyuan": "hunyuan:HUNYUAN",
@@ -45,7 +46,14 @@ DIALECTS: dict[str, str] = {
     "jamba": "jamba:JAMBA",
     "granite": "granite:GRANITE",
     "xlam": "xlam:XLAM",
+    "longcat": "generic_tags:LONGCAT",  # <longcat_tool_call>{json}</longcat_tool_call>
+    "apertus": "apertus:APERTUS",  # <|tools_prefix|>[{name: args}]<|tools_suffix|>
+    "olmo3": "olmo3:OLMO3",  # <function_calls>f(x=1)\ng(y=2)</function_calls>
+    "nemotron": "generic_tags:NEMOTRON",  # <TOOLCALL>[{json}]</TOOLCALL>
+    "gemini_tool_code": "gemini_tool_code:GEMINI_TOOL_CODE",  # ```tool_code print(default_api.f(x=1)) ```
+    "gigachat": "gigachat:GIGACHAT",  # <|function_call|>{json} / function call<|role_sep|>{json}
     # generic text forms, last
+    "tool_xml": "tool_xml:TOOL_XML",  # <read_file><path>..</path></read_file> (Cline / Roo), offered tools only
     "pythonic": "pythonic:PYTHONIC",  # [get_weather(city="Paris")] (Llama 3.2/4 pythonic)
     "json_block": "json_block:JSON_BLOCK",  # ```json fences, bare objects, Action: {...}
 }

@@ -22,12 +22,20 @@ class Dialect:
               prefilter); empty = always try (JSON-in-text forms)
     parse():  pure and total: never raises, returns (candidates, text without them).
               Prose, code and JSON examples that are not calls must yield nothing.
+    owns:     markup only this dialect writes (a family's own namespaced wrapper or token). When
+              any of it is in the text, the chain reads this dialect before the others, so a
+              generic dialect that can read the inner part (`<function=..>`, `<invoke name=..>`)
+              never takes a call out of another family's wrapper and leaves the wrapper as text.
     emulation dialects (emulation = True) can also describe tools in a system prompt
     and re-render history for a model prompted in that style.
     """
 
     name: str = ""
     markers: tuple[str, ...] = ()
+    owns: tuple[str, ...] = ()
+    # offered_only: the form is so generic (any XML tag) that only calls naming an offered tool count;
+    # with no tools offered it reads nothing.
+    offered_only: bool = False
     emulation: bool = False
 
     def parse(self, text: str) -> tuple[list[Candidate], str]:

@@ -5,10 +5,14 @@ R / R+:  Action: ```json
          ```
 R7B / A: <|START_ACTION|>[{"tool_call_id": "0", "tool_name": "foo", "parameters": {"query": "q"}}]<|END_ACTION|>
 `directly-answer` is Command R+'s "no tool needed" pseudo tool, not a call.
+The answer arrives as <|START_RESPONSE|>foo <co>bar</co: 0:[1,2]><|END_RESPONSE|> (or START_TEXT):
+the tokens and the citation tags are markup and leave the text, the cited words stay.
+(Reasoning between <|START_THINKING|> and <|END_THINKING|> is split off before any dialect runs.)
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from agentcli.wire.dialects._base import Dialect
@@ -32,14 +36,24 @@ _KEYS: dict[str, Any] = {
     "require_args": True,
 }
 _NO_TOOL = frozenset(("directly-answer", "directly_answer"))
+_RESPONSE_TOKENS = ("<|START_RESPONSE|>", "<|END_RESPONSE|>", "<|START_TEXT|>", "<|END_TEXT|>")
+# The response's own markup: its tokens and citation tags (`<co>`, `<co: 0,1>`, `</co: 0:[1,2]>`).
+_MARKUP = re.compile("|".join(re.escape(t) for t in _RESPONSE_TOKENS) + r"|</?co(?::[^<>\n]{0,200})?>")
 
 
 class _CommandR(Dialect):
     name = "command_r"
-    markers = (ACTION_BEGIN, ACTION_WORD)
+    markers = (ACTION_BEGIN, ACTION_WORD, *_RESPONSE_TOKENS)
+    owns = (ACTION_BEGIN, *_RESPONSE_TOKENS)
 
     @total
     def parse(self, text: str) -> ParseResult:
+        cands, rest = self._calls(text)
+        if any(t in rest for t in _RESPONSE_TOKENS):
+            rest = _MARKUP.sub("", rest)
+        return cands, rest
+
+    def _calls(self, text: str) -> ParseResult:
         cands, spans = prefixed_json_calls(text, (ACTION_BEGIN,), self.name, closers=(ACTION_END,), **_KEYS)
         more, more_spans = self._action_word(text)
         if more and cands:  # both forms: back in text order (each list already is)

@@ -10,6 +10,8 @@ V3 and V3.1 share one call parser: the text before the separator tells the layou
 
 from __future__ import annotations
 
+import re
+
 from agentcli.wire.dialects._base import Dialect
 from agentcli.wire.dialects._scan import (
     INVALID,
@@ -21,6 +23,8 @@ from agentcli.wire.dialects._scan import (
     loads,
     parse_sections,
     remove_spans,
+    section_calls,
+    skip_ws,
     tag_params,
     total,
 )
@@ -37,6 +41,13 @@ FC_BEGIN = f"<{DSML}function_calls>"
 FC_END = f"</{DSML}function_calls>"
 INVOKE_BEGIN = f"<{DSML}invoke"
 INVOKE_END = f"</{DSML}invoke>"
+
+
+def _ascii(token: str) -> str:
+    return token.replace("｜", "|")
+
+
+_ASCII_TOKEN = re.compile(r"<\|(tool▁[a-z▁]{1,24})\|>")
 
 
 def _strip_fence(args: str) -> tuple[str, bool]:
@@ -81,13 +92,19 @@ def _parse_call(body: str, raw: str, dialect: str, closed: bool) -> Candidate | 
 class _DeepSeekTokens(Dialect):
     """V3 / V3.1: section and call tokens around a function name and JSON arguments."""
 
-    markers = (CALLS_BEGIN, CALL_BEGIN)
+    # The tokens also arrive spelled with ASCII bars (`<|tool▁calls▁begin|>`) when a server or a
+    # tokenizer round trip normalises the full-width ones: the same tokens, read the same way.
+    markers = (CALLS_BEGIN, CALL_BEGIN, _ascii(CALLS_BEGIN), _ascii(CALL_BEGIN))
+    owns = markers
 
     def __init__(self, name: str) -> None:
         self.name = name
 
     @total
     def parse(self, text: str) -> ParseResult:
+        orig = text
+        if "<|tool▁" in text:  # same length per token: positions in the copy are positions in the text
+            text = _ASCII_TOKEN.sub(lambda m: f"<｜{m.group(1)}｜>", text)
         cands: list[Candidate] = []
         spans: list[tuple[int, int]] = []
         sections = list(iter_blocks(text, CALLS_BEGIN, CALLS_END))
@@ -98,7 +115,7 @@ class _DeepSeekTokens(Dialect):
             found: list[Candidate] = []
             first = last = -1
             for blk in iter_blocks(text, CALL_BEGIN, CALL_END, body_start, body_end):
-                raw = text[blk.start : blk.end]
+                raw = orig[blk.start : blk.end]
                 cand = _parse_call(text[blk.body_start : blk.body_end], raw, self.name, blk.closed)
                 if cand is None:
                     continue
@@ -115,8 +132,12 @@ class _DeepSeekTokens(Dialect):
                 end = sec_end if sec_end > last else last
                 spans.append((sec_start, end))
         if not cands:
-            return [], text
-        return cands, remove_spans(text, sorted(spans))
+            return [], orig
+        return cands, remove_spans(orig, sorted(spans))
+
+
+_DSML_SECTIONS = (FC_BEGIN, f"<{DSML}tool_calls>")
+_DSML_CLOSERS = (FC_END, f"</{DSML}tool_calls>")
 
 
 def _dsml_args(body: str) -> dict | None:
@@ -147,14 +168,40 @@ def _dsml_args(body: str) -> dict | None:
 
 
 class _DeepSeekDSML(Dialect):
-    """V3.2: XML-like DSML invoke/parameter tags; string="false" values are JSON."""
+    """V3.2 / V4: XML-like DSML invoke/parameter tags; string="false" values are JSON.
 
-    name = "deepseek_v32"
-    markers = (FC_BEGIN, INVOKE_BEGIN)
+    V3.2 wraps the invokes in function_calls, V4 in tool_calls. At long context V4 may drop the
+    opening wrapper token: complete invokes outside any wrapper are still calls, and the orphan
+    closing token after them goes with them.
+    """
+
+    def __init__(self, name: str, section: tuple[str, str]) -> None:
+        self.name = name
+        self.section = section
+        self.markers = (section[0], INVOKE_BEGIN)
+        self.owns = (section[0],)  # the wrapper tells V3.2 from V4; the invoke tags are shared
 
     @total
     def parse(self, text: str) -> ParseResult:
-        return parse_sections(text, (FC_BEGIN, FC_END), (INVOKE_BEGIN, INVOKE_END), self._invoke)
+        cands, rest = parse_sections(text, self.section, (INVOKE_BEGIN, INVOKE_END), self._invoke)
+        if cands or any(opener in text for opener in _DSML_SECTIONS):
+            return cands, rest  # a wrapper is there: bare invokes are not this version's to recover
+        # No opening wrapper at all: read the bare invokes.
+        found, last = section_calls(text, (INVOKE_BEGIN, INVOKE_END), 0, len(text), self._invoke)
+        if not found:
+            return [], text
+        spans: list[tuple[int, int]] = []
+        pos = 0
+        for cand in found:  # in text order: one forward pass
+            at = text.find(cand.raw, pos)
+            spans.append((at, at + len(cand.raw)))
+            pos = at + len(cand.raw)
+        tail = skip_ws(text, last)
+        for closer in _DSML_CLOSERS:  # the orphan closing token of either version
+            if text.startswith(closer, tail):
+                spans.append((last, tail + len(closer)))
+                break
+        return found, remove_spans(text, spans)
 
     def _invoke(self, text: str, blk: Block) -> Candidate | None:
         start, stop = blk.body_start, blk.body_end
@@ -175,4 +222,5 @@ class _DeepSeekDSML(Dialect):
 
 DEEPSEEK_V3 = _DeepSeekTokens("deepseek_v3")
 DEEPSEEK_V31 = _DeepSeekTokens("deepseek_v31")
-DEEPSEEK_V32 = _DeepSeekDSML()
+DEEPSEEK_V32 = _DeepSeekDSML("deepseek_v32", (FC_BEGIN, FC_END))
+DEEPSEEK_V4 = _DeepSeekDSML("deepseek_v4", (f"<{DSML}tool_calls>", f"</{DSML}tool_calls>"))

@@ -98,7 +98,24 @@ class _Reader:
         if not val:
             raise ValueError("empty value")
         self.i = j
-        return val
+        if depth > 0:  # nested: nothing types it later, so a bare number or literal is typed here
+            return _scalar(val)
+        return val  # top level: typed by the tool's schema (a string parameter keeps "3")
+
+
+_LITERALS: dict[str, Any] = {"true": True, "false": False, "null": None}
+_NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?")
+
+
+def _scalar(val: str) -> Any:
+    """A bare nested value: JSON literal or finite number, else the text itself."""
+    if val in _LITERALS:
+        return _LITERALS[val]
+    if _NUMBER.fullmatch(val):
+        num = float(val) if any(c in val for c in ".eE") else int(val)
+        if num == num and num not in (float("inf"), float("-inf")):
+            return num
+    return val
 
 
 def parse_call(body: str) -> tuple[str, dict[str, Any]] | None:
@@ -126,6 +143,7 @@ def parse_call(body: str) -> tuple[str, dict[str, Any]] | None:
 class _FunctionGemma(Dialect):
     name = "functiongemma"
     markers = (BEGIN,)
+    owns = (BEGIN,)
 
     @total
     def parse(self, text: str) -> ParseResult:

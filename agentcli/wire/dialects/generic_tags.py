@@ -7,7 +7,15 @@ a tag left open at the end of the text with unfinished JSON is a truncated call 
 from __future__ import annotations
 
 from agentcli.wire.dialects._base import Dialect
-from agentcli.wire.dialects._callscan import calls_from_value, close_call, complete_json, decode_at, salvage_call, skip_ws
+from agentcli.wire.dialects._callscan import (
+    calls_from_value,
+    close_call,
+    complete_json,
+    decode_at,
+    is_tool_name,
+    salvage_call,
+    skip_ws,
+)
 from agentcli.wire.types import Candidate
 
 
@@ -95,6 +103,35 @@ class TaggedJsonDialect(Dialect):
         return found
 
 
-TOOL_USE_TAG = TaggedJsonDialect("tool_use_tag", "tool_use")
+class ToolUseTagDialect(TaggedJsonDialect):
+    """<tool_use> with a JSON body, or with XML children: <name>f</name><arguments>{json}</arguments>."""
+
+    def _parse_body(self, body: str, raw: str, closed: bool) -> list[Candidate] | None:
+        src = body.strip()
+        if not src.startswith("<name>"):
+            return super()._parse_body(body, raw, closed)
+        name_end = src.find("</name>")
+        name = src[len("<name>") : name_end].strip() if name_end > 0 else ""
+        if not is_tool_name(name):
+            return None
+        rest = src[name_end + len("</name>") :].strip()
+        for key in ("arguments", "parameters", "input"):
+            open_tag, close_tag = f"<{key}>", f"</{key}>"
+            if rest.startswith(open_tag):
+                end = rest.rfind(close_tag)
+                if end < 0 and closed:
+                    return None
+                args = rest[len(open_tag) : end if end >= 0 else len(rest)].strip()
+                return [Candidate(name, args or "{}", raw, self.name)]
+        return [Candidate(name, "{}", raw, self.name)] if not rest else None
+
+
+TOOL_USE_TAG = ToolUseTagDialect("tool_use_tag", "tool_use")
 FUNCTION_CALL_TAG = TaggedJsonDialect("function_call_tag", "function_call")
 TOOLS_TAG = TaggedJsonDialect("tools_tag", "tools")
+# Meituan LongCat-Flash: <longcat_tool_call>{"name": .., "arguments": ..}</longcat_tool_call>
+LONGCAT = TaggedJsonDialect("longcat", "longcat_tool_call")
+LONGCAT.owns = LONGCAT.markers
+# NVIDIA Nemotron (Llama-Nemotron, Nemotron Nano): <TOOLCALL>[{"name": .., "arguments": ..}]</TOOLCALL>
+NEMOTRON = TaggedJsonDialect("nemotron", "TOOLCALL")
+NEMOTRON.owns = NEMOTRON.markers

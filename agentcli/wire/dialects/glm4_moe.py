@@ -61,6 +61,7 @@ def split_name(body: str) -> tuple[str, str] | None:
 class _Glm4Moe(Dialect):
     name = "glm4_moe"
     markers = (BEGIN,)
+    owns = ("<arg_key>",)
 
     @total
     def parse(self, text: str) -> ParseResult:

@@ -64,6 +64,7 @@ def _body_end(text: str, start: int, cache: dict[str, int]) -> tuple[int, int]:
 class _Harmony(Dialect):
     name = "harmony"
     markers = (CHANNEL, MESSAGE, "to=functions.")
+    owns = (CHANNEL,)
 
     @total
     def parse(self, text: str) -> ParseResult:

@@ -15,6 +15,7 @@ PREFIX = "<|action_start|><|plugin|>"
 class _InternLM2(Dialect):
     name = "internlm2"
     markers = (PREFIX,)
+    owns = (PREFIX,)
 
     @total
     def parse(self, text: str) -> ParseResult:

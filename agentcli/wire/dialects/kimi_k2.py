@@ -36,13 +36,17 @@ _ID_LOOKBACK = 160
 
 
 def _name_from_id(call_id: str) -> str | None:
-    """`functions.get_weather:0` -> `get_weather`; a bare counter names nothing."""
+    """`functions.get_weather:0` -> `get_weather`; a bare counter names nothing, and neither does a
+    `functions.` id without its `:N` counter (`functions.f.0` is a garbled id, not a tool `f.0`)."""
     name = call_id
-    if name.startswith("functions."):
+    prefixed = name.startswith("functions.")
+    if prefixed:
         name = name[len("functions.") :]
     head, colon, idx = name.rpartition(":")
     if colon and idx.isdigit():
         name = head
+    elif prefixed:
+        return None
     if not name or name.isdigit() or any(c.isspace() or c in "<>{}" for c in name):
         return None
     return name
@@ -51,11 +55,13 @@ def _name_from_id(call_id: str) -> str | None:
 class _KimiK2(Dialect):
     name = "kimi_k2"
     markers = (*SECTION_BEGINS, CALL_BEGIN, ARG_BEGIN)
+    owns = markers
 
     @total
     def parse(self, text: str) -> ParseResult:
         found: list[tuple[Candidate, tuple[int, int]]] = []
         blocks: list[tuple[int, int]] = []  # every begin..end region, read or not
+        garbled: list[tuple[int, int]] = []  # whole call blocks whose id names no tool
         for blk in iter_blocks(text, CALL_BEGIN, CALL_END):
             blocks.append((blk.start, blk.end))
             body = text[blk.body_start : blk.body_end]
@@ -66,6 +72,8 @@ class _KimiK2(Dialect):
             name = _name_from_id(call_id)
             args = body[sep + len(ARG_BEGIN) :].strip()
             if name is None:
+                if blk.closed:
+                    garbled.append((blk.start, blk.end))
                 continue
             if not blk.closed:
                 # Cut off: keep the call only if its arguments are whole, dropping
@@ -82,7 +90,8 @@ class _KimiK2(Dialect):
             found.sort(key=lambda f: f[1][0])
         if not found:
             return [], text
-        spans = [sp for _, sp in found]
+        # A garbled call beside good ones is section markup, not prose: it goes with the section.
+        spans = sorted([sp for _, sp in found] + garbled)
         spans.extend(_section_tokens(text, spans))
         return [c for c, _ in found], remove_spans(text, spans)
 

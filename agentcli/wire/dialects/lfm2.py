@@ -179,6 +179,7 @@ def parse_block(src: str, budget: AstBudget | None = None) -> list[tuple[str, di
 class _Lfm2(Dialect):
     name = "lfm2"
     markers = (BEGIN,)
+    owns = (BEGIN,)
 
     @total
     def parse(self, text: str) -> ParseResult:

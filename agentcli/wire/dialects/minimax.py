@@ -84,6 +84,7 @@ class _MiniMaxM1(Dialect):
 class _MiniMaxM2(Dialect):
     name = "minimax_m2"
     markers = (M2_BEGIN,)
+    owns = (M2_BEGIN,)
 
     @total
     def parse(self, text: str) -> ParseResult:

@@ -23,6 +23,7 @@ THINK_END = "</seed:think>"
 class _SeedOss(Dialect):
     name = "seed_oss"
     markers = (BEGIN,)
+    owns = (BEGIN,)
 
     @total
     def parse(self, text: str) -> ParseResult:

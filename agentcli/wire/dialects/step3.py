@@ -23,6 +23,7 @@ _CALL_END_AFTER = re.compile(r"\s*<｜tool_call_end｜>")
 class _Step3(Dialect):
     name = "step3"
     markers = (BEGIN,)
+    owns = (BEGIN, INVOKE_BEGIN)
 
     @total
     def parse(self, text: str) -> ParseResult:

@@ -156,3 +156,52 @@ def test_failed_call_attempt_is_markup_without_a_usable_call():
     assert failed('<tool_call>{"name": "read_file", "arguments": {"path": "a"</tool_call>') is False  # repaired
     resp = parse_text('<tool_call>{"name": "read_file", "arguments": {"path": "a"', CTX)
     assert resp.tool_calls and resp.tool_calls[0].error and failed_call_attempt(resp)
+
+
+def test_a_family_wrapper_is_read_by_its_owner_whatever_the_chain_order():
+    # Generic dialects earlier in the chain can read the inner call (<function=..>, <invoke name=..>);
+    # the dialect whose own markup wraps it must read it, wrapper and all, even when preferred last.
+    wrapped = {
+        "seed_oss": "hi <seed:tool_call>\n<function=f>\n<parameter=a>1</parameter>\n</function>\n</seed:tool_call>",
+        "minimax_m2": 'hi <minimax:tool_call>\n<invoke name="f">\n<parameter name="a">1</parameter>\n</invoke>\n</minimax:tool_call>',
+        "step3": 'hi <｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="f">'
+        '<steptml:parameter name="a">1</steptml:parameter></steptml:invoke><｜tool_call_end｜><｜tool_calls_end｜>',
+    }
+    for owner, text in wrapped.items():
+        out = parse_text(text, ParseContext(prefer=("qwen3_coder", "claude_xml")))
+        assert [(c.name, c.dialect) for c in out.tool_calls] == [("f", owner)]
+        assert out.text == "hi"
+
+
+def test_text_beside_native_calls_is_never_a_call():
+    # An Anthropic text block quoting an old <function_calls> example next to a real tool_use: the
+    # example stays text; an exact echo of the native call is dropped with its text.
+    quoted = '<function_calls>\n<invoke name="old">\n<parameter name="a">1</parameter>\n</invoke>\n</function_calls>'
+    native = [Candidate("get_weather", {"city": "Paris"}, "", "native", id="t1")]
+    out = finalize(NativeParse(text=f"I used to write:\n{quoted}\nNow:", candidates=native), ParseContext(), ("claude_xml",))
+    assert [c.name for c in out.tool_calls] == ["get_weather"]
+    assert quoted in out.text
+    echo = '<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>'
+    out = finalize(NativeParse(text=f"Checking.{echo}", candidates=native), ParseContext(), ("hermes",))
+    assert [c.name for c in out.tool_calls] == ["get_weather"] and out.text == "Checking."
+
+
+def test_escaped_json_for_an_array_parameter_is_typed_by_the_schema():
+    schema = {"type": "object", "properties": {"items": {"type": "array"}, "note": {"type": "string"}}}
+    ctx = ParseContext.of([Tool(name="f", description="", parameters=schema)])
+    text = '<tool_call>f\n<arg_key>items</arg_key>\n<arg_value>[\\"a\\", \\"b\\"]</arg_value>\n' \
+        '<arg_key>note</arg_key>\n<arg_value>[\\"kept\\"]</arg_value>\n</tool_call>'
+    out = parse_text(text, ctx)
+    assert out.tool_calls[0].arguments == {"items": ["a", "b"], "note": '[\\"kept\\"]'}
+    assert [r.kind for r in out.repairs] == ["escaped_json"]
+
+
+def test_functiongemma_nested_scalars_are_typed():
+    out = parse_text("<start_function_call>call:f{cfg:{n:3,ok:true,xs:[1,2.5,null,1e999,abc]}}<end_function_call>")
+    assert out.tool_calls[0].arguments == {"cfg": {"n": 3, "ok": True, "xs": [1, 2.5, None, "1e999", "abc"]}}
+
+
+def test_reasoning_delimiters_of_every_family_go_to_thinking():
+    for open_tag, close_tag in (("[THINK]", "[/THINK]"), ("<|START_THINKING|>", "<|END_THINKING|>"), ("<seed:think>", "</seed:think>")):
+        out = parse_text(f"{open_tag}plan{close_tag}Answer")
+        assert (out.text, out.thinking) == ("Answer", "plan")

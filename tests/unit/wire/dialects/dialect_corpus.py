@@ -37,3 +37,12 @@ def expected_calls(case: dict[str, Any]) -> list[tuple[str, Any, bool]]:
 
 def found_calls(resp: ParsedResponse) -> list[tuple[str, Any, bool]]:
     return [(c.name, None if c.error else c.arguments, bool(c.error)) for c in resp.tool_calls]
+
+
+def context(case: dict[str, Any]) -> Any:
+    """The parse context of a case: the tools it offers (`tools`: names), which offered-only forms
+    (tool-named XML) need before they read any call."""
+    from agentcli.core.types import Tool
+    from agentcli.wire.types import ParseContext
+
+    return ParseContext.of([Tool(name=n, description="") for n in case.get("tools", ())])

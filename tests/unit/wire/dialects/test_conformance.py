@@ -9,7 +9,7 @@ same calls; every truncation of the text parses without raising.
 from __future__ import annotations
 
 import pytest
-from dialect_corpus import all_cases, expected_calls, found_calls
+from dialect_corpus import all_cases, context, expected_calls, found_calls
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -17,7 +17,7 @@ from agentcli.core.events import StreamKind
 from agentcli.wire import dialects
 from agentcli.wire.pipeline import finalize, parse_text, split_thinking
 from agentcli.wire.textstream import TextStream
-from agentcli.wire.types import NativeParse, ParseContext
+from agentcli.wire.types import NativeParse
 
 CASES = all_cases(dialects.names())
 IDS = [f"{name}:{case['id']}" for name, case in CASES]
@@ -26,7 +26,7 @@ ALL = tuple(dialects.names())
 
 @pytest.mark.parametrize(("name", "case"), CASES, ids=IDS)
 def test_dialect_alone(name, case):
-    resp = finalize(NativeParse(text=case["text"]), ParseContext(), (name,))
+    resp = finalize(NativeParse(text=case["text"]), context(case), (name,))
     assert found_calls(resp) == expected_calls(case)
     assert all(c.dialect == name for c in resp.tool_calls)
     if "text_after" in case:
@@ -50,7 +50,7 @@ def test_dialect_parse_is_total_and_pure(name, case):
 def test_full_chain_finds_the_same_calls(name, case):
     """Usable calls only: dialects may differ on reporting a cut-off call as an error or as text.
     A case that is "not this dialect" but another dialect's call states `chain_calls`."""
-    resp = parse_text(case["text"])
+    resp = parse_text(case["text"], context(case))
     expected = case.get("chain_calls", case["calls"])
     want = [(c["name"], c.get("arguments", {})) for c in expected if not c.get("error")]
     assert [(n, a) for n, a, err in found_calls(resp) if not err] == want

@@ -80,8 +80,9 @@ def test_fixture_case(name: str, case: dict[str, Any]) -> None:
         assert decoded_arguments(cand) == want["arguments"]
     if "text_after" in case:
         assert rest.strip() == case["text_after"].strip()
-    if not cands:
-        assert rest == text  # no call found: the text is handed back untouched
+    if not cands and "text_after" not in case:
+        assert rest == text  # no call found: the text is handed back untouched (or as text_after pins it:
+        # a dialect strips its own non-call markup, such as Command A's response tokens)
     if dialect.markers and cands:
         assert any(m in text for m in dialect.markers)
 
@@ -215,7 +216,7 @@ def test_lfm2_is_read_with_ast_not_evaluated() -> None:
 def test_functiongemma_nested_values() -> None:
     text = "<start_function_call>call:f{o:{a:<escape>x,y<escape>},l:[1,2]}<end_function_call>"
     (cand,), _ = get("functiongemma").parse(text)
-    assert cand.arguments == {"o": {"a": "x,y"}, "l": ["1", "2"]}
+    assert cand.arguments == {"o": {"a": "x,y"}, "l": [1, 2]}
 
 
 def test_prose_mentioning_tokens_is_not_a_call() -> None:
