@@ -44,7 +44,10 @@ UNREAD_CALL_PROMPT = (
     "Your reply looks like a tool call, but it could not be read. Write the call again exactly in the "
     "format the system prompt describes, or answer in plain text without tool-call markup."
 )
-EXIT_CODES = {"answered": 0, "submitted": 0, "error": 1, "max_turns": 3, "stuck": 3, "aborted": 3, "interrupted": 130}
+EXIT_CODES = {
+    "answered": 0, "submitted": 0, "error": 1, "max_turns": 3, "stuck": 3, "aborted": 3, "refused": 3,
+    "interrupted": 130,
+}
 
 
 class _Stop(Exception):
@@ -59,6 +62,9 @@ class Agent:
     def __init__(self, session: Session, approver: Approver) -> None:
         self.s = session
         self.approver = approver
+        # The call approved together with its tier escalation (asked once). Held by identity, never by
+        # id: a model may reuse ids, and a reused id must not skip the next approval.
+        self._approved: ToolCall | None = None
 
     async def run(self, user_text: str | None) -> AsyncIterator[AgentEvent]:
         s = self.s
@@ -313,15 +319,15 @@ class Agent:
         cp = Checkpoint(
             CheckpointKind.TIER_ESCALATION,
             f"The model wants to use {call.name}, which needs the {needed.label} tier "
-            f"(the session is at {s.tier.label}). Raise the tier to {needed.label}?",
-            call, options=("yes", "no", "abort"),
+            f"(the session is at {s.tier.label}). Raise the tier to {needed.label} and run it?",
+            call, preview=s.preview(call), options=("yes", "no", "abort"),
         )
         yield cp
         decision = await self.approver.decide(cp)
-        if decision.action == "abort":
-            raise _Stop("aborted", "aborted at a checkpoint")
+        _stop_if_final(decision)
         if decision.action in ("yes", "always"):
             s.set_tier(needed)
+            self._approved = call
             yield Notice("info", f"tier raised to {needed.label}", "tier")
             yield True
         else:
@@ -377,15 +383,15 @@ class Agent:
             results.append(result)
             yield ToolFinished(call, result)
             return
-        if ask:
+        preapproved, self._approved = self._approved is call, None
+        if ask and not preapproved:
             cp = Checkpoint(
                 CheckpointKind.APPROVE_TOOL, f"Run {call.name}?", call,
                 preview=s.preview(call), options=("yes", "no", "always", "edit", "abort"),
             )
             yield cp
             decision = await self._checkpoint(cp)
-            if decision.action == "abort":
-                raise _Stop("aborted", "aborted at a checkpoint")
+            _stop_if_final(decision)
             if decision.action == "always":
                 s.always.add(call.name)
             elif decision.action == "edit" and decision.arguments is not None:
@@ -426,6 +432,14 @@ class Agent:
                 s.record_result(result)
                 results.append(result)
                 yield ToolFinished(call, result, elapsed)
+
+
+def _stop_if_final(decision: Decision) -> None:
+    """An abort, or a refusal with nobody to ask (no terminal, no --yes), ends the run (exit 3)."""
+    if decision.action == "abort":
+        raise _Stop("aborted", decision.text or "aborted at a checkpoint")
+    if decision.action == "refuse":
+        raise _Stop("refused", decision.text or "a needed approval was refused")
 
 
 def _is_invalid(r: ToolResult) -> bool:

@@ -18,7 +18,7 @@ def test_openai_streamed_read_edit_run(tmp_path, workspace):
         srv.queue(openai_body("Fixed add() and the check passes."))
         profile = write_profile(tmp_path, "openai", srv.url, "gpt-4o")
         res = run_agent("run", "fix the bug in calc.py and run the tests", "--profile", str(profile),
-                        "--workspace", str(workspace), "--yes")
+                        "--workspace", str(workspace), "--yes", "--tier", "run")
         assert res.exit_code == 0, res.output
         assert "return a + b" in (workspace / "calc.py").read_text()
         reqs = srv.chat_requests()
@@ -58,13 +58,13 @@ def test_tier_escalation_through_a_checkpoint(tmp_path, workspace):
         assert res.exit_code == 0 and (workspace / "x.txt").read_text() == "hi"
         assert "tier raised to walk" in res.output
     (workspace / "x.txt").unlink()
-    with OpenAIServer() as srv:  # no terminal, no --yes: denied at once, the model is told why
+    with OpenAIServer() as srv:  # no terminal, no --yes: the run ends at once, exit 3, saying why
         scenario(srv)
         profile = write_profile(tmp_path, "openai", srv.url, "gpt-4o")
         res = run_agent("run", "what is in calc.py?", "--profile", str(profile), "--workspace", str(workspace))
-        assert res.exit_code == 0 and not (workspace / "x.txt").exists()
-        refusal = tool_messages(srv.chat_requests()[1].body)[0]["content"]
-        assert "walk tier" in refusal and "not approved" in refusal
+        assert res.exit_code == 3 and not (workspace / "x.txt").exists()
+        assert len(srv.chat_requests()) == 1
+        assert "refused" in res.output and "write_file needs approval" in res.output and "--yes" in res.output
 
 
 def test_refusals_go_back_to_the_model_and_the_run_goes_on(tmp_path, workspace):
