@@ -92,6 +92,13 @@ def open_session(
         registry=registry, tool_ctx=ctx, tier=starting_tier(tier, profile.tools.start_tier, max_tier), max_tier=max_tier,
         transcript=transcript, approve_mode=approve_mode, interactive=interactive, learned=learned,
     )
+    from agentcli.agent.instructions import Instructions
+
+    session.instructions = Instructions.load(ws)
+    if transcript:
+        from agentcli.agent.checkpoints import BlobStore, Recorder, blob_dir
+
+        session.recorder = Recorder(ws, BlobStore(blob_dir(transcript.path)))
     if transcript:
         transcript.write(
             "session", id=sid, profile=profile.name, provider=profile.provider, model=profile.model,

@@ -69,7 +69,7 @@ class Agent:
     async def run(self, user_text: str | None) -> AsyncIterator[AgentEvent]:
         s = self.s
         if user_text is not None:
-            s.add(Message.user(user_text))
+            s.begin_exchange(user_text)
         started = time.monotonic()
         changed_before = len(s.files_changed)  # a chat session runs many times; report this run's files
         turns = tools_run = invalid_turns = 0

@@ -103,4 +103,12 @@ class Done:
     error: str | None = None
 
 
+@dataclass(slots=True)
+class SessionStarted:
+    """Before the first turn: which session, profile, model, wire plan, tier and folder this run uses.
+    Emitted by the command, not the loop (the run header; `session_start` in --json)."""
+
+    facts: dict[str, Any] = field(default_factory=dict)
+
+
 AgentEvent = StreamEvent | TurnStarted | ToolStarted | ToolFinished | RetryScheduled | Notice | Checkpoint | Done

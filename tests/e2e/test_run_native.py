@@ -191,9 +191,11 @@ def test_json_output_is_one_event_per_line_ending_in_done(tmp_path, workspace):
         assert res.exit_code == 0
         events = [json.loads(line) for line in res.stdout.splitlines()]
         kinds = [e["event"] for e in events]
-        assert kinds[0] == "TurnStarted" and kinds[-1] == "Done"
-        assert "ToolStarted" in kinds and "ToolFinished" in kinds
-        finished = next(e for e in events if e["event"] == "ToolFinished")
+        assert kinds[0] == "session_start" and kinds[1] == "turn_start" and kinds[-1] == "done"
+        assert all(k == k.lower() and " " not in k for k in kinds)  # snake_case, one convention
+        assert events[0]["session_id"] and events[0]["model"] == "gpt-4o" and events[0]["tier"] == "crawl"
+        assert "tool_run" in kinds and "tool_result" in kinds
+        finished = next(e for e in events if e["event"] == "tool_result")
         assert finished["call"]["name"] == "read_file" and finished["result"]["ok"] is True
         assert events[-1]["stop"] == "answered" and events[-1]["answer"] == "It subtracts."
         assert "".join(e.get("text", "") for e in events if e["event"] == "text") == "It subtracts."
