@@ -64,11 +64,10 @@ def run_repl(session: Any, approver: Any, *, transport: Any = None) -> int:
     from prompt_toolkit.history import FileHistory
 
     from agentcli.agent.loop import Agent
-    from agentcli.config.paths import data_dir
+    from agentcli.config.paths import data_dir, private_file
 
     console = make_console(stderr=True)
-    hist = data_dir() / "history"
-    hist.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    hist = private_file(data_dir() / "history")  # what you typed may hold secrets: 0600
     prompt = PromptSession(history=FileHistory(str(hist)), completer=_completer(session),
                            key_bindings=_key_bindings(), complete_while_typing=False)
     state = Repl(session, console, transport)

@@ -48,17 +48,26 @@ def execute(
     layers = (True,) if live else (True, False)
     work = runner.plan_jobs(subjects, names, trials, layers)
     progress = None
+    bar: Any = None
     if not json_out and sys.stderr.isatty():
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
         from agentcli.ui.render import make_console
 
-        err = make_console(stderr=True)
-        done = [0]
+        bar = Progress(TextColumn("trials"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                       console=make_console(stderr=True), transient=True)
+        task = bar.add_task("trials", total=len(work))
 
         def progress(_trial: Any) -> None:
-            done[0] += 1
-            err.print(f"\r{done[0]}/{len(work)} trials", end="")
+            bar.advance(task)
 
-    results = asyncio.run(runner.run_jobs(work, concurrency=jobs, live=live, progress=progress))
+    if bar is not None:
+        bar.start()
+    try:
+        results = asyncio.run(runner.run_jobs(work, concurrency=jobs, live=live, progress=progress))
+    finally:
+        if bar is not None:
+            bar.stop()
     extra: dict[str, Any] = {}
     golden: list[dict[str, Any]] = []
     if matrix:
@@ -73,10 +82,14 @@ def execute(
     console = make_console()
     if not console.is_terminal:
         console.width = max(console.width, 180)  # a pipe or file gets whole tables, not ellipses
-    if progress is not None:
-        make_console(stderr=True).print()
+    from agentcli.ui.fit import fit_table
+
     for table in report.tables(results):
+        hidden = fit_table(table, console) if console.is_terminal else 0
         console.print(table)
+        if hidden:
+            console.print(f"[dim]({hidden} right-hand column(s) left out to fit {console.width} columns; "
+                          "widen the terminal or use --json for all)[/]")
     if matrix:
         for table in mx.tables(golden, extra["matrix"]):
             console.print(table)
