@@ -90,4 +90,5 @@ def header_lines(f: dict[str, Any]) -> list[Text]:
 
 def print_header(console: Any, f: dict[str, Any]) -> None:
     for line in header_lines(f):
-        console.print(line, overflow="fold", soft_wrap=False)  # wrap at words to the terminal's width
+        # A terminal gets lines wrapped at words to its width; a pipe or file gets whole lines.
+        console.print(line, overflow="fold", soft_wrap=not console.is_terminal)

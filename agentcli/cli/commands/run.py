@@ -114,6 +114,17 @@ def _renderer(json_out: bool, quiet: bool) -> Any:
     return TerminalRenderer()
 
 
+def _closed_pipe(session: Any) -> int:
+    import os
+
+    if session.transcript:
+        session.transcript.close()
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())  # the interpreter's last flush must not fail again
+    os.close(devnull)
+    return 141  # 128 + SIGPIPE, as a shell reports a pipeline member the reader left
+
+
 def execute(
     goal: str | None = None, profile: str | None = None, workspace: Path | None = None, tier: str | None = None,
     yes: bool = False, approve: str | None = None, json_out: bool = False, resume: str | None = None,
@@ -157,6 +168,8 @@ def execute(
         sys.stderr.write(f"agent: warning: {start['warning']}\n")
     try:
         done = asyncio.run(drive(session, approver, goal, render))
+    except BrokenPipeError:  # `agent run --json | head -1`: the reader left; end quietly
+        return _closed_pipe(session)
     except KeyboardInterrupt:
         if session.transcript:
             session.transcript.close()

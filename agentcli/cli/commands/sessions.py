@@ -5,10 +5,56 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
+from typing import Any
+
+from rich.text import Text
 
 
 def _when(t: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M", time.localtime(t)) if t else ""
+
+
+WIDE = 110  # below this, one session takes two lines instead of a cropped table row
+
+
+def _cells(s: Any) -> dict[str, Text]:
+    from agentcli.ui.escape import visible
+
+    stop = (s.end or {}).get("stop")
+    return {
+        "id": Text(s.id, style="bold"), "updated": Text(_when(s.updated)),
+        "model": Text(visible(str(s.meta.get("model") or ""), keep_newlines=False)),
+        "workspace": Text(visible(s.workspace, keep_newlines=False), style="dim"),
+        "goal": Text(visible(str(s.meta.get("goal") or ""), keep_newlines=False)),
+        "ended": Text(str(stop)) if stop else Text("interrupted", style="yellow"),
+    }
+
+
+def _wide(console: Any, sessions: list[Any], show_ws: bool) -> None:
+    from rich.table import Table
+
+    table = Table(box=None, pad_edge=False)
+    names = ["id", "updated", "model", *(["workspace"] if show_ws else []), "goal", "ended"]
+    for name in names:
+        table.add_column(name, no_wrap=True, overflow="ellipsis" if name in ("goal", "workspace") else "fold",
+                         min_width=len(sessions[0].id) if name == "id" else None)
+    for s in sessions:
+        cells = _cells(s)
+        table.add_row(*(cells[n] for n in names))
+    console.print(table, soft_wrap=False)
+
+
+def _narrow(console: Any, sessions: list[Any], show_ws: bool) -> None:
+    """Full id, time and model on the first line; how it ended, the goal (and folder) indented below."""
+    from rich.text import Text
+
+    for s in sessions:
+        c = _cells(s)
+        console.print(Text.assemble(c["id"], "  ", c["updated"], "  ", c["model"]), soft_wrap=False, overflow="fold")
+        if show_ws:
+            console.print(Text("  ") + c["workspace"], soft_wrap=False, overflow="ellipsis", no_wrap=True)
+        console.print(Text.assemble("  ", c["ended"], " · ", c["goal"]), soft_wrap=False, overflow="ellipsis",
+                      no_wrap=True)
 
 
 def execute(json_out: bool = False, all_: bool = False, workspace: Path | None = None) -> int:
@@ -24,10 +70,8 @@ def execute(json_out: bool = False, all_: bool = False, workspace: Path | None =
             "profile": s.meta.get("profile"), "stop": (s.end or {}).get("stop"),
         } for s in sessions], ensure_ascii=False))
         return 0
-    from rich.table import Table
     from rich.text import Text
 
-    from agentcli.ui.escape import visible
     from agentcli.ui.render import make_console
 
     console = make_console()
@@ -35,24 +79,10 @@ def execute(json_out: bool = False, all_: bool = False, workspace: Path | None =
         where = "" if ws is None else f" for {ws}"
         console.print(Text(f"no sessions{where} yet" + ("" if ws is None else " (--all lists every workspace)")))
         return 0
-    table = Table(box=None, pad_edge=False)
-    table.add_column("id", no_wrap=True)
-    table.add_column("updated", no_wrap=True)
-    if ws is None:
-        table.add_column("workspace", overflow="fold", ratio=1)
-    table.add_column("model", overflow="fold")
-    table.add_column("goal", overflow="ellipsis", no_wrap=True, ratio=2)
-    table.add_column("ended", no_wrap=True)
-    for s in sessions:
-        goal = visible(str(s.meta.get("goal") or ""), keep_newlines=False)
-        stop = (s.end or {}).get("stop")
-        row = [Text(s.id), Text(_when(s.updated))]
-        if ws is None:
-            row.append(Text(visible(s.workspace)))
-        row += [Text(visible(str(s.meta.get("model") or ""))), Text(goal),
-                Text(str(stop)) if stop else Text("interrupted", style="yellow")]
-        table.add_row(*row)
-    console.print(table)
+    if console.width < WIDE:
+        _narrow(console, sessions, show_ws=ws is None)
+    else:
+        _wide(console, sessions, show_ws=ws is None)
     if ws is not None:
         console.print(Text(f"sessions for {ws}; continue the latest with `agent run -c`", style="dim"))
     return 0
