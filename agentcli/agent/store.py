@@ -16,7 +16,12 @@ from pathlib import Path
 from typing import Any
 
 from agentcli.agent.checkpoints import FileChange, Ledger
-from agentcli.agent.serialize import message_from_dict, message_to_dict, result_from_dict, result_to_dict
+from agentcli.agent.serialize import (
+    message_from_dict,
+    message_to_dict,
+    result_from_dict,
+    result_to_dict,
+)
 from agentcli.core.errors import ErrorCode, ToolError, UsageError
 from agentcli.core.redact import redact
 from agentcli.core.types import Message, Role, ToolResult

@@ -31,9 +31,9 @@ ROUTES: tuple[Route, ...] = (
           _PREFIX, "provider/model prefix"),
     # `qwen3:8b`, `gpt-oss:20b`: a name:tag is what a local server (Ollama, llama.cpp) serves.
     Route(re.compile(r"^[^/]+:[\w.\-]+$"), None, "name:tag is a local model: the profile's provider"),
-    Route(re.compile(r"^claude-", re.I), "anthropic", "claude-* -> anthropic"),
-    Route(re.compile(r"^(gpt-|chatgpt-|o1($|-)|o3($|-)|o4-)", re.I), "openai", "gpt-*, o1, o3, o4-* -> openai"),
-    Route(re.compile(r"^gemini-", re.I), "gemini", "gemini-* -> gemini"),
+    Route(re.compile(r"^claude-", re.IGNORECASE), "anthropic", "claude-* -> anthropic"),
+    Route(re.compile(r"^(gpt-|chatgpt-|o1($|-)|o3($|-)|o4-)", re.IGNORECASE), "openai", "gpt-*, o1, o3, o4-* -> openai"),
+    Route(re.compile(r"^gemini-", re.IGNORECASE), "gemini", "gemini-* -> gemini"),
 )
 
 # Providers that route `vendor/model` ids themselves: a slash there is part of the id.

@@ -28,7 +28,7 @@ def _sandbox(session: Any) -> str:
         from agentcli.tools.isolation import probe_network_isolation
 
         prefix, why = probe_network_isolation()
-    except Exception:  # a probe problem must not stop the run; the bash tool reports it itself
+    except OSError:  # a probe problem must not stop the run; the bash tool reports it itself
         prefix, why = None, "unknown"
     return "shell in the workspace, no network" if prefix else f"shell in the workspace, network not isolated ({why})"
 

@@ -42,7 +42,7 @@ class Tmux:
         self.n = 0
 
     def tmux(self, *args: str) -> str:
-        done = subprocess.run(["tmux", "-L", self.sock, *args], capture_output=True, text=True, timeout=20)
+        done = subprocess.run(["tmux", "-L", self.sock, *args], capture_output=True, text=True, timeout=20, check=False)
         assert done.returncode == 0, done.stderr
         return done.stdout
 
@@ -67,7 +67,7 @@ class Tmux:
         return m.group(1), int(m.group(2))
 
     def close(self) -> None:
-        subprocess.run(["tmux", "-L", self.sock, "kill-server"], capture_output=True, timeout=20)
+        subprocess.run(["tmux", "-L", self.sock, "kill-server"], capture_output=True, timeout=20, check=False)
 
 
 @pytest.fixture(params=[60, 120], ids=["60cols", "120cols"])

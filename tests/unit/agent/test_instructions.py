@@ -3,7 +3,12 @@ last, and said to win), capped in size, and never read from outside the workspac
 
 from __future__ import annotations
 
-from agentcli.agent.instructions import FILENAME, MAX_FILE_BYTES, Instructions, starter_text
+from agentcli.agent.instructions import (
+    FILENAME,
+    MAX_FILE_BYTES,
+    Instructions,
+    starter_text,
+)
 
 
 def test_root_then_nested_files_on_the_way_to_a_file(tmp_path):
