@@ -72,8 +72,12 @@ def run_repl(session: Any, approver: Any, *, transport: Any = None) -> int:
                            key_bindings=_key_bindings(), complete_while_typing=False)
     state = Repl(session, console, transport)
     loop = asyncio.new_event_loop()
-    console.print(f"[dim]agent chat · {session.profile.model} via {session.profile.provider} · tier {session.tier.label}"
-                  f" · /help for commands · Ctrl-D to exit[/]")
+    from rich.text import Text
+
+    from agentcli.ui.header import facts, print_header
+
+    print_header(console, facts(session))  # profile, model, tier, workspace, AGENTS.md (and a / or ~ warning)
+    console.print(Text("/help for commands · Ctrl-D to exit", style="dim"))
 
     async def turn(line: str) -> None:
         render = TerminalRenderer()

@@ -85,11 +85,10 @@ def execute(
     from agentcli.ui.fit import fit_table
 
     for table in report.tables(results):
-        hidden = fit_table(table, console) if console.is_terminal else 0
+        hidden = fit_table(table, console, drop_first=("trials",)) if console.is_terminal else 0
         console.print(table)
         if hidden:
-            console.print(f"[dim]({hidden} right-hand column(s) left out to fit {console.width} columns; "
-                          "widen the terminal or use --json for all)[/]")
+            console.print(f"[dim]({hidden} columns left out to fit; --json has them all)[/]")
     if matrix:
         for table in mx.tables(golden, extra["matrix"]):
             console.print(table)
