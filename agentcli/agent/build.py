@@ -54,7 +54,7 @@ def open_session(
     from agentcli.models import LearnedStore, resolve_capability
     from agentcli.providers import create as create_provider
     from agentcli.tools.base import ToolContext
-    from agentcli.tools.registry import default_registry
+    from agentcli.tools.registry import ToolRegistry
     from agentcli.tools.sandbox import Workspace
     from agentcli.wire import negotiate
 
@@ -80,7 +80,7 @@ def open_session(
         from agentcli.core.errors import ConfigError
 
         raise ConfigError(str(exc), file=str(profile.source or ""), profile=profile.name, key="tools") from None
-    registry = default_registry()
+    registry = ToolRegistry()  # per session: tools a session adds (MCP, plugins) stay in it
     ctx = ToolContext(
         workspace=Workspace(ws), bash=profile.bash, max_output_bytes=profile.limits.max_tool_output_bytes,
         result_mode=profile.tools.result_mode,

@@ -132,7 +132,7 @@ def execute(
     continue_: bool = False, quiet: bool = False,
 ) -> int:
     from agentcli.agent.build import open_session
-    from agentcli.agent.loop import EXIT_CODES
+    from agentcli.cli.errors import EXIT_CODES
     from agentcli.core.events import SessionStarted
     from agentcli.ui.header import facts
     from agentcli.ui.render import make_console
