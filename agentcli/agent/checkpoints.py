@@ -2,7 +2,9 @@
 `agent diff` can show what a session changed and `agent undo` / `/undo` can put it back.
 
 Contents live in a content-addressed blob store next to the transcript (private files,
-never passed through the secret scrubber: a restore must be byte for byte). The
+never altered by the secret scrubber: a restore must be byte for byte). A content the
+scrubber would change (it holds a known secret or something key-shaped) is not kept at
+all, so no secret rests on disk; such a change is listed but cannot be undone. The
 transcript holds only `file` records naming paths and blob hashes, and `exchange`
 records marking where each user request began; `/undo` goes back to the last one.
 
@@ -123,6 +125,14 @@ def _read(root: Path, rel: str) -> tuple[bytes | None, str]:
         return None, f"unreadable ({exc.strerror})"
 
 
+def _holds_secret(data: bytes) -> bool:
+    """Whether the secret scrubber would change this content (a known key, or key-shaped text)."""
+    from agentcli.core.redact import redact
+
+    text = data.decode("utf-8", "surrogateescape")
+    return redact(text) != text
+
+
 def current_hash(root: Path, rel: str) -> str | None:
     data, _ = _read(root, rel)
     return hashlib.sha256(data).hexdigest() if data is not None else None
@@ -134,6 +144,7 @@ class Snapshot:
 
     files: dict[str, str | None] = field(default_factory=dict)
     skipped: dict[str, str] = field(default_factory=dict)
+    seen: dict[str, str] = field(default_factory=dict)  # content hash of a file not kept: did it change?
 
 
 class Recorder:
@@ -163,6 +174,9 @@ class Recorder:
             snap.files[rel] = cached[1]
             return
         data, why = _read(self.root, rel)
+        if data is not None and _holds_secret(data):
+            snap.seen[rel] = hashlib.sha256(data).hexdigest()
+            data, why = None, "it holds what looks like a secret"
         if data is None:
             if why:
                 snap.skipped[rel] = why
@@ -201,8 +215,8 @@ class Recorder:
             b, a = before.files.get(rel), after.files.get(rel)
             why = before.skipped.get(rel) or after.skipped.get(rel) or ""
             if why:
-                if rel in before.skipped and rel in after.skipped and before.files.get(rel) == after.files.get(rel):
-                    continue  # untouched and too large to keep: nothing to say
+                if rel in before.skipped and rel in after.skipped and before.seen.get(rel) == after.seen.get(rel):
+                    continue  # not kept, and unchanged (or too large to tell): nothing to say
                 out.append(FileChange(rel, None, None, exchange, tool, why))
             elif b != a and (rel in before.files or a is not None):
                 out.append(FileChange(rel, b, a, exchange, tool))

@@ -122,3 +122,18 @@ def test_a_record_cannot_name_a_path_outside_the_blob_store(tmp_path):
     (tmp_path / "secret").write_text("x")
     assert blobs.get("../secret") is None and blobs.get("0" * 64) is None
     assert blobs.get(blobs.put(b"data")) == b"data"
+
+
+async def test_a_file_holding_a_secret_is_never_copied_and_cannot_be_undone(tmp_path, monkeypatch):
+    monkeypatch.setenv("ACME_API_KEY", "acme-live-0123456789abcdefXYZ")
+    s = _session(tmp_path, [
+        openai_body("", tool_calls=[_call("write_file", {"path": ".env", "content": "KEY=changed"}, "1")]),
+        openai_body("done"),
+    ])
+    (s.workspace / ".env").write_text("KEY=acme-live-0123456789abcdefXYZ\n")
+    await _run(s, "edit .env")
+    assert [(c.path, c.skipped != "") for c in s.ledger.changes] == [(".env", True)]
+    blobs = list(blob_dir(s.transcript.path).glob("*")) if blob_dir(s.transcript.path).exists() else []
+    assert not any(b"acme-live" in b.read_bytes() for b in blobs)
+    with pytest.raises(UsageError, match="not kept"):
+        undo(s.workspace, s.recorder.blobs, s.ledger)
