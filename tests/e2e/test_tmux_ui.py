@@ -113,20 +113,13 @@ def test_header_undo_continue_json_quiet_version(term, tmp_path):
     assert rc == 0 and "restored greeting.py" in out
     assert (a / "greeting.py").read_bytes() == original  # byte for byte
 
-    # A file changed after the agent's edit is never overwritten by undo.
-    out, rc = term.run("agent run 'Fix the typo in greeting.py' --profile offline --yes >/dev/null 2>&1")
-    (a / "greeting.py").write_bytes(b"mine now\n")
-    out, rc = term.run("agent undo")
-    assert rc == 2 and "changed since" in _squash(out)
-    assert (a / "greeting.py").read_bytes() == b"mine now\n"
-
     # --continue picks this folder's latest session, not the newest anywhere.
     out, rc = term.run(f"cd {shlex.quote(str(b))} && agent run 'what is here' --profile offline -q >/dev/null")
     sessions_b, _ = term.run("agent sessions --json")
     id_b = json.loads(_flat(sessions_b))[0]["id"]
     out, rc = term.run(f"cd {shlex.quote(str(a))} && agent sessions --json")
     ids_a = [s["id"] for s in json.loads(_flat(out))]
-    assert id_b not in ids_a and len(ids_a) == 2
+    assert id_b not in ids_a and len(ids_a) == 1
     out, rc = term.run("agent run -c 'and now?' --json </dev/null | head -1")
     assert json.loads(_flat(out))["session_id"] == ids_a[0]
     out, rc = term.run("agent sessions")
@@ -148,10 +141,9 @@ def test_header_undo_continue_json_quiet_version(term, tmp_path):
 
     out, rc = term.run("agent --version")
     assert rc == 0 and re.search(r"agent \d+\.\d+", out)
-    out, rc = term.run("COMP_WORDS='agent ses' COMP_CWORD=1 _AGENT_COMPLETE=complete_bash agent")
-    assert "sessions" in out
-    out, rc = term.run("agent --show-completion bash | head -3")
-    assert "_agent_completion" in out
+    out, rc = term.run("COMP_WORDS='agent ses' COMP_CWORD=1 _AGENT_COMPLETE=complete_bash agent; "
+                       "agent --show-completion bash | grep -c _agent_completion")
+    assert "sessions" in out and re.search(r"(?m)^[1-9]\d*$", out)
 
 
 def _squash(text: str) -> str:
@@ -161,7 +153,7 @@ def _squash(text: str) -> str:
 def test_a_slow_model_shows_a_spinner_counting_seconds(term, tmp_path):
     ws = _folder(tmp_path, "ws")
     with OpenAIServer() as srv:
-        srv.queue_slow(openai_body("Done thinking."), delay=4.0)
+        srv.queue_slow(openai_body("Done thinking."), delay=3.0)
         prof = tmp_path / "slow.toml"
         prof.write_text(f'[profiles.slow]\nprovider = "openai"\nmodel = "gpt-4o"\nurl = "{srv.url}"\n'
                         'api_key_env = "AGENT_TEST_KEY"\n')
