@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test bench fuzz lint clean
+.PHONY: install sandbox demo test test-real capture-real bench fuzz lint clean
 
 install: $(STAMP)
 
@@ -15,16 +15,58 @@ $(STAMP): pyproject.toml
 	@touch $(STAMP)
 
 demo: install
-	$(BIN)/python -m agentcli.evals.demo
+	$(BIN)/python -m agentcli.cli.demo
 
-test: install
+# The shell sandbox is bubblewrap. Installed here when missing and we may (root with apt-get);
+# otherwise the sandbox tests fail and say why (they are never skipped).
+sandbox:
+	@command -v bwrap >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    apt-get install -y -qq bubblewrap >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq bubblewrap; }; \
+	  else \
+	    echo "make: bubblewrap (bwrap) is missing and cannot be installed here; install it (e.g. sudo apt-get install bubblewrap) or the sandbox tests will fail" >&2; \
+	  fi; }
+
+test: install sandbox
 	$(BIN)/python -m pytest -n 2 tests
+
+# Real third-party servers on 127.0.0.1 (docs/real-servers.md). llama-cpp-python comes from the
+# prebuilt wheel in ../shared/wheels when that folder exists, else it is built from source (slow);
+# the LiteLLM proxy gets its own venv inside .venv because its pins clash with ours.
+LLAMA_PIN := llama-cpp-python[server]==0.3.36
+LITELLM_PIN := litellm[proxy]==1.80.0
+WHEELS := $(wildcard ../shared/wheels)
+REAL_STAMP := $(VENV)/.real-installed
+
+$(REAL_STAMP): $(STAMP) Makefile
+	$(BIN)/python -m pip install --quiet $(if $(WHEELS),--find-links $(WHEELS)) '$(LLAMA_PIN)' gguf tokenizers
+	@test -x $(VENV)/litellm/bin/python || $(PY) -m venv $(VENV)/litellm
+	$(VENV)/litellm/bin/python -m pip install --quiet '$(LITELLM_PIN)'
+	@touch $(REAL_STAMP)
+
+test-real: $(REAL_STAMP)
+	AGENTCLI_REAL=1 $(BIN)/python -m pytest tests/real
+
+capture-real: $(REAL_STAMP)
+	AGENTCLI_REAL=1 AGENTCLI_CAPTURE=1 $(BIN)/python -m pytest tests/real/test_capture.py
 
 bench: install
 	$(BIN)/python benchmarks/run.py
 
 fuzz: install
 	AGENTCLI_FUZZ_EXAMPLES=50000 AGENTCLI_FULL_CORPUS=1 $(BIN)/python -m pytest tests -m slow -k "fuzz or scale or sigkill" -s
+
+LINT_STAMP := $(VENV)/.lint-installed
+
+$(LINT_STAMP): pyproject.toml $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[test,lint]'
+	@touch $(LINT_STAMP)
+
+# Import contracts (the layer table), ruff, and the type checker.
+lint: $(LINT_STAMP)
+	$(BIN)/lint-imports
+	$(BIN)/ruff check agentcli tests benchmarks
+	$(BIN)/mypy
 
 clean:
 	rm -rf $(VENV) build *.egg-info

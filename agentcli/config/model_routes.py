@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from agentcli.config.providers import provider_defaults
+from agentcli.config.providers import PROVIDERS
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,7 +27,7 @@ _PREFIX = "{prefix}"
 
 ROUTES: tuple[Route, ...] = (
     # `anthropic/claude-...`, `ollama/qwen3`: a known provider name before the first slash.
-    Route(re.compile(r"^(?P<prefix>" + "|".join(map(re.escape, provider_defaults)) + r")/(?P<model>.+)$"),
+    Route(re.compile(r"^(?P<prefix>" + "|".join(map(re.escape, PROVIDERS)) + r")/(?P<model>.+)$"),
           _PREFIX, "provider/model prefix"),
     # `qwen3:8b`, `gpt-oss:20b`: a name:tag is what a local server (Ollama, llama.cpp) serves.
     Route(re.compile(r"^[^/]+:[\w.\-]+$"), None, "name:tag is a local model: the profile's provider"),
@@ -37,7 +37,7 @@ ROUTES: tuple[Route, ...] = (
 )
 
 # Providers that route `vendor/model` ids themselves: a slash there is part of the id.
-ROUTERS = frozenset(name for name, d in provider_defaults.items() if d.get("routes_vendor_ids"))
+ROUTERS = frozenset(name for name, entry in PROVIDERS.items() if entry.routes_vendor_ids)
 
 
 @dataclass(frozen=True, slots=True)

@@ -43,14 +43,17 @@ def load(profile_ref: str | None, workspace: Path | None, model: str | None, max
     return load_routed(profile_ref, workspace, model, max_turns)[0]
 
 
-def choose_approver(yes: bool, approve: str | None) -> tuple[Any, str]:
+def choose_approver(yes: bool, approve: str | None, unsandboxed: bool = False) -> tuple[Any, str]:
     from agentcli.agent.approval import PolicyApprover
 
     mode = "all" if yes else (approve or "ask")
     if mode not in APPROVE_MODES:
         raise UsageError(f"--approve {mode!r} is not one of {', '.join(APPROVE_MODES)}")
+    if unsandboxed and mode != "all":
+        raise UsageError("--dangerously-run-unsandboxed only changes what --yes approves",
+                         hint="add --yes, or leave the flag out and approve each command yourself")
     if mode == "all":
-        return PolicyApprover(approve_all=True), mode
+        return PolicyApprover(approve_all=True, allow_uncontained=unsandboxed), mode
     if sys.stdin.isatty():
         from agentcli.ui.approve import TerminalApprover
 
@@ -128,7 +131,7 @@ def _closed_pipe(session: Any) -> int:
 def execute(
     goal: str | None = None, profile: str | None = None, workspace: Path | None = None, tier: str | None = None,
     yes: bool = False, approve: str | None = None, json_out: bool = False, resume: str | None = None,
-    interactive: bool = False, max_turns: int | None = None, model: str | None = None,
+    interactive: bool = False, max_turns: int | None = None, model: str | None = None, unsandboxed: bool = False,
     continue_: bool = False, quiet: bool = False,
 ) -> int:
     from agentcli.agent.build import open_session
@@ -140,7 +143,10 @@ def execute(
     render = _renderer(json_out, quiet)
     continuing = bool(resume or continue_)
     goal = read_goal(goal, continuing)
-    approver, mode = choose_approver(yes, approve)
+    approver, mode = choose_approver(yes, approve, unsandboxed)
+    if unsandboxed:
+        make_console(stderr=True).print("[bold red]! --dangerously-run-unsandboxed: where the OS sandbox cannot "
+                                        "start, shell commands run with your full permissions, unasked[/]")
     saved = None
     if continuing:
         saved = _saved(resume, continue_, workspace)
@@ -156,6 +162,8 @@ def execute(
         approve_mode=mode, interactive=sys.stdin.isatty() and not yes,
         session_id=saved.id if saved else None,
     )
+    if yes and tier:
+        session.max_tier = min(session.max_tier, session.tier)  # --yes never raises the tier above --tier
     if saved is not None:
         session.history, session.ledger = saved.history, saved.ledger
         if saved.skipped_lines:
