@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any
 from agentcli.agent.adapt import Adaptation
 from agentcli.agent.approval import Decision
 from agentcli.agent.checkpoints import Ledger, Recorder
+from agentcli.agent.context import TokenTally
+from agentcli.agent.layers import Layers
 from agentcli.agent.prompts import system_prompt
 from agentcli.agent.repeat import RepeatGuard
 from agentcli.agent.store import Transcript
@@ -51,7 +53,8 @@ class Session:
     learned: Any = None  # agentcli.models LearnedStore
     pending_close: list[Any] = field(default_factory=list)  # providers replaced by /model
     adapt: Adaptation = field(default_factory=Adaptation)  # what this session learns about the model
-    repair: bool = True  # the parser's repair layer; `agent eval` turns it off to measure its gain
+    layers: Layers = field(default_factory=Layers)  # all on; `agent eval` turns them off to measure each
+    tally: TokenTally = field(default_factory=TokenTally)  # running token estimate of the history
     ledger: Ledger = field(default_factory=Ledger)  # user requests and the file changes each caused
     recorder: Recorder | None = None  # file checkpoints (None: not recorded, e.g. eval trials)
     instructions: Any = None  # agentcli.agent.instructions Instructions (AGENTS.md files)
@@ -73,7 +76,7 @@ class Session:
         """Drop history after `keep` messages (/undo, /clear), durably."""
         self.history = self.history[:keep]
         self.ledger.truncate(keep)
-        self.guard = RepeatGuard()
+        self.guard.reset()
         if self.transcript:
             self.transcript.write("truncate", keep=keep)
 
@@ -97,7 +100,7 @@ class Session:
         from agentcli.agent.context import compact, needs_compaction
 
         window = int(getattr(self.capability.capability, "context_window", 0) or 0)
-        if not force and (not window or not needs_compaction(self.request_messages(), window)):
+        if not force and (not window or not needs_compaction(self.request_messages(), window, self.tally)):
             return 0
         self.history, folded = compact(self.history)
         if folded:
@@ -140,7 +143,9 @@ class Session:
 
         offered = [t for t in self.registry.all() if t.name not in set(self.profile.tools.deny)]
         prompted = None if self.plan.native_tools else self.plan.dialect
-        return ParseContext.of(offered, prefer=self.plan.parsers[:1], repair=self.repair, prompted=prompted)
+        on = self.layers
+        return ParseContext.of(offered, prefer=self.plan.parsers[:1], repair=on.repair, prompted=prompted,
+                               names=on.names, coerce=on.coercion)
 
     def settings(self) -> RequestSettings:
         from agentcli.wire.types import RequestSettings
@@ -148,8 +153,14 @@ class Session:
         p = self.profile
         return RequestSettings(
             model=p.model, stream=p.stream, temperature=p.temperature,
-            max_output_tokens=p.limits.max_output_tokens, overrides=dict(p.request),
+            max_output_tokens=self._output_cap(), overrides=dict(p.request),
         )
+
+    def _output_cap(self) -> int | None:
+        """The profile's output limit, never above what the model can write (APIs refuse more)."""
+        asked = self.profile.limits.max_output_tokens
+        most = getattr(self.capability.capability, "max_output_tokens", None)
+        return min(asked, most) if asked and most else asked
 
     def judge_command(self, call: ToolCall) -> Any:
         from agentcli.tools.shell_rules import judge

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from typing import Any
 
 from agentcli.ui.render import TerminalRenderer, make_console
@@ -59,6 +60,17 @@ def _key_bindings():  # type: ignore[no-untyped-def]
     return kb
 
 
+def _drain(loop: asyncio.AbstractEventLoop) -> None:
+    """Cancel and finish whatever cancelled turns left behind, as asyncio.run does on exit."""
+    tasks = [t for t in asyncio.all_tasks(loop) if not t.done()]
+    for t in tasks:
+        t.cancel()
+    if tasks:
+        loop.run_until_complete(asyncio.gather(*tasks, return_exceptions=True))
+    loop.run_until_complete(loop.shutdown_asyncgens())
+    loop.run_until_complete(loop.shutdown_default_executor())
+
+
 def run_repl(session: Any, approver: Any, *, transport: Any = None) -> int:
     from prompt_toolkit import PromptSession
     from prompt_toolkit.history import FileHistory
@@ -81,8 +93,9 @@ def run_repl(session: Any, approver: Any, *, transport: Any = None) -> int:
 
     async def turn(line: str) -> None:
         render = TerminalRenderer()
-        async for event in Agent(session, approver).run(line):
-            render(event)
+        async with contextlib.aclosing(Agent(session, approver).run(line)) as events:  # closed even when cancelled
+            async for event in events:
+                render(event)
 
     try:
         while state.running:
@@ -109,9 +122,10 @@ def run_repl(session: Any, approver: Any, *, transport: Any = None) -> int:
                     loop.run_until_complete(task)
                 except (asyncio.CancelledError, KeyboardInterrupt):
                     pass
-                console.print("\n[yellow]turn cancelled[/]")
+                console.print("\nturn cancelled", style="yellow")
     finally:
         loop.run_until_complete(session.provider.aclose())
+        _drain(loop)
         loop.close()
         if session.transcript:
             session.transcript.close()

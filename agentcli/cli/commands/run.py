@@ -20,12 +20,13 @@ def load_routed(
     not choose gets its provider from the model-id table; returns (profile, the rule that chose)."""
     from agentcli.config import load_profile
     from agentcli.config.model_routes import provider_for
+    from agentcli.ui.escape import styled
     from agentcli.ui.render import make_console
 
     loaded = load_profile(profile_ref, workspace=workspace, interactive=sys.stdin.isatty())
     err = make_console(stderr=True)
     for w in loaded.warnings:
-        err.print(f"[yellow]! {w}[/]")
+        err.print(styled(("! ", "yellow"), (str(w), "yellow")))
     profile = loaded.profile
     rule = None
     if (model and model != profile.model) or loaded.origins.get("provider") == "default":
@@ -145,8 +146,8 @@ def execute(
     goal = read_goal(goal, continuing)
     approver, mode = choose_approver(yes, approve, unsandboxed)
     if unsandboxed:
-        make_console(stderr=True).print("[bold red]! --dangerously-run-unsandboxed: where the OS sandbox cannot "
-                                        "start, shell commands run with your full permissions, unasked[/]")
+        make_console(stderr=True).print("! --dangerously-run-unsandboxed: where the OS sandbox cannot "
+                                        "start, shell commands run with your full permissions, unasked", style="bold red")
     saved = None
     if continuing:
         saved = _saved(resume, continue_, workspace)
@@ -167,7 +168,7 @@ def execute(
     if saved is not None:
         session.history, session.ledger = saved.history, saved.ledger
         if saved.skipped_lines:
-            make_console(stderr=True).print(f"[yellow]! skipped {saved.skipped_lines} torn line(s) in the transcript[/]")
+            make_console(stderr=True).print(f"! skipped {saved.skipped_lines} torn line(s) in the transcript", style="yellow")
     start = facts(session, resumed=saved is not None)
     start["provider_rule"] = rule
     if not quiet:

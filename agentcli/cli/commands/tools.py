@@ -68,18 +68,20 @@ def execute(profile: str | None = None, tier: str | None = None, json_out: bool 
         doc = {"profile": name, "tier": effective.label, "max_tier": max_tier.label, "tools": table}
         sys.stdout.write(json.dumps(doc, indent=2) + "\n")
         return 0
-    from rich.console import Console
     from rich.table import Table
 
-    console = Console()
+    from agentcli.ui.escape import styled
+    from agentcli.ui.render import make_console
+
+    console = make_console()
     title = f"Tools at tier {effective.label}" + (f" (profile {name}, max {max_tier.label})" if name else "")
-    grid = Table(title=title, title_justify="left")
+    grid = Table(title=styled(title), title_justify="left")
     for col in ("tool", "tier", "read-only", "visible", "what it does"):
         grid.add_column(col, overflow="fold")
     for r in table:
-        grid.add_row(r["name"], r["tier"], "yes" if r["read_only"] else "no",
-                     "yes" if r["visible"] else "no", r["description"])
+        grid.add_row(styled(str(r["name"])), r["tier"], "yes" if r["read_only"] else "no",
+                     "yes" if r["visible"] else "no", styled(str(r["description"])))
     console.print(grid)
     if wanted > max_tier:
-        console.print(f"Tier {wanted.label} is above the profile's max_tier ({max_tier.label}); showing {effective.label}.")
+        console.print(styled(f"Tier {wanted.label} is above the profile's max_tier ({max_tier.label}); showing {effective.label}."))
     return 0
