@@ -8,7 +8,8 @@ from typing import Any, Literal, Protocol
 
 from agentcli.core.events import Checkpoint, CheckpointKind
 
-Action = Literal["yes", "no", "always", "edit", "abort", "guidance", "retry", "skip"]
+# "refuse": no, and nobody can be asked again (no terminal, no --yes): the run ends with exit 3.
+Action = Literal["yes", "no", "always", "edit", "abort", "guidance", "retry", "skip", "refuse"]
 ApproveMode = Literal["ask", "edits", "all"]
 
 
@@ -41,7 +42,8 @@ class PolicyApprover:
                                        "person approves them (--yes does not); run `agent doctor` to see why.")
         if self.approve_all:
             return Decision("yes")
+        what = checkpoint.call.name if checkpoint.call is not None else checkpoint.kind.value
         return Decision(
-            "no",
-            text="There is no terminal to ask for approval and --yes was not given, so this was not run.",
+            "refuse",
+            text=f"{what} needs approval, but there is no terminal to ask and --yes was not given",
         )

@@ -6,7 +6,6 @@ import os
 from pathlib import Path
 from typing import Any
 
-from agentcli.agent.intent import tier_for_goal
 from agentcli.agent.session import Session
 from agentcli.agent.store import Transcript, new_session_id, sessions_dir
 from agentcli.core.errors import UsageError
@@ -20,7 +19,9 @@ def resolve_workspace(workspace: Path | None) -> Path:
     return ws.resolve()
 
 
-def starting_tier(requested: str | None, goal: str | None, max_tier: Tier) -> Tier:
+def starting_tier(requested: str | None, start_tier: str, max_tier: Tier) -> Tier:
+    """`--tier`, else the profile's `tools.start_tier` (default crawl), never above the cap.
+    Never guessed from the goal's words: a higher tier comes only through a checkpoint."""
     if requested:
         try:
             tier = Tier.parse(requested)
@@ -32,7 +33,7 @@ def starting_tier(requested: str | None, goal: str | None, max_tier: Tier) -> Ti
                 hint="raise [tools] max_tier in the profile, or ask for a lower tier",
             )
         return tier
-    return min(tier_for_goal(goal or ""), max_tier)
+    return min(Tier.parse(start_tier), max_tier)
 
 
 def open_session(
@@ -89,9 +90,16 @@ def open_session(
     transcript = Transcript(sessions_dir() / f"{sid}.jsonl") if record else None
     session = Session(
         id=sid, profile=profile, workspace=ws, provider=provider, capability=capability, plan=plan,
-        registry=registry, tool_ctx=ctx, tier=starting_tier(tier, goal, max_tier), max_tier=max_tier,
+        registry=registry, tool_ctx=ctx, tier=starting_tier(tier, profile.tools.start_tier, max_tier), max_tier=max_tier,
         transcript=transcript, approve_mode=approve_mode, interactive=interactive, learned=learned,
     )
+    from agentcli.agent.instructions import Instructions
+
+    session.instructions = Instructions.load(ws)
+    if transcript:
+        from agentcli.agent.checkpoints import BlobStore, Recorder, blob_dir
+
+        session.recorder = Recorder(ws, BlobStore(blob_dir(transcript.path)))
     if transcript:
         transcript.write(
             "session", id=sid, profile=profile.name, provider=profile.provider, model=profile.model,

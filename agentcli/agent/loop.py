@@ -107,12 +107,15 @@ class Agent:
     def __init__(self, session: Session, approver: Approver) -> None:
         self.s = session
         self.approver = approver
+        # The call approved together with its tier escalation (asked once). Held by identity, never by
+        # id: a model may reuse ids, and a reused id must not skip the next approval.
+        self._approved: ToolCall | None = None
 
     async def run(self, user_text: str | None) -> AsyncIterator[AgentEvent]:
         """Drive turns until one returns a final step; the last event is always `Done`."""
         s = self.s
         if user_text is not None:
-            s.add(Message.user(user_text))
+            s.begin_exchange(user_text)
         started = time.monotonic()
         changed_before = len(s.files_changed)  # a chat session runs many times; report this run's files
         st = _RunState()
@@ -417,15 +420,15 @@ class Agent:
         cp = Checkpoint(
             CheckpointKind.TIER_ESCALATION,
             f"The model wants to use {call.name}, which needs the {needed.label} tier "
-            f"(the session is at {s.tier.label}). Raise the tier to {needed.label}?",
-            call, options=("yes", "no", "abort"),
+            f"(the session is at {s.tier.label}). Raise the tier to {needed.label} and run it?",
+            call, preview=s.preview(call), options=("yes", "no", "abort"),
         )
         yield cp
         decision = await self.approver.decide(cp)
-        if decision.action == "abort":
-            raise _Stop(StopReason.ABORTED, "aborted at a checkpoint")
+        _stop_if_final(decision)
         if decision.action in ("yes", "always"):
             s.set_tier(needed)
+            self._approved = call
             yield Notice("info", f"tier raised to {needed.label}", "tier")
             yield True
         else:
@@ -489,7 +492,8 @@ class Agent:
             results.append(result)
             yield ToolFinished(call, result)
             return
-        if ask:
+        preapproved, self._approved = self._approved is call, None
+        if ask and not preapproved:
             uncontained = tool.spec.sandboxed and not _contained()
             cp = Checkpoint(
                 CheckpointKind.APPROVE_TOOL, f"Run {call.name}{' outside any sandbox' if uncontained else ''}?", call,
@@ -497,8 +501,7 @@ class Agent:
             )
             yield cp
             decision = await self._checkpoint(cp)
-            if decision.action == "abort":
-                raise _Stop(StopReason.ABORTED, "aborted at a checkpoint")
+            _stop_if_final(decision)
             if decision.action == "always":
                 s.always.add(call.name)
             elif decision.action == "edit" and decision.arguments is not None:
@@ -539,6 +542,14 @@ class Agent:
                 s.record_result(result)
                 results.append(result)
                 yield ToolFinished(call, result, elapsed)
+
+
+def _stop_if_final(decision: Decision) -> None:
+    """An abort, or a refusal with nobody to ask (no terminal, no --yes), ends the run (exit 3)."""
+    if decision.action == "abort":
+        raise _Stop(StopReason.ABORTED, decision.text or "aborted at a checkpoint")
+    if decision.action == "refuse":
+        raise _Stop(StopReason.REFUSED, decision.text or "a needed approval was refused")
 
 
 _CUT_WORDS = {"length": "cut off at the output length limit", "empty": "empty"}

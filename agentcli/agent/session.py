@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from agentcli.agent.adapt import Adaptation
 from agentcli.agent.approval import Decision
+from agentcli.agent.checkpoints import Ledger, Recorder
 from agentcli.agent.context import TokenTally
 from agentcli.agent.layers import Layers
 from agentcli.agent.prompts import system_prompt
@@ -54,6 +55,9 @@ class Session:
     adapt: Adaptation = field(default_factory=Adaptation)  # what this session learns about the model
     layers: Layers = field(default_factory=Layers)  # all on; `agent eval` turns them off to measure each
     tally: TokenTally = field(default_factory=TokenTally)  # running token estimate of the history
+    ledger: Ledger = field(default_factory=Ledger)  # user requests and the file changes each caused
+    recorder: Recorder | None = None  # file checkpoints (None: not recorded, e.g. eval trials)
+    instructions: Any = None  # agentcli.agent.instructions Instructions (AGENTS.md files)
 
     # -- history ---------------------------------------------------------------------
     def add(self, message: Message) -> None:
@@ -61,9 +65,17 @@ class Session:
         if self.transcript:
             self.transcript.message(message)
 
+    def begin_exchange(self, text: str) -> None:
+        """A user request: marked, so /undo and `agent undo` can go back to just before it."""
+        self.ledger.exchanges.append(len(self.history))
+        if self.transcript:
+            self.transcript.write("exchange", keep=len(self.history))
+        self.add(Message.user(text))
+
     def truncate(self, keep: int) -> None:
         """Drop history after `keep` messages (/undo, /clear), durably."""
         self.history = self.history[:keep]
+        self.ledger.truncate(keep)
         self.guard.reset()
         if self.transcript:
             self.transcript.write("truncate", keep=keep)
@@ -91,6 +103,8 @@ class Session:
         if not force and (not window or not needs_compaction(self.request_messages(), window, self.tally)):
             return 0
         self.history, folded = compact(self.history)
+        if folded:
+            self.ledger.compact(folded, 2)
         if folded and self.transcript:
             from agentcli.agent.serialize import message_to_dict
 
@@ -99,7 +113,9 @@ class Session:
 
     def request_messages(self) -> list[Message]:
         """System prompt (rebuilt: it names the current tier) + the conversation."""
-        prompt = system_prompt(str(self.workspace), self.tier, self.profile.system_prompt)
+        project = self.instructions.prompt() if self.instructions is not None else ""
+        extra = "\n\n".join(x for x in (self.profile.system_prompt, project) if x) or None
+        prompt = system_prompt(str(self.workspace), self.tier, extra)
         return [Message.system(prompt), *self.history]
 
     # -- tools -----------------------------------------------------------------------
@@ -165,13 +181,45 @@ class Session:
         from agentcli.tools.executor import execute
 
         tool = self.registry.get(call.name)
+        if self.instructions is not None:
+            self.instructions.note(call.arguments.get("path"))  # AGENTS.md on the way to this file
+        record = self.recorder is not None and tool is not None and not tool.spec.read_only
+        named = self._changed_rel(tool, call) if record else None
+        before = self.recorder.snapshot(named) if self.recorder is not None and record else None
         result = await execute(call, self.registry, self.tool_ctx)
         err = result.error
         if not result.ok and tool is not None and tool.spec.read_only and getattr(err, "retry_strategy", "") == "same":
             result = await execute(call, self.registry, self.tool_ctx)
         if result.ok and tool is not None and not tool.spec.read_only:
             self.files_changed.extend(tool.changed_paths(call.arguments))
+        if self.recorder is not None and before is not None:
+            self._record(self.recorder.changes(before, self.recorder.snapshot(named), self._exchange(), call.name))
         return result
+
+    def _changed_rel(self, tool: Any, call: ToolCall) -> list[str] | None:
+        """Workspace-relative paths the call names, or None: it may change anything (a shell)."""
+        from agentcli.core.errors import ToolFailure
+
+        paths = tool.changed_paths(call.arguments)
+        if not paths:
+            return None
+        out = []
+        for p in paths:
+            try:
+                out.append(self.tool_ctx.workspace.relative(self.tool_ctx.workspace.resolve(p, write=True)))
+            except ToolFailure:
+                continue  # the tool refuses this path too: nothing will change there
+        return out
+
+    def _exchange(self) -> int:
+        last = self.ledger.last_exchange()
+        return last if last is not None else 0
+
+    def _record(self, changes: list[Any]) -> None:
+        for change in changes:
+            self.ledger.changes.append(change)
+            if self.transcript:
+                self.transcript.write("file", **change.to_record())
 
     # -- model and wire plan ----------------------------------------------------------
     def learned_facts(self) -> dict[str, Any]:

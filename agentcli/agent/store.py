@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agentcli.agent.checkpoints import FileChange, Ledger
 from agentcli.agent.serialize import message_from_dict, message_to_dict, result_from_dict, result_to_dict
 from agentcli.core import jsonsafe
 from agentcli.core.errors import ErrorCode, ToolError, UsageError
@@ -67,6 +68,13 @@ class SavedSession:
     history: list[Message] = field(default_factory=list)
     end: dict[str, Any] | None = None
     skipped_lines: int = 0
+    ledger: Ledger = field(default_factory=Ledger)
+    started: float = 0.0  # time of the session record
+    updated: float = 0.0  # time of the last record
+
+    @property
+    def workspace(self) -> str:
+        return str(self.meta.get("workspace") or "")
 
 
 def read_records(path: Path) -> tuple[list[dict[str, Any]], int]:
@@ -100,9 +108,16 @@ def load_session(path: Path) -> SavedSession:
             pending[r.call_id] = r
         elif kind == "compact":
             folded = int(rec.get("folded", 0))
-            s.history = [message_from_dict(m) for m in rec.get("head", ())] + s.history[folded:]
+            head = [message_from_dict(m) for m in rec.get("head", ())]
+            s.history = head + s.history[folded:]
+            s.ledger.compact(folded, len(head))
         elif kind == "truncate":
             s.history = s.history[: int(rec.get("keep", 0))]
+            s.ledger.truncate(int(rec.get("keep", 0)))
+        elif kind == "exchange":
+            s.ledger.exchanges.append(int(rec.get("keep", 0)))
+        elif kind == "file":
+            s.ledger.changes.append(FileChange.from_record(rec))
         elif kind == "end":
             s.end = rec
     if _unanswered(s.history):
@@ -143,30 +158,46 @@ def _append(history: list[Message], m: Message, recorded: dict[str, ToolResult])
     history.append(m)
 
 
-def list_sessions() -> list[SavedSession]:
+def list_sessions(workspace: Path | str | None = None) -> list[SavedSession]:
+    """Saved sessions, newest first; only those of `workspace` (a resolved path) when given."""
     d = sessions_dir()
     if not d.is_dir():
         return []
+    want = os.path.realpath(workspace) if workspace is not None else None
     out = []
-    for p in sorted(d.glob("*.jsonl"), key=lambda p: p.stat().st_mtime, reverse=True):
-        records, _ = read_records(p)
+    for p in d.glob("*.jsonl"):
+        try:
+            records, _ = read_records(p)
+            mtime = p.stat().st_mtime
+        except OSError:
+            continue  # removed while listing
         meta = next((r for r in records if r.get("type") == "session"), {})
+        if want is not None and os.path.realpath(str(meta.get("workspace") or "/nonexistent")) != want:
+            continue
         end = next((r for r in reversed(records) if r.get("type") == "end"), None)
-        out.append(SavedSession(p.stem, p, meta, [], end))
+        started = float(meta.get("t") or mtime)
+        updated = float(records[-1].get("t") or mtime) if records else mtime
+        out.append(SavedSession(p.stem, p, meta, [], end, started=started, updated=updated))
+    out.sort(key=lambda s: (s.updated, s.id), reverse=True)
     return out
 
 
-def find_session(ref: str | None) -> Path:
-    """`None`/'last' -> the newest session; otherwise an id or a unique id prefix."""
-    sessions = list_sessions()
-    if not sessions:
-        raise UsageError("no saved sessions to resume", hint="start one with `agent run \"goal\"`")
+def find_session(ref: str | None, workspace: Path | str | None = None) -> Path:
+    """`None`/'last' -> the newest session (of `workspace` when given); otherwise an id or any
+    unique id prefix, from every workspace (an id names one session wherever it ran)."""
     if ref in (None, "", "last"):
+        sessions = list_sessions(workspace)
+        if not sessions:
+            where = f" for {workspace}" if workspace is not None else ""
+            raise UsageError(f"no saved session{where} to continue",
+                             hint='start one with `agent run "goal"`; `agent sessions --all` lists every workspace')
         return sessions[0].path
+    assert ref is not None
+    sessions = list_sessions()
     matches = [s for s in sessions if s.id == ref] or [s for s in sessions if s.id.startswith(ref)]
     if len(matches) != 1:
         raise UsageError(
             f"no session matches {ref!r}" if not matches else f"{ref!r} matches {len(matches)} sessions",
-            hint="`agent sessions` lists them",
+            hint="`agent sessions --all` lists them with their full ids",
         )
     return matches[0].path

@@ -24,6 +24,7 @@ EXIT_CODES: dict[StopReason, int] = {
     StopReason.MAX_TURNS: EXIT_STOPPED,
     StopReason.STUCK: EXIT_STOPPED,
     StopReason.ABORTED: EXIT_STOPPED,
+    StopReason.REFUSED: EXIT_STOPPED,
     StopReason.INCOMPLETE: EXIT_INCOMPLETE,
     StopReason.INTERRUPTED: EXIT_INTERRUPTED,
 }

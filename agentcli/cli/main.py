@@ -18,7 +18,7 @@ app = typer.Typer(
     name="agent",
     help="Run an agent loop against any LLM, with tool calling that works.",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,  # --install-completion / --show-completion for bash, zsh, fish, PowerShell
     rich_markup_mode=None,
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
@@ -64,7 +64,9 @@ def _root(
 
 @app.command()
 def run(
-    goal: Annotated[Optional[str], typer.Argument(help="What the agent should do.")] = None,
+    goal: Annotated[
+        Optional[str], typer.Argument(help="What the agent should do; '-' (or no goal with a pipe) reads it from stdin.")
+    ] = None,
     profile: ProfileOpt = None,
     workspace: WorkspaceOpt = None,
     tier: Annotated[Optional[str], typer.Option(help="Starting tier: crawl, walk or run (within the profile cap).")] = None,
@@ -72,8 +74,14 @@ def run(
     approve: Annotated[Optional[str], typer.Option(help="Approval policy: ask, edits or all.")] = None,
     json_out: JsonOpt = False,
     resume: Annotated[
-        Optional[str], typer.Option("--resume", help="Continue a session: an id, or 'last'.", show_default=False)
+        Optional[str],
+        typer.Option("--resume", help="Continue a session by id (any unique prefix); 'last' = this folder's latest.",
+                     show_default=False),
     ] = None,
+    continue_: Annotated[
+        bool, typer.Option("--continue", "-c", help="Continue this workspace's latest session.")
+    ] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the final answer.")] = False,
     interactive: Annotated[bool, typer.Option("--interactive", "-i", help="Stay in a chat session afterwards.")] = False,
     max_turns: Annotated[Optional[int], typer.Option(help="Override the profile's max_turns.")] = None,
     model: Annotated[Optional[str], typer.Option("--model", "-m", help="Override the profile's model id.")] = None,
@@ -86,7 +94,7 @@ def run(
     _dispatch(
         "run", goal=goal, profile=profile, workspace=workspace, tier=tier, yes=yes, approve=approve,
         json_out=json_out, resume=resume, interactive=interactive, max_turns=max_turns, model=model,
-        unsandboxed=unsandboxed,
+        continue_=continue_, quiet=quiet, unsandboxed=unsandboxed,
     )
 
 
@@ -131,9 +139,34 @@ def tools(profile: ProfileOpt = None, tier: Annotated[Optional[str], typer.Optio
 
 
 @app.command()
-def sessions(json_out: JsonOpt = False) -> None:
-    """List saved sessions (resume one with `agent run --resume ID`)."""
-    _dispatch("sessions", json_out=json_out)
+def sessions(
+    json_out: JsonOpt = False,
+    all_: Annotated[bool, typer.Option("--all", "-a", help="Every workspace, not only this one.")] = False,
+    workspace: WorkspaceOpt = None,
+) -> None:
+    """List this workspace's saved sessions, newest first (continue with `agent run -c` or `--resume ID`)."""
+    _dispatch("sessions", json_out=json_out, all_=all_, workspace=workspace)
+
+
+SessionArg = Annotated[
+    Optional[str], typer.Argument(help="Session id (any unique prefix); default: this workspace's latest.")
+]
+
+
+@app.command()
+def diff(
+    session: SessionArg = None,
+    workspace: WorkspaceOpt = None,
+    last: Annotated[bool, typer.Option("--last", help="Only the last request's changes.")] = False,
+) -> None:
+    """Show every file change a session made, as a unified diff."""
+    _dispatch("diff", session=session, workspace=workspace, last=last)
+
+
+@app.command()
+def undo(session: SessionArg = None, workspace: WorkspaceOpt = None) -> None:
+    """Restore the files the last request of a session changed, and drop that request."""
+    _dispatch("undo", session=session, workspace=workspace)
 
 
 @app.command()

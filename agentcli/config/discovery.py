@@ -113,6 +113,9 @@ def _is_path_ref(ref: str) -> bool:
 
 
 def _untrusted_notice(ws: Path, name: str, tables: dict[str, dict[str, Any]], total: int) -> str:
+    if _trust.status(ws) == "changed":
+        return (f"ignored the profiles in {workspace_profiles_dir(ws)}: {ws / _trust.WORKSPACE_DIR} changed since "
+                f"you trusted it; review it and run `agent trust` there again")
     if name in tables:
         keys = _trust.protected_keys_in(tables[name])
         sets = f" (it sets {', '.join(keys)})" if keys else ""

@@ -83,3 +83,15 @@ def write_private(path: Path | str, data: bytes | str) -> Path:
             pass
         raise
     return path
+
+
+def private_file(path: Path) -> Path:
+    """Make sure `path` exists, readable only by its owner (created 0600, an existing one narrowed),
+    for files other code appends to (the chat history)."""
+    ensure_private_dir(path.parent)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    try:
+        os.fchmod(fd, 0o600)
+    finally:
+        os.close(fd)
+    return path

@@ -23,6 +23,7 @@ class ProviderEntry:
     api: str | None  # the native API shape it speaks (a key of agentcli.wire.native.APIS); None: chosen per script
     url: str | None  # default base URL
     api_key_env: str | None  # default variable holding the key; None: no key needed
+    routes_vendor_ids: bool = False  # model ids are `vendor/model` (a router): see config.model_routes
 
 
 PROVIDERS: dict[str, ProviderEntry] = {
@@ -33,7 +34,7 @@ PROVIDERS: dict[str, ProviderEntry] = {
     "gemini": ProviderEntry("gemini:GeminiProvider", "gemini", "https://generativelanguage.googleapis.com",
                             "GEMINI_API_KEY"),
     "openrouter": ProviderEntry("openrouter:OpenRouterProvider", "openai", "https://openrouter.ai/api/v1",
-                                "OPENROUTER_API_KEY"),
+                                "OPENROUTER_API_KEY", routes_vendor_ids=True),
     "scripted": ProviderEntry("scripted:ScriptedProvider", None, None, None),
 }
 

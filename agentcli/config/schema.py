@@ -33,6 +33,8 @@ class ToolsConfig(_Strict):
     tool_choice: str = "auto"  # auto | none | required | <tool name>
     tool_use_mode: Literal["enforced", "relaxed", "disabled"] = "relaxed"
     max_tier: TierName = "run"
+    # Where a run starts when --tier is not given; it rises only through a checkpoint.
+    start_tier: TierName = "crawl"
     allow: list[str] | None = None  # None = every tool
     deny: list[str] = Field(default_factory=list)
     strict: bool | None = None  # OpenAI strict mode; None = where the schema allows it
@@ -41,7 +43,7 @@ class ToolsConfig(_Strict):
     # numbers, sizes, exit codes and what was cut.
     result_mode: Literal["concise", "detailed"] = "concise"
 
-    @field_validator("max_tier", mode="before")
+    @field_validator("max_tier", "start_tier", mode="before")
     @classmethod
     def _tier_case(cls, v: Any) -> Any:
         return v.strip().lower() if isinstance(v, str) else v

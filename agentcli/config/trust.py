@@ -1,11 +1,14 @@
 """Workspace trust: a repository must not be able to point your API key at its own URL.
 
 Profiles under `<workspace>/.agent/` are read only after the user runs `agent trust`
-there. Trust is recorded in the user config dir, keyed by the workspace's real path.
+there. Trust is recorded in the user config dir, keyed by the workspace's real path, with a
+hash of everything under `.agent/`: a later change there (a pull that adds `allow = ["rm"]`)
+is untrusted again until the user runs `agent trust` once more.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import stat
@@ -53,9 +56,39 @@ def _write(workspaces: dict[str, Any]) -> None:
         raise ConfigError(f"cannot record trust: {exc.strerror or exc}", file=str(trust_file())) from None
 
 
+def agent_dir_hash(workspace: Path | str) -> str:
+    """SHA-256 over every name, link target and file content under `<workspace>/.agent/`."""
+    root = Path(workspace_key(workspace)) / WORKSPACE_DIR
+    h = hashlib.sha256()
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames.sort()
+        for name in sorted(filenames) + [d for d in dirnames if os.path.islink(os.path.join(dirpath, d))]:
+            full = os.path.join(dirpath, name)
+            rel = os.path.relpath(full, root)
+            h.update(b"\0path\0" + rel.encode("utf-8", "surrogateescape"))
+            try:
+                if os.path.islink(full):
+                    h.update(b"\0link\0" + os.readlink(full).encode("utf-8", "surrogateescape"))
+                    continue
+                with open(full, "rb") as f:
+                    for chunk in iter(lambda: f.read(1 << 20), b""):
+                        h.update(chunk)
+            except OSError as exc:
+                h.update(b"\0unreadable\0" + str(exc.errno).encode())
+    return h.hexdigest()
+
+
+def status(workspace: Path | str) -> str:
+    """"trusted", "changed" (trusted once, but `.agent/` differs since) or "untrusted"."""
+    record = _read().get(workspace_key(workspace))
+    if not isinstance(record, dict):
+        return "untrusted"
+    return "trusted" if record.get("agent_dir_sha256") == agent_dir_hash(workspace) else "changed"
+
+
 def is_trusted(workspace: Path | str) -> bool:
-    """Whether the user ran `agent trust` in this workspace (symlinks resolved)."""
-    return workspace_key(workspace) in _read()
+    """Whether the user ran `agent trust` here and `.agent/` is as it was then (symlinks resolved)."""
+    return status(workspace) == "trusted"
 
 
 def trust(workspace: Path | str) -> Path:
@@ -64,7 +97,8 @@ def trust(workspace: Path | str) -> Path:
     if not os.path.isdir(key):
         raise ConfigError(f"not a directory: {key}")
     records = _read()
-    records[key] = {"trusted_at": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+    records[key] = {"trusted_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                    "agent_dir_sha256": agent_dir_hash(key)}
     _write(records)
     return Path(key)
 

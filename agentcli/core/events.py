@@ -99,6 +99,7 @@ class StopReason(str, Enum):
     MAX_TURNS = "max_turns"
     STUCK = "stuck"
     ABORTED = "aborted"
+    REFUSED = "refused"  # a needed approval was refused and nobody could be asked (no terminal, no --yes)
     INCOMPLETE = "incomplete"  # the reply was empty or cut at the length limit, twice
     INTERRUPTED = "interrupted"
 
@@ -118,6 +119,14 @@ class Done:
     files_changed: list[str] = field(default_factory=list)
     elapsed_s: float = 0.0
     error: str | None = None
+
+
+@dataclass(slots=True)
+class SessionStarted:
+    """Before the first turn: which session, profile, model, wire plan, tier and folder this run uses.
+    Emitted by the command, not the loop (the run header; `session_start` in --json)."""
+
+    facts: dict[str, Any] = field(default_factory=dict)
 
 
 AgentEvent = StreamEvent | TurnStarted | ToolStarted | ToolFinished | RetryScheduled | Notice | Checkpoint | Done

@@ -177,7 +177,8 @@ async def run_trial(subject: Subject, scenario_name: str, variant: str = "on", i
             # capability and wire plan are the ones a live run would negotiate.
             offline = profile.model_copy(update={"provider": "scripted", "url": None, "api_key_env": ""})
             provider = ScriptedProvider.from_function(model, api=subject.api, profile=offline, sleep=_no_sleep)
-        tier = scenario.tier
+        # A scenario names its tier; else the profile's cap (the run has no human: everything is approved).
+        tier = scenario.tier or profile.tools.max_tier
         if tier and Tier.parse(tier) > Tier.parse(profile.tools.max_tier):
             tier = profile.tools.max_tier  # the profile's cap wins; the check then judges the outcome
         session = open_session(profile, ws, tier=tier, goal=goal, approve_mode="all", record=False,

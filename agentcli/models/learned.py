@@ -142,7 +142,9 @@ class LearnedStore:
         """Write to a 0600 temp file in the same directory, fsync, then rename over."""
         import tempfile
 
-        self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        from agentcli.config.paths import ensure_private_dir
+
+        ensure_private_dir(self.path.parent)  # every missing parent 0700, whatever the umask
         body = json.dumps({"format": _FORMAT, "entries": self._prune(entries)}, indent=1, sort_keys=True)
         fd, tmp = tempfile.mkstemp(prefix=".learned-", suffix=".tmp", dir=self.path.parent)
         try:

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import signal
+import sys
+import threading
 
 from agentcli.agent.approval import Decision
 from agentcli.core import jsonsafe
@@ -18,15 +21,43 @@ _KEYS = {
 }
 
 
-class TerminalApprover:
-    """Asks on the controlling terminal. Reads with input() so it works on any TTY."""
+def _ask_stderr(prompt: str) -> str:
+    """Prompt on stderr (stdout may be JSON lines or a pipe), read a line from stdin.
 
-    def __init__(self, input_fn=input) -> None:  # type: ignore[no-untyped-def]
+    While the event loop waits here, Python's asyncio runner would swallow the first Ctrl-C
+    (it cancels the task, which cannot run until input returns). So Ctrl-C raises here at once."""
+    sys.stderr.write(prompt)
+    sys.stderr.flush()
+    if threading.current_thread() is not threading.main_thread():
+        line = sys.stdin.readline()
+    else:
+        previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+        try:
+            line = sys.stdin.readline()
+        finally:
+            signal.signal(signal.SIGINT, previous)
+    if not line:
+        raise EOFError
+    return line.rstrip("\n")
+
+
+class TerminalApprover:
+    """Asks on the controlling terminal; prompts go to stderr, never between stdout's lines.
+    Ctrl-C at a prompt aborts the run (exit 3)."""
+
+    def __init__(self, input_fn=_ask_stderr) -> None:  # type: ignore[no-untyped-def]
         self.console = make_console(stderr=True)
         self.input = input_fn
         self._summarised = False
 
     async def decide(self, cp: Checkpoint) -> Decision:
+        try:
+            return self._decide(cp)
+        except KeyboardInterrupt:
+            self.console.print()
+            return Decision("abort", text="interrupted at the approval prompt (Ctrl-C)")
+
+    def _decide(self, cp: Checkpoint) -> Decision:
         c = self.console
         c.print()
         c.rule(styled((f"checkpoint: {cp.kind.value.replace('_', ' ')}", "bold yellow")), style="yellow")

@@ -12,6 +12,7 @@ from agentcli.core.events import (
     Done,
     Notice,
     RetryScheduled,
+    SessionStarted,
     StreamEvent,
     StreamKind,
     ToolFinished,
@@ -20,6 +21,14 @@ from agentcli.core.events import (
 )
 from agentcli.core.redact import StreamScrubber, redact
 from agentcli.core.escape import short_args, styled, visible
+from agentcli.ui.progress import Progress, retry_label, tools_label, waiting_label
+
+# `--json` event names: snake_case, one per event class (stream events use their kind).
+JSON_NAMES: dict[type, str] = {
+    SessionStarted: "session_start", TurnStarted: "turn_start", ToolStarted: "tool_run", ToolFinished: "tool_result",
+    RetryScheduled: "retry", Notice: "notice", Checkpoint: "checkpoint", Done: "done",
+}
+STREAM_NAMES = {StreamKind.DONE: "response_end"}
 
 
 def make_console(stderr: bool = False):  # type: ignore[no-untyped-def]
@@ -66,9 +75,12 @@ class JsonRenderer:
                 rest = scrubber.flush()
                 if rest:
                     self._write({"event": kind.value, "text": rest})
-        record = {"event": type(event).__name__, **jsonable(event)}
+        if isinstance(event, SessionStarted):
+            self._write({"event": "session_start", **jsonable(event.facts)})
+            return
+        record = {"event": JSON_NAMES.get(type(event), type(event).__name__.lower()), **jsonable(event)}
         if isinstance(event, StreamEvent):
-            record["event"] = event.kind.value
+            record["event"] = STREAM_NAMES.get(event.kind, event.kind.value)
             del record["kind"]
         self._write({k: v for k, v in record.items() if v not in (None, "")})
 
@@ -88,7 +100,7 @@ class TerminalRenderer:
         self._mid_line = False
         self._thinking = False
         self._streamed_text = ""
-        self._status = None
+        self._status = Progress(self.err)  # spinner + seconds while waiting; silent when not a terminal
         self._running: dict[str, str] = {}
         self._text_scrub = StreamScrubber()
         self._think_scrub = StreamScrubber()
@@ -122,31 +134,38 @@ class TerminalRenderer:
             self._thinking = False
 
     def _stop_status(self) -> None:
-        if self._status is not None:
-            self._status.stop()
-            self._status = None
+        self._status.stop()
 
     def __call__(self, event: Any) -> None:
         if isinstance(event, StreamEvent):
+            if event.kind in (StreamKind.TEXT, StreamKind.THINKING) and event.text:
+                self._stop_status()  # text is about to be written: the spinner gives way
             self._stream(event)
+        elif isinstance(event, SessionStarted):
+            from agentcli.ui.header import print_header
+
+            print_header(self.err, event.facts)
         elif isinstance(event, TurnStarted):
             self._release()
             self._streamed_text = ""
+            self._newline()
+            self._status.show(waiting_label(visible(event.model, keep_newlines=False)))
         elif isinstance(event, ToolStarted):
             self._newline()
             label = f"{event.call.name} {short_args(event.call.arguments)}"
             self._running[event.call.id] = label
-            if self.err.is_terminal:
-                self._stop_status()
-                self._status = self.err.status(styled(" · ".join(self._running.values())), spinner="dots")
-                self._status.start()
+            self._status.show(tools_label(list(self._running.values())))
         elif isinstance(event, ToolFinished):
             self._tool_done(event)
         elif isinstance(event, RetryScheduled):
             self._newline()
-            self.err.print(styled(("↻ ", "yellow"), (event.reason, "yellow"),
-                                  (f", retrying in {event.delay_s:.1f} s (attempt {event.attempt})", "yellow")))
+            if self._status.enabled:  # a live countdown in a terminal, one line otherwise
+                self._status.show(retry_label(visible(event.reason), event.attempt), countdown_s=event.delay_s)
+            else:
+                self.err.print(styled(("↻ ", "yellow"), (event.reason, "yellow"),
+                                      (f", retrying in {event.delay_s:.1f} s (attempt {event.attempt})", "yellow")))
         elif isinstance(event, Notice):
+            self._stop_status()
             self._newline()
             style = {"warning": "yellow", "error": "red"}.get(event.level, "dim")
             mark = {"warning": "!", "error": "✗"}.get(event.level, "·")
@@ -175,9 +194,8 @@ class TerminalRenderer:
     def _tool_done(self, ev: ToolFinished) -> None:
         label = self._running.pop(ev.call.id, f"{ev.call.name} {short_args(ev.call.arguments)}")
         self._stop_status()
-        if self._running and self.err.is_terminal:
-            self._status = self.err.status(styled(" · ".join(self._running.values())), spinner="dots")
-            self._status.start()
+        if self._running:
+            self._status.show(tools_label(list(self._running.values())))
         first = (ev.result.content.strip().splitlines() or [""])[0]
         first = redact(first)[:100]
         if ev.result.ok:

@@ -6,7 +6,6 @@ import asyncio
 import contextlib
 from typing import Any
 
-from agentcli.core.escape import styled
 from agentcli.ui.render import TerminalRenderer, make_console
 from agentcli.ui.slash import COMMANDS, Repl, dispatch
 
@@ -77,17 +76,20 @@ def run_repl(session: Any, approver: Any, *, transport: Any = None) -> int:
     from prompt_toolkit.history import FileHistory
 
     from agentcli.agent.loop import Agent
-    from agentcli.config.paths import data_dir
+    from agentcli.config.paths import data_dir, private_file
 
     console = make_console(stderr=True)
-    hist = data_dir() / "history"
-    hist.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    hist = private_file(data_dir() / "history")  # what you typed may hold secrets: 0600
     prompt = PromptSession(history=FileHistory(str(hist)), completer=_completer(session),
                            key_bindings=_key_bindings(), complete_while_typing=False)
     state = Repl(session, console, transport)
     loop = asyncio.new_event_loop()
-    console.print(styled((f"agent chat · {session.profile.model} via {session.profile.provider} · tier {session.tier.label}"
-                          " · /help for commands · Ctrl-D to exit", "dim")))
+    from rich.text import Text
+
+    from agentcli.ui.header import facts, print_header
+
+    print_header(console, facts(session))  # profile, model, tier, workspace, AGENTS.md (and a / or ~ warning)
+    console.print(Text("/help for commands · Ctrl-D to exit", style="dim"))
 
     async def turn(line: str) -> None:
         render = TerminalRenderer()

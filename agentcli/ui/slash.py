@@ -10,7 +10,7 @@ from typing import Any
 from agentcli.core import jsonsafe
 from agentcli.core.errors import AgentCliError
 from agentcli.core.types import Role, Tier
-from agentcli.core.escape import styled
+from agentcli.core.escape import styled, visible
 
 
 @dataclass
@@ -104,13 +104,46 @@ def _history(r: Repl, arg: str) -> None:
 
 
 def _undo(r: Repl, arg: str) -> None:
-    h = r.session.history
-    last_user = max((i for i, m in enumerate(h) if m.role is Role.USER), default=None)
-    if last_user is None:
-        r.console.print("nothing to undo")
+    """Restore the files the last request changed, then drop it from the conversation."""
+    from rich.text import Text
+
+    from agentcli.agent.checkpoints import BlobStore, undo
+
+    s = r.session
+    if s.ledger.last_exchange() is None:  # a transcript from before requests were marked: messages only
+        last_user = max((i for i, m in enumerate(s.history) if m.role is Role.USER), default=None)
+        if last_user is None:
+            r.console.print("nothing to undo")
+            return
+        s.ledger.exchanges.append(last_user)
+    blobs = s.recorder.blobs if s.recorder is not None else BlobStore(s.workspace / ".nonexistent")
+    report = undo(s.workspace, blobs, s.ledger)  # refuses (UsageError) when a file changed since
+    dropped = len(s.history) - report.keep
+    s.truncate(report.keep)
+    if s.transcript:
+        s.transcript.write("undo", restored=report.restored, removed=report.removed)
+    r.console.print(Text(f"dropped the last exchange ({dropped} messages)"))
+    for rel in report.restored:
+        r.console.print(Text("  restored ") + Text(visible(rel), style="bold"))
+    for rel in report.removed:
+        r.console.print(Text("  removed ") + Text(visible(rel), style="bold"))
+
+
+def _init(r: Repl, arg: str) -> None:
+    """Write a starter AGENTS.md (project instructions) unless one exists."""
+    from rich.text import Text
+
+    from agentcli.agent.instructions import FILENAME, Instructions, starter_text
+    from agentcli.tools.sandbox import Workspace
+
+    s = r.session
+    if (s.workspace / FILENAME).exists():
+        r.console.print(Text(f"{FILENAME} already exists in {s.workspace}; edit it by hand"))
         return
-    r.session.truncate(last_user)
-    r.console.print(f"dropped the last exchange ({len(h) - last_user} messages)")
+    Workspace(s.workspace).write_atomic(FILENAME, starter_text(s.workspace).encode())
+    s.instructions = Instructions.load(s.workspace)
+    r.console.print(Text(f"wrote {s.workspace / FILENAME}: fill in the project's details; "
+                         "the agent reads it from the next request on"))
 
 
 def _clear(r: Repl, arg: str) -> None:
@@ -125,7 +158,9 @@ def _save(r: Repl, arg: str) -> None:
     path = Path(arg or f"agent-session-{r.session.id}.json").expanduser()
     data = {"id": r.session.id, "model": r.session.profile.model, "provider": r.session.profile.provider,
             "messages": [message_to_dict(m) for m in r.session.history]}
-    path.write_text(redact(jsonsafe.dumps(data, indent=2, ensure_ascii=False)))
+    from agentcli.config.paths import write_private
+
+    write_private(path, redact(jsonsafe.dumps(data, indent=2, ensure_ascii=False)))
     r.console.print(styled(f"saved {len(r.session.history)} messages to ", str(path)))
 
 
@@ -151,7 +186,8 @@ COMMANDS: dict[str, tuple[Callable[[Repl, str], None], str]] = {
     "tools": (_tools, "— tools by tier, and which the model sees now"),
     "doctor": (_doctor, "— the doctor panel for the current model"),
     "history": (_history, "— the conversation so far"),
-    "undo": (_undo, "— drop the last exchange"),
+    "undo": (_undo, "— restore the files the last request changed, and drop it"),
+    "init": (_init, "— write a starter AGENTS.md (project instructions) in the workspace"),
     "clear": (_clear, "— start the conversation afresh"),
     "save": (_save, "[FILE] — save the conversation as JSON"),
     "compact": (_compact, "— summarise older turns to free context"),

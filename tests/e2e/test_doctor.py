@@ -24,8 +24,9 @@ CASES = [
 @pytest.mark.parametrize("model,family,native,_", CASES)
 def test_doctor_model_json_offline(model, family, native, _):
     res = run_agent("doctor", "--model", model, "--json", "--offline")
-    assert res.exit_code == 0, res.output
     report = json.loads(res.output)
+    failed = [c["name"] for c in report["checks"] if not c["ok"] and not c["warning"]]
+    assert failed in ([], ["api key"]) and res.exit_code == (1 if failed else 0), res.output  # a hosted model needs a key
     spec, caps = report["model"], report["capabilities"]
     for key in ("family", "version", "variant", "size", "provider", "org", "custom"):
         assert key in spec
@@ -113,3 +114,20 @@ def test_probe_learns_what_the_endpoint_does(tmp_path):
         prof = write_profile(tmp_path, "ollama", srv.url, "mistral:7b")
         report = json.loads(run_agent("doctor", "--profile", str(prof), "--json", "--probe").output)
         assert report["learned"]["text_dialect"]["value"] == "mistral"
+
+
+@pytest.mark.parametrize("model,provider,rule_part", [
+    ("claude-3-5-sonnet-latest", "anthropic", "claude-*"),
+    ("gpt-4o-mini", "openai", "gpt-*"),
+    ("o3-mini", "openai", "o3"),
+    ("gemini-2.0-flash", "gemini", "gemini-*"),
+    ("anthropic/claude-sonnet-4", "anthropic", "prefix"),
+    ("gpt-oss:20b", "ollama", "name:tag"),
+    ("qwen3-coder", "ollama", "no rule"),
+])
+def test_doctor_plans_a_model_id_through_its_provider_and_says_which_rule(model, provider, rule_part):
+    res = run_agent("doctor", "--model", model, "--json", "--offline")  # the default profile is a local one
+    report = json.loads(res.output)
+    assert report["provider"] == provider
+    assert rule_part in report["provider_rule"]
+    assert report["model"]["id"] == model.split("/", 1)[-1] if rule_part == "prefix" else model

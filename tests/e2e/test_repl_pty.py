@@ -77,6 +77,9 @@ def test_model_switch_mid_session_carries_tool_history(tmp_path):
         assert "return a - b" in str(block["content"])
         assert body["messages"][-1]["content"] in ("so what is the bug?", [{"type": "text", "text": "so what is the bug?"}])
         assert an.chat_requests()[0].headers["x-api-key"] == KEY
+        history = tmp_path / "xdg_data_home" / "agentcli" / "history"
+        assert "so what is the bug?" in history.read_text()
+        assert oct(history.stat().st_mode & 0o777) == "0o600"  # what you typed is private
 
 
 def test_checkpoint_answered_in_a_terminal(tmp_path):

@@ -18,7 +18,7 @@ def test_openai_streamed_read_edit_run(tmp_path, workspace):
         srv.queue(openai_body("Fixed add() and the check passes."))
         profile = write_profile(tmp_path, "openai", srv.url, "gpt-4o")
         res = run_agent("run", "fix the bug in calc.py and run the tests", "--profile", str(profile),
-                        "--workspace", str(workspace), "--yes")
+                        "--workspace", str(workspace), "--yes", "--tier", "run")
         assert res.exit_code == 0, res.output
         assert "return a + b" in (workspace / "calc.py").read_text()
         reqs = srv.chat_requests()
@@ -58,13 +58,13 @@ def test_tier_escalation_through_a_checkpoint(tmp_path, workspace):
         assert res.exit_code == 0 and (workspace / "x.txt").read_text() == "hi"
         assert "tier raised to walk" in res.output
     (workspace / "x.txt").unlink()
-    with OpenAIServer() as srv:  # no terminal, no --yes: denied at once, the model is told why
+    with OpenAIServer() as srv:  # no terminal, no --yes: the run ends at once, exit 3, saying why
         scenario(srv)
         profile = write_profile(tmp_path, "openai", srv.url, "gpt-4o")
         res = run_agent("run", "what is in calc.py?", "--profile", str(profile), "--workspace", str(workspace))
-        assert res.exit_code == 0 and not (workspace / "x.txt").exists()
-        refusal = tool_messages(srv.chat_requests()[1].body)[0]["content"]
-        assert "walk tier" in refusal and "not approved" in refusal
+        assert res.exit_code == 3 and not (workspace / "x.txt").exists()
+        assert len(srv.chat_requests()) == 1
+        assert "refused" in res.output and "write_file needs approval" in res.output and "--yes" in res.output
 
 
 def test_refusals_go_back_to_the_model_and_the_run_goes_on(tmp_path, workspace):
@@ -191,9 +191,11 @@ def test_json_output_is_one_event_per_line_ending_in_done(tmp_path, workspace):
         assert res.exit_code == 0
         events = [json.loads(line) for line in res.stdout.splitlines()]
         kinds = [e["event"] for e in events]
-        assert kinds[0] == "TurnStarted" and kinds[-1] == "Done"
-        assert "ToolStarted" in kinds and "ToolFinished" in kinds
-        finished = next(e for e in events if e["event"] == "ToolFinished")
+        assert kinds[0] == "session_start" and kinds[1] == "turn_start" and kinds[-1] == "done"
+        assert all(k == k.lower() and " " not in k for k in kinds)  # snake_case, one convention
+        assert events[0]["session_id"] and events[0]["model"] == "gpt-4o" and events[0]["tier"] == "crawl"
+        assert "tool_run" in kinds and "tool_result" in kinds
+        finished = next(e for e in events if e["event"] == "tool_result")
         assert finished["call"]["name"] == "read_file" and finished["result"]["ok"] is True
         assert events[-1]["stop"] == "answered" and events[-1]["answer"] == "It subtracts."
         assert "".join(e.get("text", "") for e in events if e["event"] == "text") == "It subtracts."

@@ -174,18 +174,16 @@ def test_run_tier_egress_stops_at_approval(scene):
             srv.queue(model)
         res = _run(tmp_path, ws, srv, "--tier", "run", bash=CORPUS["rules"])  # no --yes, no terminal
         _settle(sink)
-        assert res.exit_code == 0, res.output
-        shown = "\n".join(model.results)
+        # The first command that needs an approval nobody can give ends the run: exit 3, saying why.
+        assert res.exit_code == 3 and "needs approval" in res.output, res.output
     commands = {tc["id"]: json.loads(tc["function"]["arguments"])["command"]
                 for m in model.messages if m["role"] == "assistant" for tc in m.get("tool_calls") or ()
                 if tc["function"]["name"] == "bash"}
     outcome = {commands[m["tool_call_id"]]: m["content"] for m in model.messages
                if m["role"] == "tool" and m["tool_call_id"] in commands}
-    bash_calls = list(outcome)
-    assert set(egress) <= set(bash_calls) and len(outcome) == len(commands)
+    bash_calls = list(commands.values())
     ran = {c: o for c, o in outcome.items() if "Not approved" not in o and "shell rules refuse" not in o}
     assert not ran, ran
-    assert shown
     assert sink.connections == 0 and not sink.data
     assert not (outside / "from-bash.txt").exists() and not (outside / "stolen.txt").exists()
     print(f"\nrun tier, no --yes: {len(bash_calls)} of {len(bash_calls)} injected shell commands stopped "

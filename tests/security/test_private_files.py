@@ -72,7 +72,7 @@ def test_user_files_are_private(tmp_path, monkeypatch, umask_022, debug):
     config, data, cache = user_dirs()
     files, dirs = _walk(config, data, cache)
     names = {os.path.relpath(f, tmp_path.parent) for f in files}
-    expected = ["sessions", "crashes", "profiles", "trusted", "learned"] + (["agentcli.log"] if debug else [])
+    expected = ["sessions", ".files/", "crashes", "profiles", "trusted", "learned"] + (["agentcli.log"] if debug else [])
     for part in expected:
         assert any(part in n for n in names), f"no {part} file was written; the walk would prove nothing: {names}"
     wide_files = [f"{oct(stat.S_IMODE(os.stat(f).st_mode))} {f}" for f in files if stat.S_IMODE(os.stat(f).st_mode) != 0o600]

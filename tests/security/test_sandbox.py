@@ -70,7 +70,7 @@ def kind_api(form: str) -> str:
     return name if kind == "native" else "openai"
 
 
-async def _attack(form: str, world: World, calls: list[dict[str, Any]], *, yes: bool) -> list[ToolFinished]:
+async def _attack(form: str, world: World, calls: list[dict[str, Any]], *, yes: bool) -> tuple[list[ToolFinished], Done]:
     from agentcli.agent.approval import PolicyApprover
     from agentcli.agent.build import open_session
     from agentcli.agent.loop import Agent
@@ -96,7 +96,7 @@ async def _attack(form: str, world: World, calls: list[dict[str, Any]], *, yes: 
                            record=False, provider=provider)
     events = [ev async for ev in Agent(session, PolicyApprover(approve_all=yes)).run("attack")]
     assert isinstance(events[-1], Done)
-    return [e for e in events if isinstance(e, ToolFinished)]
+    return [e for e in events if isinstance(e, ToolFinished)], events[-1]
 
 
 @pytest.mark.parametrize("yes", [False, True], ids=["no-human", "yes"])
@@ -109,13 +109,17 @@ def test_hostile_model_is_contained(form: str, yes: bool, tmp_path: Path, monkey
         unix = UnixSink(world.ws / "agent.sock")
         try:
             calls = world.calls(sink.port, unix.path)
-            finished = asyncio.run(_attack(form, world, calls, yes=yes))
+            finished, done = asyncio.run(_attack(form, world, calls, yes=yes))
         finally:
             unix.close()
         connections = sink.connections
     shown = "\n".join(f.result.content for f in finished)
-    # Every attack reached the tool layer in this wire form (none was lost in parsing).
-    assert len(finished) == len(calls), [f.call.arguments for f in finished]
+    # Every attack reached the tool layer in this wire form (none was lost in parsing); with no human,
+    # the first one that needs an approval nobody can give ends the run (exit 3) instead.
+    if yes or done.stop != "refused":
+        assert len(finished) == len(calls), [f.call.arguments for f in finished]
+    else:
+        assert len(finished) < len(calls) and "needs approval" in (done.error or "")
     assert all(f.call.name == "bash" for f in finished)
     assert connections == 0 and unix.connections == 0, "a command reached a listener"
     assert world.outside_state() == before_outside, "a file outside the workspace changed"

@@ -186,6 +186,8 @@ def render(report: dict[str, Any]) -> None:
     head = Table.grid(padding=(0, 2))
     head.add_row("profile", styled(str(report["profile"]), "  ", (str(report["source"] or ""), "dim")))
     head.add_row("provider", styled(str(report["provider"]), "  ", (str(report["url"]), "dim")))
+    if report.get("provider_rule"):
+        head.add_row("", styled(("chosen by: " + str(report["provider_rule"]), "dim")))
     version = ".".join(map(str, m["version"])) or "?"
     size = m.get("size_label") or (f"{m['size']}B" if m.get("size") else "?")
     head.add_row("model", styled((str(m["id"]), "bold"), "  family ", (str(m["family"]), "cyan"),
@@ -219,10 +221,11 @@ def render(report: dict[str, Any]) -> None:
 
 def execute(profile: str | None = None, model: str | None = None, json_out: bool = False, offline: bool = False,
             probe: bool = False, forget: bool = False) -> int:
-    from agentcli.cli.commands.run import load
+    from agentcli.cli.commands.run import load_routed
 
-    prof = load(profile, Path.cwd(), model, None)
+    prof, rule = load_routed(profile, Path.cwd(), model, None)
     report = gather(prof, offline=offline, probe=probe, forget=forget)
+    report["provider_rule"] = rule or "the profile's provider"
     if json_out:
         print(json.dumps(report, indent=2, default=str))
     else:

@@ -73,17 +73,26 @@ def execute(
     subjects = _subjects(list(profiles or ()), live)
     work = runner.plan_jobs(subjects, names, trials, _variants(layers, live))
     progress = None
+    bar: Any = None
     if not json_out and sys.stderr.isatty():
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
         from agentcli.ui.render import make_console
 
-        err = make_console(stderr=True)
-        done = [0]
+        bar = Progress(TextColumn("trials"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                       console=make_console(stderr=True), transient=True)
+        task = bar.add_task("trials", total=len(work))
 
         def progress(_trial: Any) -> None:
-            done[0] += 1
-            err.print(f"\r{done[0]}/{len(work)} trials", end="")
+            bar.advance(task)
 
-    results = asyncio.run(runner.run_jobs(work, concurrency=jobs, live=live, progress=progress))
+    if bar is not None:
+        bar.start()
+    try:
+        results = asyncio.run(runner.run_jobs(work, concurrency=jobs, live=live, progress=progress))
+    finally:
+        if bar is not None:
+            bar.stop()
     unusable = [t for t in results if t.endpoint_error]
     extra: dict[str, Any] = {"source": "live" if live else "scripted"}
     golden: list[dict[str, Any]] = []
@@ -100,10 +109,13 @@ def execute(
     console = make_console()
     if not console.is_terminal:
         console.width = max(console.width, 180)  # a pipe or file gets whole tables, not ellipses
-    if progress is not None:
-        make_console(stderr=True).print()
+    from agentcli.ui.fit import fit_table
+
     for table in report.tables(results):
+        hidden = fit_table(table, console, drop_first=("trials",)) if console.is_terminal else 0
         console.print(table)
+        if hidden:
+            console.print(f"[dim]({hidden} columns left out to fit; --json has them all)[/]")
     if matrix:
         for table in mx.tables(golden, extra["matrix"]):
             console.print(table)

@@ -1,4 +1,4 @@
-"""`agent run`: one goal through the loop, rendered live; `--resume` continues a session."""
+"""`agent run`: one goal through the loop, rendered live; `--continue`/`--resume` continue a session."""
 
 from __future__ import annotations
 
@@ -10,11 +10,16 @@ from typing import Any
 from agentcli.core.errors import UsageError
 
 APPROVE_MODES = ("ask", "edits", "all")
+MAX_GOAL_BYTES = 1 << 20  # a goal read from stdin; more is a mistake (a file piped by accident)
 
 
-def load(profile_ref: str | None, workspace: Path | None, model: str | None, max_turns: int | None) -> Any:
-    """Load a profile, print its warnings, apply command-line overrides."""
+def load_routed(
+    profile_ref: str | None, workspace: Path | None, model: str | None, max_turns: int | None,
+) -> tuple[Any, str | None]:
+    """Load a profile, print its warnings, apply command-line overrides. A model the profile did
+    not choose gets its provider from the model-id table; returns (profile, the rule that chose)."""
     from agentcli.config import load_profile
+    from agentcli.config.model_routes import provider_for
     from agentcli.core.escape import styled
     from agentcli.ui.render import make_console
 
@@ -23,11 +28,20 @@ def load(profile_ref: str | None, workspace: Path | None, model: str | None, max
     for w in loaded.warnings:
         err.print(styled(("! ", "yellow"), (str(w), "yellow")))
     profile = loaded.profile
-    if model:
-        profile.model = model
+    rule = None
+    if (model and model != profile.model) or loaded.origins.get("provider") == "default":
+        choice = provider_for(model or profile.model, profile.provider)
+        if choice.provider != profile.provider:
+            # Another provider: its own endpoint and key variable, not the profile's.
+            profile.provider, profile.url, profile.api_key_env = choice.provider, None, None
+        profile.model, rule = choice.model, choice.rule
     if max_turns:
         profile.limits.max_turns = max_turns
-    return profile
+    return profile, rule
+
+
+def load(profile_ref: str | None, workspace: Path | None, model: str | None, max_turns: int | None) -> Any:
+    return load_routed(profile_ref, workspace, model, max_turns)[0]
 
 
 def choose_approver(yes: bool, approve: str | None, unsandboxed: bool = False) -> tuple[Any, str]:
@@ -48,6 +62,19 @@ def choose_approver(yes: bool, approve: str | None, unsandboxed: bool = False) -
     return PolicyApprover(approve_all=False), mode
 
 
+def read_goal(goal: str | None, continuing: bool) -> str | None:
+    """`-` reads the goal from stdin; so does no goal at all when stdin is a pipe (not when continuing)."""
+    if goal != "-" and (goal or continuing or sys.stdin.isatty()):
+        return goal
+    data = sys.stdin.read(MAX_GOAL_BYTES + 1)
+    if len(data.encode("utf-8", "surrogateescape")) > MAX_GOAL_BYTES:
+        raise UsageError(f"the goal read from stdin is over {MAX_GOAL_BYTES} bytes",
+                         hint="put long material in a file in the workspace and name it in the goal")
+    if not data.strip():
+        raise UsageError("no goal given (stdin was empty)", hint='echo "what you want done" | agent run -')
+    return data.strip()
+
+
 async def drive(session: Any, approver: Any, goal: str | None, render: Any) -> Any:
     """Run one exchange; returns the Done event."""
     from agentcli.agent.loop import Agent
@@ -64,30 +91,73 @@ async def drive(session: Any, approver: Any, goal: str | None, render: Any) -> A
     return done
 
 
+def _saved(resume: str | None, continue_: bool, workspace: Path | None) -> Any:
+    from agentcli.agent.build import resolve_workspace
+    from agentcli.agent.store import find_session, load_session
+
+    if continue_ and resume:
+        raise UsageError("--continue and --resume both name a session", hint="use one of them")
+    here = resolve_workspace(workspace)
+    path = find_session(None, workspace=here) if continue_ or resume == "last" else find_session(resume)
+    return load_session(path)
+
+
+def _renderer(json_out: bool, quiet: bool) -> Any:
+    if json_out and quiet:
+        raise UsageError("--json and --quiet both choose the output", hint="use one of them")
+    if json_out:
+        from agentcli.ui.render import JsonRenderer
+
+        return JsonRenderer()
+    if quiet:
+        from agentcli.ui.quiet import QuietRenderer
+
+        return QuietRenderer()
+    from agentcli.ui.render import TerminalRenderer
+
+    return TerminalRenderer()
+
+
+def _closed_pipe(session: Any) -> int:
+    import os
+
+    if session.transcript:
+        session.transcript.close()
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())  # the interpreter's last flush must not fail again
+    os.close(devnull)
+    return 141  # 128 + SIGPIPE, as a shell reports a pipeline member the reader left
+
+
 def execute(
     goal: str | None = None, profile: str | None = None, workspace: Path | None = None, tier: str | None = None,
     yes: bool = False, approve: str | None = None, json_out: bool = False, resume: str | None = None,
     interactive: bool = False, max_turns: int | None = None, model: str | None = None, unsandboxed: bool = False,
+    continue_: bool = False, quiet: bool = False,
 ) -> int:
     from agentcli.agent.build import open_session
     from agentcli.cli.errors import EXIT_CODES
-    from agentcli.ui.render import JsonRenderer, TerminalRenderer, make_console
+    from agentcli.core.events import SessionStarted
+    from agentcli.ui.header import facts
+    from agentcli.ui.render import make_console
 
+    render = _renderer(json_out, quiet)
+    continuing = bool(resume or continue_)
+    goal = read_goal(goal, continuing)
     approver, mode = choose_approver(yes, approve, unsandboxed)
     if unsandboxed:
         make_console(stderr=True).print("! --dangerously-run-unsandboxed: where the OS sandbox cannot "
                                         "start, shell commands run with your full permissions, unasked", style="bold red")
     saved = None
-    if resume is not None:
-        from agentcli.agent.store import find_session, load_session
-
-        saved = load_session(find_session(resume))
+    if continuing:
+        saved = _saved(resume, continue_, workspace)
         profile = profile or saved.meta.get("profile_ref") or saved.meta.get("profile")
         workspace = workspace or (Path(saved.meta["workspace"]) if saved.meta.get("workspace") else None)
         tier = tier or saved.meta.get("tier")
+        model = model or saved.meta.get("model")  # the session's model unless -m says otherwise
     elif not goal:
         raise UsageError("no goal given", hint='agent run "what you want done" --profile NAME')
-    prof = load(profile, workspace, model, max_turns)
+    prof, rule = load_routed(profile, workspace, model, max_turns)
     session = open_session(
         prof, workspace, tier=tier, goal=goal or (saved.meta.get("goal") if saved else None),
         approve_mode=mode, interactive=sys.stdin.isatty() and not yes,
@@ -96,16 +166,23 @@ def execute(
     if yes and tier:
         session.max_tier = min(session.max_tier, session.tier)  # --yes never raises the tier above --tier
     if saved is not None:
-        session.history = saved.history
+        session.history, session.ledger = saved.history, saved.ledger
         if saved.skipped_lines:
             make_console(stderr=True).print(f"! skipped {saved.skipped_lines} torn line(s) in the transcript", style="yellow")
-    render = JsonRenderer() if json_out else TerminalRenderer()
+    start = facts(session, resumed=saved is not None)
+    start["provider_rule"] = rule
+    if not quiet:
+        render(SessionStarted(start))
+    elif start["warning"]:
+        sys.stderr.write(f"agent: warning: {start['warning']}\n")
     try:
         done = asyncio.run(drive(session, approver, goal, render))
+    except BrokenPipeError:  # `agent run --json | head -1`: the reader left; end quietly
+        return _closed_pipe(session)
     except KeyboardInterrupt:
         if session.transcript:
             session.transcript.close()
-        sys.stderr.write(f"\nagent: interrupted; the transcript is saved. Resume with: agent run --resume {session.id}\n")
+        sys.stderr.write(f"\nagent: interrupted; the transcript is saved. Continue with: agent run --resume {session.id}\n")
         return 130
     code = EXIT_CODES.get(done.stop, 1) if done else 1
     if interactive and sys.stdin.isatty():

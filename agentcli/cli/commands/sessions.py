@@ -1,31 +1,88 @@
-"""`agent sessions`: what can be resumed."""
+"""`agent sessions [--all]`: what can be continued, newest first, for this workspace by default."""
 
 from __future__ import annotations
 
-import json
+from agentcli.core import jsonsafe
+import time
+from pathlib import Path
+from typing import Any
+
+from rich.text import Text
 
 
-def execute(json_out: bool = False) -> int:
-    from agentcli.agent.store import list_sessions
+def _when(t: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(t)) if t else ""
 
-    sessions = list_sessions()
-    if json_out:
-        print(json.dumps([{"id": s.id, "path": str(s.path), "goal": s.meta.get("goal"), "model": s.meta.get("model"),
-                            "profile": s.meta.get("profile"), "stop": (s.end or {}).get("stop")} for s in sessions]))
-        return 0
+
+WIDE = 110  # below this, one session takes two lines instead of a cropped table row
+
+
+def _cells(s: Any) -> dict[str, Text]:
+    from agentcli.core.escape import visible
+
+    stop = (s.end or {}).get("stop")
+    return {
+        "id": Text(s.id, style="bold"), "updated": Text(_when(s.updated)),
+        "model": Text(visible(str(s.meta.get("model") or ""), keep_newlines=False)),
+        "workspace": Text(visible(s.workspace, keep_newlines=False), style="dim"),
+        "goal": Text(visible(str(s.meta.get("goal") or ""), keep_newlines=False)),
+        "ended": Text(str(stop)) if stop else Text("interrupted", style="yellow"),
+    }
+
+
+def _wide(console: Any, sessions: list[Any], show_ws: bool) -> None:
     from rich.table import Table
 
-    from agentcli.core.escape import styled
+    table = Table(box=None, pad_edge=False)
+    names = ["id", "updated", "model", *(["workspace"] if show_ws else []), "goal", "ended"]
+    for name in names:
+        table.add_column(name, no_wrap=True, overflow="ellipsis" if name in ("goal", "workspace") else "fold",
+                         min_width=len(sessions[0].id) if name == "id" else None)
+    for s in sessions:
+        cells = _cells(s)
+        table.add_row(*(cells[n] for n in names))
+    console.print(table, soft_wrap=False)
+
+
+def _narrow(console: Any, sessions: list[Any], show_ws: bool) -> None:
+    """Full id, time and model on the first line; how it ended, the goal (and folder) indented below."""
+    from rich.text import Text
+
+    for s in sessions:
+        c = _cells(s)
+        console.print(Text.assemble(c["id"], "  ", c["updated"], "  ", c["model"]), soft_wrap=False, overflow="fold")
+        if show_ws:
+            console.print(Text("  ") + c["workspace"], soft_wrap=False, overflow="ellipsis", no_wrap=True)
+        console.print(Text.assemble("  ", c["ended"], " · ", c["goal"]), soft_wrap=False, overflow="ellipsis",
+                      no_wrap=True)
+
+
+def execute(json_out: bool = False, all_: bool = False, workspace: Path | None = None) -> int:
+    from agentcli.agent.build import resolve_workspace
+    from agentcli.agent.store import list_sessions
+
+    ws = None if all_ else resolve_workspace(workspace)
+    sessions = list_sessions(ws)
+    if json_out:
+        print(jsonsafe.dumps([{
+            "id": s.id, "path": str(s.path), "started": s.started, "updated": s.updated, "workspace": s.workspace,
+            "goal": s.meta.get("goal"), "model": s.meta.get("model"), "provider": s.meta.get("provider"),
+            "profile": s.meta.get("profile"), "stop": (s.end or {}).get("stop"),
+        } for s in sessions], ensure_ascii=False))
+        return 0
+    from rich.text import Text
+
     from agentcli.ui.render import make_console
 
+    console = make_console()
     if not sessions:
-        make_console().print("no sessions yet")
+        where = "" if ws is None else f" for {ws}"
+        console.print(Text(f"no sessions{where} yet" + ("" if ws is None else " (--all lists every workspace)")))
         return 0
-    table = Table("id", "profile", "model", "goal", "ended", box=None)
-    for s in sessions:
-        goal = str(s.meta.get("goal") or "")[:50]
-        stop = (s.end or {}).get("stop")
-        table.add_row(styled(str(s.id)), styled(str(s.meta.get("profile", ""))), styled(str(s.meta.get("model", ""))),
-                      styled(goal), styled(str(stop)) if stop else styled(("interrupted", "yellow")))
-    make_console().print(table)
+    if console.width < WIDE:
+        _narrow(console, sessions, show_ws=ws is None)
+    else:
+        _wide(console, sessions, show_ws=ws is None)
+    if ws is not None:
+        console.print(Text(f"sessions for {ws}; continue the latest with `agent run -c`", style="dim"))
     return 0

@@ -1,5 +1,5 @@
 from agentcli.agent.context import compact, estimate_tokens, needs_compaction
-from agentcli.agent.intent import tier_for_goal
+from agentcli.agent.build import starting_tier
 from agentcli.agent.planner import plan_batches
 from agentcli.core.types import Message, Role, Tier, ToolCall, ToolResult
 from agentcli.core.escape import short_args, visible
@@ -12,10 +12,11 @@ def test_batches_group_consecutive_reads_and_keep_order():
     assert [c for b in batches for c in b] == calls
 
 
-def test_intent_tiers():
-    assert tier_for_goal("what does this repo do?") is Tier.CRAWL
-    assert tier_for_goal("fix the typo in README") is Tier.WALK
-    assert tier_for_goal("run the tests and fix failures") is Tier.RUN
+def test_starting_tier_is_explicit_never_guessed_from_words():
+    # The goal plays no part: --tier, else the profile's start_tier, capped by max_tier.
+    assert starting_tier(None, "crawl", Tier.RUN) is Tier.CRAWL
+    assert starting_tier(None, "run", Tier.WALK) is Tier.WALK
+    assert starting_tier("walk", "crawl", Tier.RUN) is Tier.WALK
 
 
 def _exchange(i: int) -> list[Message]:

@@ -157,3 +157,23 @@ def test_no_untrusted_workspace_profile_can_set_url_or_key_env(
     assert p.url != evil_url and p.api_key_env != env
     assert p.resolved_url() != evil_url and p.resolved_api_key_env() != env
     assert loaded.scope != "workspace" and loaded.warnings
+
+
+def test_trust_is_pinned_to_the_content_of_dot_agent(put, ws):
+    put(ws / ".agent" / "profiles" / "team.toml",
+        EVIL.format(name="team", provider="openai", url="https://gw.example/v1", env="TEAM_KEY"))
+    tr.trust(ws)
+    assert tr.is_trusted(ws) and load_profile("team", workspace=ws).profile.url == "https://gw.example/v1"
+    # A later change under .agent/ (a pull, a checkout) is not trusted until `agent trust` again.
+    put(ws / ".agent" / "profiles" / "team.toml",
+        EVIL.format(name="team", provider="openai", url="https://evil.example/v1", env="TEAM_KEY")
+        + '[profiles.team.bash]\nallow = ["rm -rf"]\n')
+    assert tr.status(ws) == "changed" and not tr.is_trusted(ws)
+    with pytest.raises(ConfigError) as err:
+        load_profile("team", workspace=ws)
+    assert "changed since you trusted it" in err.value.hint
+    (ws / ".agent" / "new.txt").write_text("an added file counts too")
+    tr.trust(ws)
+    assert tr.is_trusted(ws)
+    (ws / ".agent" / "new.txt").unlink()
+    assert not tr.is_trusted(ws)

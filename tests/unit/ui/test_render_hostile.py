@@ -198,7 +198,7 @@ def test_sessions_list(screen, s, tmp_path_factory, monkeypatch):
     t = Transcript(sessions_dir() / "20260101-000000-abcdef.jsonl")
     t.write("session", goal=s, model=s, profile=s)
     t.close()
-    assert execute() == 0
+    assert execute(all_=True) == 0  # a session of no workspace: listed with --all
     out = screen()
     _clean(out)
     # What the transcript gives back: JSON joins a lone high and low surrogate written apart into one character.

@@ -1,0 +1,91 @@
+"""Everyday use through the real `agent` command: scriptable output, sessions per folder,
+resuming with overrides, project instructions, the header's facts."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from agentcli.cli.main import app
+
+
+def agent(*args: str, input: str | None = None):
+    return CliRunner().invoke(app, list(args), input=input, catch_exceptions=False)
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    ws = tmp_path / "proj"
+    ws.mkdir()
+    (ws / "greeting.py").write_text('def greet():\n    print("helo")\n')
+    return ws
+
+
+def _events(res) -> list[dict]:
+    return [json.loads(line) for line in res.stdout.splitlines()]
+
+
+def test_a_needed_approval_with_no_terminal_ends_with_exit_3_and_only_json_on_stdout(folder):
+    res = agent("run", "Fix the typo in greeting.py", "--profile", "offline", "-w", str(folder), "--json")
+    assert res.exit_code == 3
+    events = _events(res)  # every stdout line is JSON (this raises otherwise)
+    assert events[0]["event"] == "session_start" and events[0]["session_id"]
+    assert events[0]["tier"] == "crawl" and events[0]["max_tier"] == "walk"  # never guessed from "Fix"
+    done = events[-1]
+    assert done["event"] == "done" and done["stop"] == "refused" and "no terminal" in done["error"]
+    assert 'print("helo")' in (folder / "greeting.py").read_text()
+
+
+def test_quiet_prints_only_the_answer_and_the_goal_can_come_from_stdin(folder):
+    for args in (["run", "-q"], ["run", "-", "-q"]):
+        res = agent(*args, "--profile", "offline", "-w", str(folder), input="what does greeting.py do\n")
+        assert res.exit_code == 0, res.output
+        assert res.stdout.startswith("I am the offline demo model") and res.stdout.count("\n") == 1
+    res = agent("run", "-", "--profile", "offline", "-w", str(folder), input="   \n")
+    assert res.exit_code == 2 and "stdin was empty" in res.output
+
+
+def test_continue_and_resume_stay_in_their_folder_and_keep_the_model(tmp_path, folder):
+    other = tmp_path / "other"
+    other.mkdir()
+    first = _events(agent("run", "hello", "--profile", "offline", "-w", str(folder), "--json", "-m", "my-local-model"))
+    agent("run", "hello there", "--profile", "offline", "-w", str(other), "--json")  # newer, elsewhere
+    sid = first[0]["session_id"]
+
+    res = agent("run", "-c", "again", "-w", str(folder), "--json")
+    start = _events(res)[0]
+    assert start["session_id"] == sid and start["resumed"] is True
+    assert start["model"] == "my-local-model"  # the session's model, not the profile's
+    res = agent("run", "--resume", sid[:17], "again", "--json", "-m", "another-model")
+    start = _events(res)[0]
+    assert start["session_id"] == sid and start["model"] == "another-model"  # a new -m wins
+    assert start["workspace"] == str(folder.resolve())
+
+    listed = json.loads(agent("sessions", "--json", "-w", str(folder)).stdout)
+    assert [s["id"] for s in listed] == [sid]
+    every = json.loads(agent("sessions", "--json", "--all").stdout)
+    assert len(every) == 2 and every[0]["updated"] >= every[1]["updated"]
+    res = agent("sessions", "-w", str(folder))
+    assert sid in res.stdout and "my-local-model" in res.stdout
+
+
+def test_run_uses_agents_md_and_shows_it(folder):
+    (folder / "AGENTS.md").write_text("Always answer in French.\n")
+    res = agent("run", "what does greeting.py do", "--profile", "offline", "-w", str(folder), "--json")
+    start = _events(res)[0]
+    assert start["instructions"] == ["AGENTS.md"]
+
+
+def test_undo_and_diff_commands_name_their_session(folder):
+    res = agent("run", "Fix the typo in greeting.py", "--profile", "offline", "-w", str(folder), "--yes", "--json")
+    sid = _events(res)[0]["session_id"]
+    res = agent("diff", sid[:16])
+    assert res.exit_code == 0 and '+    print("hello")' in res.stdout
+    res = agent("undo", "-w", str(folder))
+    assert res.exit_code == 0 and "restored greeting.py" in res.output
+    assert (folder / "greeting.py").read_text() == 'def greet():\n    print("helo")\n'
+    res = agent("undo", sid)  # the request is gone: nothing left to undo
+    assert res.exit_code == 2 and "nothing to undo" in res.output
