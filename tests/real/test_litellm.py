@@ -29,10 +29,10 @@ def test_two_tool_task_through_litellm(litellm_server, litellm_route, agent, wor
     profile = write_profile(tmp_path, url, provider=provider, stream=stream)
     result = run(agent, profile, workspace, "--json")
     assert result.code == 0, result.stderr + result.stdout[-3000:]
-    ran = [(e["call"]["name"], e["call"]["arguments"], e["result"]["ok"]) for e in result.of("ToolFinished")]
+    ran = [(e["call"]["name"], e["call"]["arguments"], e["result"]["ok"]) for e in result.of("tool_result")]
     assert ran == [("list_files", {"path": "."}, True), ("read_file", {"path": "notes.txt"}, True)], ran
-    assert "hello from the notes file" in json.dumps([e["result"]["content"] for e in result.of("ToolFinished")])
-    assert result.of("Done")[-1]["answer"] == ANSWER
+    assert "hello from the notes file" in json.dumps([e["result"]["content"] for e in result.of("tool_result")])
+    assert result.of("done")[-1]["answer"] == ANSWER
     assert len(litellm_route.chat_requests()) == 3
 
 
@@ -53,7 +53,7 @@ def test_mock_errors_are_retried_then_explained(litellm_server, agent, workspace
     assert result.code == 1, result.stderr
     retries = result.of("RetryScheduled")
     assert len(retries) == 1, result.stdout[-2000:]
-    done = result.of("Done")[-1]
+    done = result.of("done")[-1]
     assert words in done["error"] and "after 2 attempts" in done["error"], done["error"]
 
 
@@ -62,4 +62,4 @@ def test_mock_answer(litellm_server, agent, workspace, tmp_path, stream):
     profile = write_profile(tmp_path, litellm_server.url + "/v1", model="mock-answer", stream=stream)
     result = run(agent, profile, workspace, "--json")
     assert result.code == 0, result.stderr
-    assert result.of("Done")[-1]["answer"] == ANSWER
+    assert result.of("done")[-1]["answer"] == ANSWER

@@ -23,11 +23,11 @@ def two_tool_script(style: str) -> list:
 
 
 def tools_run(result) -> list[tuple[str, dict, bool]]:
-    return [(e["call"]["name"], e["call"]["arguments"], e["result"]["ok"]) for e in result.of("ToolFinished")]
+    return [(e["call"]["name"], e["call"]["arguments"], e["result"]["ok"]) for e in result.of("tool_result")]
 
 
 def done(result) -> dict:
-    return result.of("Done")[-1] if result.of("Done") else {}
+    return result.of("done")[-1] if result.of("done") else {}
 
 
 @pytest.mark.parametrize(("stream", "native", "style"), [
@@ -45,7 +45,7 @@ def test_two_tool_task(scripted_proxy, agent, workspace, tmp_path, stream, nativ
     ran = tools_run(result)
     assert [(n, a) for n, a, _ in ran] == [("list_files", {"path": "."}), ("read_file", {"path": "notes.txt"})]
     assert all(ok for _, _, ok in ran), ran
-    assert "hello from the notes file" in json.dumps([e["result"]["content"] for e in result.of("ToolFinished")])
+    assert "hello from the notes file" in json.dumps([e["result"]["content"] for e in result.of("tool_result")])
     assert done(result)["stop"] == "answered" and done(result)["answer"] == ANSWER
     sent = scripted_proxy.chat_requests(original=True)
     assert len(sent) == 3 and all(r.get("stream", False) == stream for r in sent)

@@ -81,8 +81,8 @@ def test_hostile_workspace_run_ends_normally(tmp_path, monkeypatch, mode):
     if mode == "json":
         records = [json.loads(line) for line in res.stdout.splitlines()]
         done = records[-1]
-        assert done["event"] == "Done" and done["stop"] == "answered" and done["tools_run"] == 5 + len(names)
-        results = [r for r in records if r["event"] == "ToolFinished"]
+        assert done["event"] == "done" and done["stop"] == "answered" and done["tools_run"] == 5 + len(names)
+        results = [r for r in records if r["event"] == "tool_result"]
         assert len(results) == 5 + len(names)
         listing = results[0]["result"]["content"]
         assert "caf\\xe9 \\xff.txt" in listing and "pipe|" in listing and "[brackets] [x] [link=y].txt" in listing
