@@ -72,6 +72,8 @@ class Agent:
         no_tools_next = False
         answer, stop, error = "", "answered", None
         try:
+            for note in await s.open_tool_sources():  # MCP servers start on first use, in parallel
+                yield Notice("warning", note, "mcp")
             while True:
                 if turns >= s.profile.limits.max_turns:
                     stop, error = "max_turns", f"stopped after {turns} turns (limits.max_turns)"

@@ -98,8 +98,9 @@ def add_server(name: str, table: dict[str, Any], *, force: bool = False) -> None
         from agentcli.core.errors import UsageError
 
         raise UsageError(f"server {name!r} is already in {settings_file()}", hint="pass --force to replace it")
+    table = {k: v for k, v in table.items() if v not in (None, [], {})}
     _validate(name, table, str(settings_file()))  # a bad value never reaches disk
-    servers[name] = {k: v for k, v in table.items() if v not in (None, [], {})}
+    servers[name] = table
     write_private(settings_file(), tomli_w.dumps(data))
 
 

@@ -109,6 +109,7 @@ def run_repl(session: Any, approver: Any, *, transport: Any = None) -> int:
                 console.print("\n[yellow]turn cancelled[/]")
     finally:
         loop.run_until_complete(session.provider.aclose())
+        loop.run_until_complete(session.close_tool_sources())
         loop.close()
         if session.transcript:
             session.transcript.close()

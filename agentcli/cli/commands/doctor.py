@@ -85,6 +85,34 @@ async def _probe(session_parts: dict[str, Any]) -> Check:
                  warning=True)
 
 
+def _mcp_section(profile: Any) -> tuple[list[Check], list[dict[str, Any]]]:
+    """Start each configured MCP server: its tools, or its error with a fix hint."""
+    from agentcli.tools.mcp.manager import probe
+
+    statuses, warnings = probe(profile, Path.cwd())
+    checks = [Check("mcp", False, w, "run `agent trust` in that workspace, or move the servers to your user "
+                    "profile", warning=True) for w in warnings]
+    servers = []
+    for st in statuses:
+        usable = [t for t in st.tools if t.spec is not None]
+        skipped = [t for t in st.tools if t.spec is None and t.state != "disabled"]
+        if st.error:
+            checks.append(Check(f"mcp {st.name}", False, st.error, st.hint))
+        else:
+            names = ", ".join(f"{t.spec.name} ({t.spec.tier.label})" for t in usable if t.spec)
+            checks.append(Check(f"mcp {st.name}", True, f"{st.server_info or st.transport}: {len(usable)} tools: "
+                                f"{names[:600] or '(none)'}"))
+            for t in skipped:
+                checks.append(Check(f"mcp {st.name}", True, f"tool {t.remote} not offered: {t.state}", warning=True))
+        servers.append({
+            "name": st.name, "transport": st.transport, "server": st.server_info, "ok": st.error is None,
+            "error": st.error, "hint": st.hint,
+            "tools": [{"name": t.spec.name, "remote": t.remote, "tier": t.spec.tier.label, "tier_from": t.source}
+                      for t in usable if t.spec],
+        })
+    return checks, servers
+
+
 def gather(profile: Any, *, offline: bool, probe: bool = False, forget: bool = False) -> dict[str, Any]:
     from agentcli.models import LearnedStore, parse_model_id, resolve_capability
     from agentcli.models.capability import UNKNOWN_MODEL_WARNING, is_unknown
@@ -137,6 +165,10 @@ def gather(profile: Any, *, offline: bool, probe: bool = False, forget: bool = F
                 await provider.aclose()
 
         checks += asyncio.run(online())
+    mcp_servers: list[dict[str, Any]] = []
+    if not offline and (getattr(profile, "mcp_servers", None) or getattr(profile, "mcp", None)):
+        mcp_checks, mcp_servers = _mcp_section(profile)
+        checks += mcp_checks
     cap = resolved.capability
     return {
         "profile": profile.name,
@@ -159,6 +191,7 @@ def gather(profile: Any, *, offline: bool, probe: bool = False, forget: bool = F
         "learned": {k: {"value": f.value, "source": f.source} for k, f in learned.get(profile.model, provider.url).items()},
         "warnings": warnings,
         "checks": [asdict(c) for c in checks],
+        "mcp_servers": mcp_servers,
     }
 
 
@@ -166,6 +199,7 @@ def render(report: dict[str, Any]) -> None:
     from rich.console import Group
     from rich.panel import Panel
     from rich.table import Table
+    from rich.text import Text
 
     from agentcli.ui.escape import visible
     from agentcli.ui.render import make_console
@@ -194,9 +228,10 @@ def render(report: dict[str, Any]) -> None:
     checks = Table.grid(padding=(0, 1))
     for ch in report["checks"]:
         mark = "[yellow]![/]" if ch["warning"] else ("[green]✓[/]" if ch["ok"] else "[red]✗[/]")
-        checks.add_row(mark, f"{ch['name']}:", visible(ch["detail"]))
+        # Details quote servers (MCP stderr, error bodies): data, never markup.
+        checks.add_row(mark, Text(f"{ch['name']}:"), Text(visible(ch["detail"])))
         if ch["hint"] and not ch["ok"]:
-            checks.add_row("", "", f"[dim]→ {visible(ch['hint'])}[/]")
+            checks.add_row("", "", Text(f"→ {visible(ch['hint'])}", style="dim"))
     parts: list[Any] = [head, "", caps, "", wire, "", checks]
     if report["learned"]:
         parts += ["", "learned: " + ", ".join(f"{k}={v['value']} ({v['source']})" for k, v in report["learned"].items())]

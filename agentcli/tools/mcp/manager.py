@@ -127,3 +127,22 @@ def manager_for(profile: Any, workspace: Path) -> tuple[McpManager | None, list[
 
     servers, warnings = resolve_servers(profile)
     return (McpManager(servers, workspace) if servers else None), warnings
+
+
+def probe(profile: Any, workspace: Path) -> tuple[list[ServerStatus], list[str]]:
+    """Start each of the profile's servers, list its tools, stop it (for `agent doctor` and `agent tools`).
+    Runs its own event loop: call it from synchronous code only."""
+    from agentcli.tools.registry import ToolRegistry
+
+    manager, warnings = manager_for(profile, workspace)
+    if manager is None:
+        return [], warnings
+
+    async def collect() -> list[str]:
+        try:
+            return await manager.start(ToolRegistry())
+        finally:
+            await manager.aclose()
+
+    asyncio.run(collect())
+    return manager.status(), warnings
