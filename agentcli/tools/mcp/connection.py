@@ -6,8 +6,9 @@ task on the run's event loop: it opens the transport, initializes, lists the too
 waits for `close()`. Calls from the loop go through the session from any task.
 
 A server that crashes, hangs or answers garbage fails the call it was serving with a
-`ServerFailure`; the connection is dropped and the next call starts the server again,
-once per session. After that its tools answer with an error at once.
+`ServerFailure`; the connection is dropped and the next call starts the server again, once:
+a server that fails again before any call succeeds is given up for the session, and its
+tools answer with an error at once.
 """
 
 from __future__ import annotations
@@ -171,7 +172,7 @@ class Connection:
         said = f"; it wrote: {tail.splitlines()[-1][:300]}" if tail else ""
         if isinstance(exc, FileNotFoundError) and self.cfg.command:
             return ServerFailure(f"cannot start {self.cfg.command[0]!r}: no such program",
-                                 f"install it, or fix command in [mcp_servers.{self.name}] (a full path works)")
+                                 "install it, or fix the server's command (a full path works)")
         if isinstance(exc, (asyncio.TimeoutError, TimeoutError)):
             return ServerFailure(f"did not finish starting within {self.cfg.startup_timeout:g} s{said}",
                                  f"raise startup_timeout for {self.name}, or check that the server starts by hand")
@@ -219,7 +220,9 @@ class Connection:
         try:
             result = await asyncio.wait_for(session.call_tool(remote, arguments, read_timeout_seconds=timeout),
                                             timeout + 5)
-            return result.model_dump(by_alias=True, mode="json", exclude_none=True)
+            dumped: dict[str, Any] = result.model_dump(by_alias=True, mode="json", exclude_none=True)
+            self.restarts_left = 1  # it works (again): a later failure may restart it once more
+            return dumped
         except asyncio.CancelledError:
             raise
         except BaseException as exc:
@@ -244,8 +247,9 @@ class Connection:
             said = f" Its last words: {tail.splitlines()[-1][:300]}" if tail else ""
             return ServerFailure(f"MCP server {self.name!r} closed the connection during {remote} (it crashed or "
                                  f"exited).{said}{restart}", "run the server's command by hand to see why it stops")
+        first = (str(exc).splitlines() or [""])[0][:200]
         return ServerFailure(f"MCP server {self.name!r} answered {remote} with something that is not a valid MCP "
-                             f"result ({type(exc).__name__}: {str(exc)[:200]}).{restart}",
+                             f"result ({type(exc).__name__}: {first}).{restart}",
                              "the server may not speak this MCP version; check for an update")
 
     # -- stop -------------------------------------------------------------------------------

@@ -36,7 +36,10 @@ class McpTool(BuiltinTool):
             fix = ("Call it again if you still need it; the server is started afresh."
                    if exc.broken and self.conn.restarts_left > 0 else
                    "Check the arguments." if not exc.broken else "Reach the goal without this server's tools.")
-            raise ToolFailure.of(code, exc.message, fix, server=self.conn.name, tool=self.remote) from None
+            failure = ToolFailure.of(code, exc.message, fix, server=self.conn.name, tool=self.remote)
+            # The model decides whether to call again: a silent retry would wait out a hang twice.
+            failure.error.retry_strategy = "rephrase"
+            raise failure from None
         ok, text = render_result(result)
         if not ok:
             raise ToolFailure.of(ErrorCode.EXECUTION, f"{self.spec.name} reported an error: {text[:4000]}",

@@ -1,0 +1,297 @@
+"""Runs against real MCP servers over stdio: mcp-server-time and mcp-server-git from PyPI, and a
+fixture server that can crash, hang and answer garbage. The model is scripted; it writes its calls
+in each wire form (native, Hermes, JSON text) and answers from what the servers returned."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+
+import pytest
+
+from agentcli.core.events import Checkpoint, CheckpointKind, ToolFinished
+from agentcli.core.errors import ErrorCode
+
+from mcp_helpers import WIRE_FORMS, child_pids, fixture_command, profile, run_goal, scripted, server_command
+
+
+def _session(prof, ws, provider, tier="crawl"):
+    from agentcli.agent.build import open_session
+
+    return open_session(prof, ws, tier=tier, provider=provider, record=False)
+
+
+def _results(events):
+    return [e.result for e in events if isinstance(e, ToolFinished)]
+
+
+@pytest.mark.parametrize("form", list(WIRE_FORMS))
+async def test_time_tool_through_the_real_server_in_every_wire_form(workspace, form):
+    def model(v):
+        if not v.results:
+            assert {"time_get_current_time", "time_convert_time"} <= v.tool_names
+            return v.calls(("time_get_current_time", {"timezone": "Asia/Tokyo"}))
+        data = json.loads(v.results[-1].content)
+        return v.answer(f"In Tokyo it is {data['datetime']} ({data['day_of_week']}).")
+
+    prof = profile({"time": {"command": server_command("mcp-server-time")}}, form)
+    session = _session(prof, workspace, scripted(model))
+    events, done = await run_goal(session, "What time is it in Tokyo?")
+    assert done.stop == "answered", done.error
+    (result,) = _results(events)
+    assert result.ok and result.tool_name == "time_get_current_time"
+    assert re.search(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+09:00", done.answer)
+    call = next(e.call for e in events if isinstance(e, ToolFinished))
+    assert call.dialect.startswith("native") if form == "native" else call.dialect in ("hermes", "json_block")
+
+
+def _git_repo(path):
+    path.mkdir()
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@e", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@e"}
+    subprocess.run(["git", "init", "-q", str(path)], check=True, env=env)
+    (path / "a.txt").write_text("one\n")
+    subprocess.run(["git", "-C", str(path), "add", "a.txt"], check=True, env=env)
+    subprocess.run(["git", "-C", str(path), "commit", "-qm", "first commit here"], check=True, env=env)
+    (path / "a.txt").write_text("two\n")
+    subprocess.run(["git", "-C", str(path), "add", "a.txt"], check=True, env=env)
+    return path
+
+
+async def test_read_only_git_tool_runs_at_crawl_and_a_write_is_refused(workspace):
+    repo = _git_repo(workspace / "repo")
+
+    def model(v):
+        if not v.results:
+            assert "git_log" in v.tool_names and "git_commit" not in v.tool_names  # crawl hides writes
+            return v.calls(("git_log", {"repo_path": str(repo)}), ("git_commit", {"repo_path": str(repo), "message": "x"}))
+        return v.answer("The last commit is: " + v.results[0].content.splitlines()[0])
+
+    prof = profile({"git": {"command": server_command("mcp-server-git")}}, tools={"max_tier": "crawl"})
+    session = _session(prof, workspace, scripted(model))
+    events, done = await run_goal(session, "show the git log")
+    log, commit = _results(events)
+    assert log.ok and "first commit here" in log.content
+    assert not commit.ok and commit.error.code is ErrorCode.PERMISSION and "walk" in commit.content
+    assert not any(isinstance(e, Checkpoint) for e in events)  # crawl tools never ask
+    count = subprocess.run(["git", "-C", str(repo), "rev-list", "--count", "HEAD"], capture_output=True, text=True)
+    assert count.stdout.strip() == "1"
+
+
+class Recorder:
+    def __init__(self, action="no"):
+        self.action, self.seen = action, []
+
+    async def decide(self, cp):
+        from agentcli.agent.approval import Decision
+
+        self.seen.append(cp.kind)
+        return Decision(self.action)
+
+
+@pytest.mark.parametrize("max_tier", ["walk", "run"])
+async def test_destructive_tool_stops_at_approval_or_is_refused(workspace, max_tier):
+    def model(v):
+        if not v.results:
+            return v.calls(("fx_note", {"text": "n"}))
+        if len(v.results) == 1:
+            return v.calls(("fx_wipe", {}))
+        return v.answer("done")
+
+    prof = profile({"fx": {"command": fixture_command()}}, tools={"max_tier": max_tier})
+    approver = Recorder("no")
+    events, done = await run_goal(_session(prof, workspace, scripted(model), tier="walk"), "tidy notes", approver)
+    note, wipe = _results(events)
+    assert CheckpointKind.APPROVE_TOOL in approver.seen  # a walk write asks first
+    assert not note.ok and "Not approved" in note.content
+    assert not wipe.ok and wipe.error.code is ErrorCode.PERMISSION
+    if max_tier == "run":  # destructive: needs the run tier, so the session asks to raise it
+        assert CheckpointKind.TIER_ESCALATION in approver.seen
+    else:  # above the profile's cap: refused without asking
+        assert CheckpointKind.TIER_ESCALATION not in approver.seen and "run" in wipe.content
+    assert done.stop == "answered"
+
+
+async def test_killing_a_server_mid_run_gives_a_structured_error_and_the_run_goes_on(workspace):
+    call = ("time_get_current_time", {"timezone": "Europe/Paris"})
+
+    def model(v):
+        n = len(v.results)
+        if n == 1:
+            pids = child_pids("mcp-server-time")
+            assert pids, "the server should be running"
+            for pid in pids:
+                os.kill(pid, signal.SIGKILL)
+        if n < 3:
+            return v.calls(call)
+        return v.answer("ok")
+
+    prof = profile({"time": {"command": server_command("mcp-server-time")}})
+    events, done = await run_goal(_session(prof, workspace, scripted(model)), "time in Paris, three times")
+    first, killed, again = _results(events)
+    assert first.ok and again.ok and "Europe/Paris" in again.content
+    assert not killed.ok and killed.error.code is ErrorCode.EXECUTION
+    assert "closed the connection" in killed.content and "restarted" in killed.content
+    assert done.stop == "answered"
+
+
+async def test_crash_hang_and_garbage_each_fail_one_call_and_the_server_restarts(workspace, tmp_path):
+    starts = tmp_path / "starts"
+    plan = ["fx_garbage", "fx_echo", "fx_hang", "fx_echo", "fx_crash", "fx_echo", "fx_fail", "fx_media"]
+
+    def model(v):
+        n = len(v.results)
+        return v.calls((plan[n], {"text": "hi"} if plan[n] in ("fx_echo", "fx_fail") else {})) if n < len(plan) \
+            else v.answer("done")
+
+    prof = profile({"fx": {"command": fixture_command("--starts", str(starts)), "tool_timeout": 1}},
+                   limits={"max_turns": 20})
+    events, done = await run_goal(_session(prof, workspace, scripted(model)), "exercise the server")
+    results = _results(events)
+    assert [r.ok for r in results] == [False, True, False, True, False, True, False, True]
+    garbage, _, hang, _, crash, _, fail, media = results
+    assert "not a valid MCP result" in garbage.content
+    assert hang.error.code is ErrorCode.TIMEOUT and "did not answer" in hang.content
+    assert "closed the connection" in crash.content
+    assert "reported an error" in fail.content and "the backend said no" in fail.content
+    assert "[image: image/png" in media.content and "memo body" in media.content and "x.txt" in media.content
+    assert starts.read_text().count("start") == 4  # first start + one restart after each failure
+    assert done.stop == "answered"
+
+
+async def test_a_server_failing_again_right_after_its_restart_is_given_up(workspace, tmp_path):
+    starts = tmp_path / "starts"
+
+    def model(v):
+        return v.calls(("fx_crash", {})) if len(v.results) < 3 else v.answer("gave up")
+
+    prof = profile({"fx": {"command": fixture_command("--starts", str(starts))}})
+    events, done = await run_goal(_session(prof, workspace, scripted(model)), "crash it")
+    results = _results(events)
+    assert not any(r.ok for r in results)
+    assert "already restarted once" in results[2].content
+    assert starts.read_text().count("start") == 2 and done.stop == "answered"
+
+
+async def test_model_switch_to_another_provider_keeps_the_mcp_calls_in_history(workspace):
+    from agentcli.agent.switch import apply_profile
+    from agentcli.config.schema import Profile
+    from agentcli.testing import AnthropicServer, anthropic_body
+
+    from e2e_helpers import KEY_ENV
+
+    def model(v):
+        if not v.results:
+            return v.calls(("time_get_current_time", {"timezone": "UTC"}))
+        return v.answer("It is " + json.loads(v.results[0].content)["datetime"])
+
+    prof = profile({"time": {"command": server_command("mcp-server-time")}})
+    session = _session(prof, workspace, scripted(model))
+    _, done = await run_goal(session, "what time is it?")
+    assert done.stop == "answered"
+    with AnthropicServer() as srv:
+        srv.queue(anthropic_body("Noted."))
+        apply_profile(session, Profile(name="c", provider="anthropic", model="claude-sonnet-4-5", url=srv.url,
+                                       api_key_env=KEY_ENV, stream=False))
+        _, done2 = await run_goal(session, "thanks")
+        body = srv.chat_requests()[0].body
+    assert done2.stop == "answered"
+    blocks = [b for m in body["messages"] if isinstance(m["content"], list) for b in m["content"]]
+    use = next(b for b in blocks if b["type"] == "tool_use")
+    res = next(b for b in blocks if b["type"] == "tool_result")
+    assert use["name"] == "time_get_current_time" and use["input"] == {"timezone": "UTC"}
+    assert res["tool_use_id"] == use["id"] and "datetime" in json.dumps(res["content"])
+    assert "time_get_current_time" in {t["name"] for t in body.get("tools", [])}
+
+
+@pytest.mark.parametrize("form", list(WIRE_FORMS))
+async def test_two_hundred_tools_in_a_small_window_go_through_tool_search(workspace, form):
+    seen: list[set[str]] = []
+
+    def model(v):
+        seen.append(set(v.tool_names))
+        n = len(v.results)
+        if n == 0:
+            search = next(t for t in v.tools if t.name == "tool_search")
+            assert "fx (" in search.description  # deferred tools are counted by server namespace
+            return v.calls(("tool_search", {"query": "refund records"}))
+        if n == 1:
+            return v.calls(("fx_gen_017_list_refund", {"text": "r1"}))
+        return v.answer(v.results[-1].content)
+
+    prof = profile({"fx": {"command": fixture_command("--tools", "200")}}, form,
+                   capabilities={"context_window": 8192})
+    session = _session(prof, workspace, scripted(model))
+    events, done = await run_goal(session, "refund the last order")
+    search, refund = _results(events)
+    first, second = seen[0], seen[1]
+    assert "tool_search" in first and "read_file" in first
+    assert not any(n.startswith("fx_gen_") for n in first)  # held back, not sent
+    assert "fx_gen_017_list_refund" in search.content and "fx_gen_017_list_refund" in second
+    assert refund.ok and done.answer == "gen_017_list_refund: r1"  # the server echoes its own name
+    assert len(session.registry.all()) > 200  # every tool is still there to find
+
+
+def _write(path, text):
+    path.write_text(text)
+    return path
+
+
+def test_agent_run_uses_a_shared_server_from_config_toml(tmp_path, workspace):
+    from e2e_helpers import run_agent
+
+    cfg = tmp_path / "cfgdir"
+    os.environ["XDG_CONFIG_HOME"] = str(cfg)  # restored by the suite's autouse fixture
+    time_cmd = json.dumps(server_command("mcp-server-time"))
+    _write(cfg.joinpath("agentcli").mkdir(parents=True) or cfg / "agentcli" / "config.toml",
+           f"[mcp_servers.time]\ncommand = {time_cmd}\n")
+    turns = {"api": "openai", "turns": [
+        {"openai": {"choices": [{"message": {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "time_get_current_time",
+                                                          "arguments": "{\"timezone\": \"Asia/Tokyo\"}"}}]},
+            "finish_reason": "tool_calls"}]}},
+        {"text": "Done."}]}
+    _write(tmp_path / "script.json", json.dumps(turns))
+    prof = _write(tmp_path / "p.toml", '[profiles.p]\nprovider = "scripted"\nmodel = "scripted-model"\n'
+                  f'script = "script.json"\nmcp = ["time"]\n[profiles.p.capabilities]\nnative_tools = true\n')
+    res = run_agent("run", "time in Tokyo", "-p", str(prof), "-w", str(workspace), "--json", "--tier", "crawl")
+    assert res.exit_code == 0, res.output
+    events = [json.loads(line) for line in res.output.splitlines() if line.startswith("{")]
+    finished = next(e for e in events if e["event"] == "ToolFinished")
+    assert finished["result"]["ok"] and "+09:00" in finished["result"]["content"]
+
+
+def test_doctor_and_tools_list_each_servers_tools_or_its_error(tmp_path, workspace):
+    from e2e_helpers import run_agent
+
+    prof = _write(tmp_path / "p.toml", "\n".join([
+        '[profiles.p]', 'provider = "scripted"', 'model = "scripted-model"', 'script = "s.json"',
+        '[profiles.p.mcp_servers.time]', f'command = {json.dumps(server_command("mcp-server-time"))}',
+        '[profiles.p.mcp_servers.git]', f'command = {json.dumps(server_command("mcp-server-git"))}',
+        'disabled_tools = ["git_reset"]',
+        '[profiles.p.mcp_servers.git.tools.git_commit]', 'tier = "run"',
+        '[profiles.p.mcp_servers.gone]', 'command = ["no-such-mcp-server-anywhere"]', ""]))
+    _write(tmp_path / "s.json", '{"turns": []}')
+    res = run_agent("doctor", "-p", str(prof), "--json")
+    assert res.exit_code == 1  # one server does not start
+    report = json.loads(res.output)
+    servers = {s["name"]: s for s in report["mcp_servers"]}
+    assert {"time_get_current_time", "time_convert_time"} == {t["name"] for t in servers["time"]["tools"]}
+    git_tools = {t["name"]: t for t in servers["git"]["tools"]}
+    assert "git_status" in git_tools and "git_reset" not in git_tools
+    assert git_tools["git_status"]["tier"] == "crawl" and git_tools["git_add"]["tier"] == "walk"
+    assert git_tools["git_commit"]["tier"] == "run" and git_tools["git_commit"]["tier_from"] == "tool override"
+    assert not servers["gone"]["ok"] and "no such program" in servers["gone"]["error"] and servers["gone"]["hint"]
+
+    res = run_agent("tools", "-p", str(prof), "--tier", "walk", "--json")
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.output)
+    rows = {r["name"]: r for r in doc["tools"]}
+    assert rows["git_status"]["server"] == "git" and rows["git_status"]["state"] == "visible"
+    assert rows["git_commit"]["state"] == "hidden" and "needs tier run" in rows["git_commit"]["hidden_because"]
+    assert rows["git_reset"]["state"] == "disabled"
+    assert rows["read_file"]["server"] is None
+    assert any(s["name"] == "gone" and s["state"] == "failed" for s in doc["mcp_servers"])
