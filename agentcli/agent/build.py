@@ -53,7 +53,7 @@ def open_session(
     from agentcli.models import LearnedStore, resolve_capability
     from agentcli.providers import create as create_provider
     from agentcli.tools.base import ToolContext
-    from agentcli.tools.registry import default_registry
+    from agentcli.tools.registry import ToolRegistry
     from agentcli.tools.sandbox import Workspace
     from agentcli.wire import negotiate
 
@@ -79,16 +79,10 @@ def open_session(
         from agentcli.core.errors import ConfigError
 
         raise ConfigError(str(exc), file=str(profile.source or ""), profile=profile.name, key="tools") from None
+    registry = ToolRegistry()  # per session: tools a session adds (MCP, plugins) stay in it
     from agentcli.tools.mcp.manager import manager_for
 
     mcp, mcp_warnings = manager_for(profile, ws)
-    if mcp is not None:
-        from agentcli.tools.deferred import ToolCatalog
-        from agentcli.tools.registry import ToolRegistry
-
-        registry = ToolRegistry()  # this session's own table: its servers' tools join the built-ins
-    else:
-        registry = default_registry()
     ctx = ToolContext(
         workspace=Workspace(ws), bash=profile.bash, max_output_bytes=profile.limits.max_tool_output_bytes,
         result_mode=profile.tools.result_mode,
@@ -99,7 +93,7 @@ def open_session(
         id=sid, profile=profile, workspace=ws, provider=provider, capability=capability, plan=plan,
         registry=registry, tool_ctx=ctx, tier=starting_tier(tier, goal, max_tier), max_tier=max_tier,
         transcript=transcript, approve_mode=approve_mode, interactive=interactive, learned=learned,
-        mcp=mcp, catalog=ToolCatalog() if mcp is not None else None,
+        mcp=mcp, catalog=ToolCatalog() if mcp is not None else None,  # tool_search when tools overflow
     )
     session.tool_notes.extend(mcp_warnings)
     if transcript:

@@ -11,6 +11,7 @@ import asyncio
 import json
 import time
 from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from agentcli.agent.approval import Approver, Decision
@@ -23,11 +24,12 @@ from agentcli.core.events import (
     CheckpointKind,
     Done,
     Notice,
+    StopReason,
     ToolFinished,
     ToolStarted,
     TurnStarted,
 )
-from agentcli.core.types import Message, ParsedResponse, Tier, ToolCall, ToolResult, Usage
+from agentcli.core.types import Message, ParsedResponse, Tier, Tool, ToolCall, ToolResult, Usage
 
 if TYPE_CHECKING:
     from agentcli.agent.session import Session
@@ -36,21 +38,58 @@ FINALIZE_PROMPT = (
     "You have finished using tools. Reply now with your final answer to the task, in plain text, "
     "without calling any tool."
 )
-USE_TOOLS_PROMPT = (
-    "This task needs the tools you were given: call one of them instead of answering from memory, "
-    "or call `submit` if you are sure the task is already done."
-)
+USE_TOOLS_PROMPT = "This task needs the tools you were given: call one of them instead of answering from memory"
+FINISH_HINT = ", or call `{name}` if you are sure the task is already done"
 UNREAD_CALL_PROMPT = (
     "Your reply looks like a tool call, but it could not be read. Write the call again exactly in the "
     "format the system prompt describes, or answer in plain text without tool-call markup."
 )
-EXIT_CODES = {"answered": 0, "submitted": 0, "error": 1, "max_turns": 3, "stuck": 3, "aborted": 3, "interrupted": 130}
+
+
+@dataclass(slots=True)
+class RunAgain:
+    """The turn is over and the model must be asked again (tool results, a nudge, a retry)."""
+
+
+@dataclass(slots=True)
+class FinalAnswer:
+    """The run is over with an answer (plain text, or a tool that ends the run)."""
+
+    text: str
+    stop: StopReason = StopReason.ANSWERED
+
+
+@dataclass(slots=True)
+class Stopped:
+    """The run is over without an answer."""
+
+    stop: StopReason
+    error: str
+
+
+Step = RunAgain | FinalAnswer | Stopped
 
 
 class _Stop(Exception):
-    def __init__(self, stop: str, error: str | None = None) -> None:
+    """Raised from deep inside a turn (a checkpoint answered "abort") to end the run."""
+
+    def __init__(self, stop: StopReason, error: str) -> None:
         super().__init__(stop)
-        self.stop, self.error = stop, error
+        self.step = Stopped(stop, error)
+
+
+@dataclass(slots=True)
+class _RunState:
+    """Counters of one run; the conversation itself lives in the Session."""
+
+    turns: int = 0
+    tools_run: int = 0
+    invalid_turns: int = 0
+    usage: Usage = field(default_factory=Usage)
+    used_tools: bool = False
+    finalize_used: bool = False
+    nudged: bool = False
+    no_tools_next: bool = False
 
 
 class Agent:
@@ -61,124 +100,154 @@ class Agent:
         self.approver = approver
 
     async def run(self, user_text: str | None) -> AsyncIterator[AgentEvent]:
+        """Drive turns until one returns a final step; the last event is always `Done`."""
         s = self.s
         if user_text is not None:
             s.add(Message.user(user_text))
         started = time.monotonic()
         changed_before = len(s.files_changed)  # a chat session runs many times; report this run's files
-        turns = tools_run = invalid_turns = 0
-        usage = Usage()
-        used_tools = finalize_used = nudged = False
-        no_tools_next = False
-        answer, stop, error = "", "answered", None
+        st = _RunState()
+        step: Step = RunAgain()
         try:
             for note in await s.open_tool_sources():  # MCP servers start on first use, in parallel
                 yield Notice("warning", note, "mcp")
-            while True:
-                if turns >= s.profile.limits.max_turns:
-                    stop, error = "max_turns", f"stopped after {turns} turns (limits.max_turns)"
-                    break
-                turns += 1
-                folded = s.compact()
-                if folded:
-                    yield Notice("warning", f"context window nearly full: folded {folded} older messages into a summary", "compact")
-                yield TurnStarted(turns, s.profile.model)
-                visible = [] if no_tools_next else s.visible_tools()
-                no_tools_next = False
-                response: ParsedResponse | None = None
-                try:
-                    async for ev in self._complete(visible):
-                        if isinstance(ev, ParsedResponse):
-                            response = ev
-                        else:
-                            yield ev
-                except ProviderError as exc:
-                    if not s.interactive:
-                        raise
-                    cp = Checkpoint(
-                        CheckpointKind.FAILURE,
-                        f"The model request failed after retries: {exc.message}" + (f" ({exc.hint})" if exc.hint else ""),
-                        options=("retry", "abort"),
-                    )
-                    yield cp
-                    if (await self._checkpoint(cp)).action != "retry":
-                        raise
-                    turns -= 1
-                    continue
-                assert response is not None
-                if response.usage:
-                    usage = usage + response.usage
-                    s.usage = s.usage + response.usage
-                for r in response.repairs:
-                    yield Notice("info", f"repaired the model's output: {r.detail}", r.kind)
-                s.add(Message.assistant(response))
-                learned = s.adapt.note_dialects(s, response.tool_calls)
-                if learned:
-                    yield Notice("info", learned, "learned")
-                switched = s.adapt.note_emulation(s, response)
-                if switched:
-                    invalid_turns = 0  # the new style gets its own retries
-                    yield Notice("warning", switched, "fallback")
-
-                if not response.tool_calls:
-                    if s.adapt.unread_call and invalid_turns < s.profile.limits.validation_retries:
-                        invalid_turns += 1
-                        s.add(Message.user(UNREAD_CALL_PROMPT))
-                        continue
-                    text = response.text.strip()
-                    if not text and used_tools and not finalize_used:
-                        finalize_used = no_tools_next = True
-                        s.add(Message.user(FINALIZE_PROMPT))
-                        yield Notice("warning", "the model gave an empty answer; asking once for a final answer")
-                        continue
-                    if s.profile.tools.tool_use_mode == "enforced" and not used_tools and not nudged and visible:
-                        nudged = True
-                        s.add(Message.user(USE_TOOLS_PROMPT))
-                        continue
-                    if s.guard.message(text):
-                        stop, error = "stuck", "the model repeated the same message three times"
-                        break
-                    answer, stop = text, "answered"
-                    break
-
-                used_tools = True
-                results: list[ToolResult] = []
-                try:
-                    async for ev in self._handle_calls(response.tool_calls, results):
-                        tools_run += isinstance(ev, ToolStarted)
-                        yield ev
-                finally:
-                    if results:
-                        s.add(Message.results(results))
-                if s.submitted is not None:
-                    answer, stop = s.submitted, "submitted"
-                    s.submitted = None
-                    break
-                if all(_is_invalid(r) for r in results):
-                    invalid_turns += 1
-                    if invalid_turns > s.profile.limits.validation_retries:
-                        stop = "error"
-                        error = f"the model made invalid tool calls {invalid_turns} turns in a row"
-                        break
-                else:
-                    invalid_turns = 0
-        except _Stop as st:
-            stop, error = st.stop, st.error
+            while isinstance(step, RunAgain):
+                async for item in self._turn(st):
+                    if isinstance(item, (RunAgain, FinalAnswer, Stopped)):
+                        step = item
+                    else:
+                        yield item
+        except _Stop as stop:
+            step = stop.step
         except ProviderError as exc:
-            stop, error = "error", exc.message + (f" ({exc.hint})" if exc.hint else "")
+            step = Stopped(StopReason.ERROR, exc.message + (f" ({exc.hint})" if exc.hint else ""))
         except (asyncio.CancelledError, KeyboardInterrupt):
-            stop, error = "interrupted", "interrupted"
-            s.end(stop, error)
+            s.end(StopReason.INTERRUPTED, "interrupted")
             raise
+        answer, error = (step.text, None) if isinstance(step, FinalAnswer) else ("", step.error)
         done = Done(
-            stop, answer, turns, usage, tools_run, list(dict.fromkeys(s.files_changed[changed_before:])),
-            round(time.monotonic() - started, 3), error,
+            step.stop, answer, st.turns, st.usage, st.tools_run,
+            list(dict.fromkeys(s.files_changed[changed_before:])), round(time.monotonic() - started, 3), error,
         )
-        s.end(stop, error, answer)
+        s.end(step.stop, error, answer)
         yield done
 
+    # -- one turn ------------------------------------------------------------------------
+    async def _turn(self, st: _RunState) -> AsyncIterator[AgentEvent | Step]:
+        """One request and what follows from it; the last item is the Step."""
+        s = self.s
+        if st.turns >= s.profile.limits.max_turns:
+            yield Stopped(StopReason.MAX_TURNS, f"stopped after {st.turns} turns (limits.max_turns)")
+            return
+        st.turns += 1
+        folded = s.compact()
+        if folded:
+            yield Notice("warning", f"context window nearly full: folded {folded} older messages into a summary", "compact")
+        yield TurnStarted(st.turns, s.profile.model)
+        visible = [] if st.no_tools_next else s.visible_tools()
+        st.no_tools_next = False
+        response: ParsedResponse | None = None
+        async for ev in self._request(visible):
+            if isinstance(ev, ParsedResponse):
+                response = ev
+            else:
+                yield ev
+        if response is None:  # the user chose to retry a failed request: same turn again
+            st.turns -= 1
+            yield RunAgain()
+            return
+        async for ev in self._record(response, st):
+            yield ev
+        if not response.tool_calls:
+            async for item in self._after_text(response, st, bool(visible)):
+                yield item
+            return
+        st.used_tools = True
+        results: list[ToolResult] = []
+        try:
+            async for ev in self._handle_calls(response.tool_calls, results):
+                st.tools_run += isinstance(ev, ToolStarted)
+                yield ev
+        finally:
+            if results:
+                s.add(Message.results(results))
+        yield self._after_calls(results, st)
+
+    async def _request(self, visible: list[Tool]) -> AsyncIterator[Any]:
+        """The model's reply (last item), or nothing when a failed request is to be retried."""
+        s = self.s
+        try:
+            async for ev in self._complete(visible):
+                yield ev
+        except ProviderError as exc:
+            if not s.interactive:
+                raise
+            cp = Checkpoint(
+                CheckpointKind.FAILURE,
+                f"The model request failed after retries: {exc.message}" + (f" ({exc.hint})" if exc.hint else ""),
+                options=("retry", "abort"),
+            )
+            yield cp
+            if (await self._checkpoint(cp)).action != "retry":
+                raise
+
+    async def _record(self, response: ParsedResponse, st: _RunState) -> AsyncIterator[AgentEvent]:
+        """Add the reply to the history, count its usage, and learn from how it was written."""
+        s = self.s
+        if response.usage:
+            st.usage = st.usage + response.usage
+            s.usage = s.usage + response.usage
+        for r in response.repairs:
+            yield Notice("info", f"repaired the model's output: {r.detail}", r.kind)
+        s.add(Message.assistant(response))
+        learned = s.adapt.note_dialects(s, response.tool_calls)
+        if learned:
+            yield Notice("info", learned, "learned")
+        switched = s.adapt.note_emulation(s, response)
+        if switched:
+            st.invalid_turns = 0  # the new style gets its own retries
+            yield Notice("warning", switched, "fallback")
+
+    async def _after_text(self, response: ParsedResponse, st: _RunState, offered: bool) -> AsyncIterator[AgentEvent | Step]:
+        """A reply without calls: an answer, unless it needs one more nudge (the last item is the Step)."""
+        s = self.s
+        if s.adapt.unread_call and st.invalid_turns < s.profile.limits.validation_retries:
+            st.invalid_turns += 1
+            s.add(Message.user(UNREAD_CALL_PROMPT))
+            yield RunAgain()
+            return
+        text = response.text.strip()
+        if not text and st.used_tools and not st.finalize_used:
+            st.finalize_used = st.no_tools_next = True
+            s.add(Message.user(FINALIZE_PROMPT))
+            yield Notice("warning", "the model gave an empty answer; asking once for a final answer")
+            yield RunAgain()
+        elif s.profile.tools.tool_use_mode == "enforced" and not st.used_tools and not st.nudged and offered:
+            st.nudged = True
+            finish = next((t.name for t in s.visible_tools() if t.ends_run), None)
+            s.add(Message.user(USE_TOOLS_PROMPT + (FINISH_HINT.format(name=finish) if finish else "") + "."))
+            yield RunAgain()
+        elif s.guard.message(text):
+            yield Stopped(StopReason.STUCK, "the model repeated the same message three times")
+        else:
+            yield FinalAnswer(text)
+
+    def _after_calls(self, results: list[ToolResult], st: _RunState) -> Step:
+        """After the calls ran: the answer of a tool that ends the run, a stop, or another turn."""
+        s = self.s
+        if s.submitted is not None:
+            answer, s.submitted = s.submitted, None
+            return FinalAnswer(answer, StopReason.SUBMITTED)
+        if all(_is_invalid(r) for r in results):
+            st.invalid_turns += 1
+            if st.invalid_turns > s.profile.limits.validation_retries:
+                return Stopped(StopReason.ERROR, f"the model made invalid tool calls {st.invalid_turns} turns in a row")
+        else:
+            st.invalid_turns = 0
+        return RunAgain()
+
     # -- one model request -------------------------------------------------------------
-    async def _complete(self, visible: list) -> AsyncIterator[Any]:
+    async def _complete(self, visible: list[Tool]) -> AsyncIterator[Any]:
         """Yield the provider's events as they happen, then the ParsedResponse.
         A server that rejects native tools is retried once with prompt emulation."""
         s = self.s
@@ -222,7 +291,7 @@ class Agent:
                     error = ev
                 else:
                     yield ev
-            if error is None and tool is not None and tool.spec.read_only and call.name != "ask_user":
+            if error is None and tool is not None and tool.spec.read_only and not tool.spec.interactive:
                 batch.append(call)
                 continue
             async for ev in self._run_batch(batch, results):
@@ -305,7 +374,7 @@ class Agent:
                 yield ToolError.of(ErrorCode.MODEL_REFUSAL, "Stopped a repeated call.", decision.text)
                 return
             if decision.action not in ("retry", "yes"):
-                raise _Stop("stuck", f"stuck: the model kept repeating {call.name} with the same arguments")
+                raise _Stop(StopReason.STUCK, f"stuck: the model kept repeating {call.name} with the same arguments")
 
     async def _escalate(self, call: ToolCall, needed: Tier) -> AsyncIterator[Any]:
         s = self.s
@@ -321,13 +390,19 @@ class Agent:
         yield cp
         decision = await self.approver.decide(cp)
         if decision.action == "abort":
-            raise _Stop("aborted", "aborted at a checkpoint")
+            raise _Stop(StopReason.ABORTED, "aborted at a checkpoint")
         if decision.action in ("yes", "always"):
             s.set_tier(needed)
             yield Notice("info", f"tier raised to {needed.label}", "tier")
             yield True
         else:
             yield False
+
+    def _spec(self, call: ToolCall) -> Tool:
+        """The spec of a call that passed the precheck (so its tool exists)."""
+        tool = self.s.registry.get(call.name)
+        assert tool is not None
+        return tool.spec
 
     async def _checkpoint(self, cp: Checkpoint) -> Decision:
         decision = await self.approver.decide(cp)
@@ -339,11 +414,11 @@ class Agent:
         s = self.s
         tool = s.registry.get(call.name)
         assert tool is not None
-        if tool.spec.read_only:
+        if not tool.spec.needs_approval:
             return False, None
         if call.name in s.always:
             return False, None
-        verdict = s.judge_command(call) if call.name == "bash" else None
+        verdict = s.judge_command(call) if tool.spec.runs_commands else None
         if verdict is not None and verdict.decision == "deny":
             return False, verdict.reason
         if verdict is not None and verdict.decision == "allow":
@@ -358,13 +433,13 @@ class Agent:
         s = self.s
         tool = s.registry.get(call.name)
         assert tool is not None
-        if call.name == "ask_user":
-            question = str(call.arguments.get("question", ""))
+        if tool.spec.interactive:
+            question = s.preview(call)
             cp = Checkpoint(CheckpointKind.ASK_USER, question, call, options=("answer", "abort"))
             yield cp
             decision = await self._checkpoint(cp)
             if decision.action == "abort":
-                raise _Stop("aborted", "aborted at a checkpoint")
+                raise _Stop(StopReason.ABORTED, "aborted at a checkpoint")
             result = ToolResult(call.id, call.name, True, decision.text or "(no answer)")
             s.record_result(result)
             results.append(result)
@@ -387,7 +462,7 @@ class Agent:
             yield cp
             decision = await self._checkpoint(cp)
             if decision.action == "abort":
-                raise _Stop("aborted", "aborted at a checkpoint")
+                raise _Stop(StopReason.ABORTED, "aborted at a checkpoint")
             if decision.action == "always":
                 s.always.add(call.name)
             elif decision.action == "edit" and decision.arguments is not None:
@@ -412,19 +487,19 @@ class Agent:
         if not batch:
             return
         s = self.s
-        for sub in plan_batches(batch, lambda c: bool(s.registry.get(c.name) and s.registry.get(c.name).spec.read_only)):
+        for sub in plan_batches(batch, lambda c: self._spec(c).read_only):
             for call in sub:
                 yield ToolStarted(call)
             t0 = time.monotonic()
             outs = await asyncio.gather(*(s.execute(call) for call in sub))
             elapsed = (time.monotonic() - t0) * 1000
             for call, result in zip(sub, outs):
+                if self._spec(call).ends_run and result.ok:
+                    s.submitted = result.content
                 note = s.guard.after(call, result)
                 if note:
                     result.content = f"{result.content}\n\n{note}"
                     yield Notice("warning", f"repeat guard: identical {call.name} calls", "repeat")
-                if call.name == "submit" and result.ok:
-                    s.submitted = str(call.arguments.get("answer", result.content))
                 s.record_result(result)
                 results.append(result)
                 yield ToolFinished(call, result, elapsed)

@@ -10,8 +10,20 @@ import sys
 from typing import Any, Callable
 
 from agentcli.core.errors import AgentCliError, ConfigError, ProviderError, UsageError
+from agentcli.core.events import StopReason
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_STOPPED, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+
+# How a run ended -> the process exit code.
+EXIT_CODES: dict[StopReason, int] = {
+    StopReason.ANSWERED: EXIT_OK,
+    StopReason.SUBMITTED: EXIT_OK,
+    StopReason.ERROR: EXIT_FAILED,
+    StopReason.MAX_TURNS: EXIT_STOPPED,
+    StopReason.STUCK: EXIT_STOPPED,
+    StopReason.ABORTED: EXIT_STOPPED,
+    StopReason.INTERRUPTED: EXIT_INTERRUPTED,
+}
 
 # Checked in order; the first matching type decides the label (exit codes come from the class).
 _LABELS: list[tuple[type[BaseException], str]] = [

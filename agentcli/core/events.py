@@ -89,11 +89,26 @@ class Checkpoint:
     options: tuple[str, ...] = ()
 
 
+class StopReason(str, Enum):
+    """Why a run ended. A str enum, so `done.stop == "answered"` and JSON output read as before."""
+
+    ANSWERED = "answered"
+    SUBMITTED = "submitted"
+    ERROR = "error"
+    MAX_TURNS = "max_turns"
+    STUCK = "stuck"
+    ABORTED = "aborted"
+    INTERRUPTED = "interrupted"
+
+    def __str__(self) -> str:
+        return self.value
+
+
 @dataclass(slots=True)
 class Done:
     """The run ended. `stop` is a step value, never a magic sentence."""
 
-    stop: str  # answered | submitted | max_turns | stuck | aborted | error | interrupted
+    stop: StopReason
     answer: str = ""
     turns: int = 0
     usage: Usage = field(default_factory=Usage)

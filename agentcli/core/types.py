@@ -53,8 +53,12 @@ class Tool:
     description: str
     parameters: dict[str, Any] = field(default_factory=lambda: {"type": "object", "properties": {}})
     tier: Tier = Tier.CRAWL
-    read_only: bool = True  # one flag: drives auto-approval and parallel execution
-    requires_confirmation: bool = False
+    # Behaviour the loop reads instead of tool names, so a tool from outside can declare it too.
+    read_only: bool = True  # changes nothing: runs in parallel batches, never asks
+    needs_approval: bool = False  # asks before running unless an approval mode or rule covers it
+    runs_commands: bool = False  # its `command` argument is a shell command, judged by the shell rules
+    interactive: bool = False  # asks the user: the loop shows `preview` as the question, the reply is the result
+    ends_run: bool = False  # a successful call ends the run; its result is the final answer
     model_visible: bool = True
     namespace: str | None = None
 

@@ -11,8 +11,9 @@ request/stream loop every HTTP provider shares).
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any
+
+from agentcli.core.lazy import LazyTable
 
 if TYPE_CHECKING:
     from agentcli.config.schema import Profile
@@ -38,12 +39,13 @@ def _defaults() -> dict[str, tuple[str, str | None]]:
 DEFAULTS: dict[str, tuple[str, str | None]] = _defaults()
 
 
+_table: LazyTable[type[Provider]] = LazyTable(__name__, PROVIDERS)
+
+
 def provider_class(name: str) -> type[Provider]:
-    try:
-        module, attr = PROVIDERS[name].split(":")
-    except KeyError:
-        raise KeyError(f"unknown provider {name!r}; known: {', '.join(PROVIDERS)}") from None
-    return getattr(importlib.import_module(f"{__name__}.{module}"), attr)
+    if name not in _table:
+        raise KeyError(f"unknown provider {name!r}; known: {', '.join(PROVIDERS)}")
+    return _table.get(name)
 
 
 def create(profile: Profile, **kw: Any) -> Provider:

@@ -6,12 +6,12 @@ The profile's allow/deny lists apply to both questions in the same way.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Iterable
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from agentcli.core.errors import ErrorCode, ToolError
+from agentcli.core.lazy import LazyTable
 from agentcli.core.types import Tier, Tool
 
 if TYPE_CHECKING:
@@ -31,9 +31,8 @@ BUILTINS: dict[str, str] = {
 }
 
 
-def _load(ref: str) -> BuiltinTool:
-    module, attr = ref.split(":")
-    return getattr(importlib.import_module(f"agentcli.tools.builtin.{module}"), attr)
+_builtins: LazyTable[BuiltinTool] = LazyTable("agentcli.tools.builtin", BUILTINS)
+_load = _builtins.load
 
 
 class ToolRegistry:

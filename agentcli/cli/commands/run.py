@@ -67,7 +67,7 @@ def execute(
     interactive: bool = False, max_turns: int | None = None, model: str | None = None,
 ) -> int:
     from agentcli.agent.build import open_session
-    from agentcli.agent.loop import EXIT_CODES
+    from agentcli.cli.errors import EXIT_CODES
     from agentcli.ui.render import JsonRenderer, TerminalRenderer, make_console
 
     approver, mode = choose_approver(yes, approve)

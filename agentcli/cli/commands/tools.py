@@ -48,7 +48,7 @@ def _row(reg: Any, spec: Any, shown: set[str], tier: Tier, allow: list[str] | No
         "server": server,
         "tier": spec.tier.label,
         "read_only": spec.read_only,
-        "requires_confirmation": spec.requires_confirmation,
+        "needs_approval": spec.needs_approval,
         "visible": spec.name in shown,
         "state": "visible" if spec.name in shown else "hidden",
         "hidden_because": why,
@@ -87,7 +87,7 @@ def mcp_report(prof: Any, tier: Tier, allow: list[str] | None, deny: list[str]) 
         for item in st.tools:
             if item.spec is None:
                 tool_rows.append({"name": item.remote, "server": st.name, "tier": None, "read_only": None,
-                                  "requires_confirmation": None, "visible": False, "state": item.state,
+                                  "needs_approval": None, "visible": False, "state": item.state,
                                   "hidden_because": item.state, "description": ""})
                 continue
             row = _row(reg, item.spec, shown, tier, allow, deny, st.name)

@@ -7,7 +7,7 @@ in ../data/known_models.json instead. Modules are imported on first use.
 
 from __future__ import annotations
 
-import importlib
+from agentcli.core.lazy import LazyTable
 from typing import TYPE_CHECKING, Any, Callable
 
 if TYPE_CHECKING:
@@ -167,16 +167,8 @@ FINETUNE_MARKERS: frozenset[str] = frozenset({
     "merged", "abliterated", "uncensored",
 })
 
-_loaded: dict[str, FamilyRule] = {}
-
-
-def _load(target: str) -> FamilyRule:
-    fn = _loaded.get(target)
-    if fn is None:
-        module, attr = target.split(":")
-        fn = getattr(importlib.import_module(f"{__name__}.{module}"), attr)
-        _loaded[target] = fn
-    return fn
+_table: LazyTable[FamilyRule] = LazyTable(__name__, FAMILIES)
+_load = _table.load
 
 
 def rule_for(family: str) -> FamilyRule | None:

@@ -31,7 +31,12 @@ class AskUser(BuiltinTool):
         },
         tier=Tier.CRAWL,
         read_only=True,
+        interactive=True,
     )
+
+    def preview(self, args: dict[str, Any], ctx: ToolContext) -> str:
+        """The question itself: the loop shows it at the checkpoint (this tool is `interactive`)."""
+        return str(args.get("question", ""))
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> str:
         raise ToolFailure.of(ErrorCode.EXECUTION, "ask_user must be answered by the loop",

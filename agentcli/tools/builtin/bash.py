@@ -137,7 +137,8 @@ class Bash(BuiltinTool):
         },
         tier=Tier.RUN,
         read_only=False,
-        requires_confirmation=True,
+        needs_approval=True,
+        runs_commands=True,
     )
 
     def _cwd(self, args: dict[str, Any], ctx: ToolContext) -> str:

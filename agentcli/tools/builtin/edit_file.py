@@ -44,7 +44,7 @@ class EditFile(BuiltinTool):
         },
         tier=Tier.WALK,
         read_only=False,
-        requires_confirmation=True,
+        needs_approval=True,
     )
 
     def _plan(self, args: dict[str, Any], ctx: ToolContext) -> tuple[str, str, str, str]:

@@ -40,6 +40,7 @@ class Submit(BuiltinTool):
         },
         tier=Tier.CRAWL,
         read_only=True,
+        ends_run=True,
     )
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> str:

@@ -42,7 +42,7 @@ class WriteFile(BuiltinTool):
         },
         tier=Tier.WALK,
         read_only=False,
-        requires_confirmation=True,
+        needs_approval=True,
     )
 
     def _plan(self, args: dict[str, Any], ctx: ToolContext) -> tuple[str, bytes, bytes, bool]:

@@ -111,7 +111,7 @@ def to_listed(server: str, raw: dict[str, Any], cfg: McpServerConfig, taken: set
         parameters=schema,
         tier=tier,
         read_only=tier is Tier.CRAWL,
-        requires_confirmation=tier > Tier.CRAWL,
+        needs_approval=tier > Tier.CRAWL,
         namespace=server,
     )
     return Listed(server, remote, spec, "ok", source)

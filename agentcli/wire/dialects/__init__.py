@@ -7,7 +7,7 @@ imported on first use.
 
 from __future__ import annotations
 
-import importlib
+from agentcli.core.lazy import LazyTable
 
 from agentcli.wire.dialects._base import Dialect
 
@@ -60,17 +60,12 @@ SHORTHANDS: dict[str, str] = {
     "qwen_xml": "qwen3_coder",
 }
 
-_loaded: dict[str, Dialect] = {}
+_table: LazyTable[Dialect] = LazyTable(__name__, DIALECTS)
 
 
 def get(name: str) -> Dialect:
     """The dialect called `name` (KeyError if unknown)."""
-    d = _loaded.get(name)
-    if d is None:
-        module, attr = DIALECTS[name].split(":")
-        d = getattr(importlib.import_module(f"{__name__}.{module}"), attr)
-        _loaded[name] = d
-    return d
+    return _table.get(name)
 
 
 def names() -> list[str]:

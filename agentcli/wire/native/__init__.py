@@ -5,8 +5,7 @@ The table is the only registry; a provider names its API by key.
 
 from __future__ import annotations
 
-import importlib
-
+from agentcli.core.lazy import LazyTable
 from agentcli.wire.native._base import NativeApi
 
 APIS: dict[str, str] = {
@@ -17,16 +16,11 @@ APIS: dict[str, str] = {
     "gemini": "gemini:API",  # generateContent
 }
 
-_loaded: dict[str, NativeApi] = {}
+_table: LazyTable[NativeApi] = LazyTable(__name__, APIS)
 
 
 def get(name: str) -> NativeApi:
-    api = _loaded.get(name)
-    if api is None:
-        module, attr = APIS[name].split(":")
-        api = getattr(importlib.import_module(f"{__name__}.{module}"), attr)
-        _loaded[name] = api
-    return api
+    return _table.get(name)
 
 
 def names() -> list[str]:

@@ -34,7 +34,7 @@ def test_read_only_flag_matches_the_tier_design():
     reg = default_registry()
     for spec in reg.all():
         assert spec.read_only == (spec.name in CRAWL), spec.name
-        assert spec.requires_confirmation == (not spec.read_only), spec.name
+        assert spec.needs_approval == (not spec.read_only), spec.name
 
 
 def test_allow_and_deny_apply_to_sending_and_running():
