@@ -80,6 +80,7 @@ def open_session(
 
         raise ConfigError(str(exc), file=str(profile.source or ""), profile=profile.name, key="tools") from None
     registry = ToolRegistry()  # per session: tools a session adds (MCP, plugins) stay in it
+    from agentcli.tools.deferred import ToolCatalog
     from agentcli.tools.mcp.manager import manager_for
 
     mcp, mcp_warnings = manager_for(profile, ws)
