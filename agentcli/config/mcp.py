@@ -62,8 +62,9 @@ def resolve_servers(profile: Profile) -> tuple[dict[str, McpServerConfig], list[
         return {}, []
     untrusted = _untrusted_source(profile)
     if untrusted is not None:
-        return {}, [f"ignored the MCP servers of profile {profile.name!r}: it comes from the untrusted workspace "
-                    f"{untrusted}; run `agent trust` there if you trust it"]
+        note = (f"ignored the MCP servers of profile {profile.name!r}: it comes from the untrusted workspace "
+                f"{untrusted}; run `agent trust` there if you trust it")
+        return {}, [note]
     servers: dict[str, McpServerConfig] = {}
     if profile.mcp:
         shared = shared_servers()

@@ -24,7 +24,7 @@ DEFAULT_RESULTS = 5
 MAX_RESULTS = 20
 MAX_ENABLED = 40  # found tools kept on offer; the oldest fall back to deferred (still searchable)
 _WORD = re.compile(r"[a-z0-9]+")
-_STOP = frozenset("a an the to of in on for and or with from by is are be this that it as at tool tools".split())
+_STOP = frozenset(["a", "an", "the", "to", "of", "in", "on", "for", "and", "or", "with", "from", "by", "is", "are", "be", "this", "that", "it", "as", "at", "tool", "tools"])
 
 
 def _words(text: str) -> set[str]:

@@ -11,11 +11,18 @@ import signal
 import subprocess
 
 import pytest
+from mcp_helpers import (
+    WIRE_FORMS,
+    child_pids,
+    fixture_command,
+    profile,
+    run_goal,
+    scripted,
+    server_command,
+)
 
-from agentcli.core.events import Checkpoint, CheckpointKind, ToolFinished
 from agentcli.core.errors import ErrorCode
-
-from mcp_helpers import WIRE_FORMS, child_pids, fixture_command, profile, run_goal, scripted, server_command
+from agentcli.core.events import Checkpoint, CheckpointKind, ToolFinished
 
 
 def _session(prof, ws, provider, tier="crawl"):
@@ -73,11 +80,13 @@ async def test_read_only_git_tool_runs_at_crawl_and_a_write_is_refused(workspace
     prof = profile({"git": {"command": server_command("mcp-server-git")}}, tools={"max_tier": "crawl"})
     session = _session(prof, workspace, scripted(model))
     events, done = await run_goal(session, "show the git log")
+    assert done.stop == "answered"
     log, commit = _results(events)
     assert log.ok and "first commit here" in log.content
     assert not commit.ok and commit.error.code is ErrorCode.PERMISSION and "walk" in commit.content
     assert not any(isinstance(e, Checkpoint) for e in events)  # crawl tools never ask
-    count = subprocess.run(["git", "-C", str(repo), "rev-list", "--count", "HEAD"], capture_output=True, text=True)
+    count = subprocess.run(["git", "-C", str(repo), "rev-list", "--count", "HEAD"],  # noqa: ASYNC221
+                           capture_output=True, text=True, check=True)
     assert count.stdout.strip() == "1"
 
 
@@ -177,11 +186,11 @@ async def test_a_server_failing_again_right_after_its_restart_is_given_up(worksp
 
 
 async def test_model_switch_to_another_provider_keeps_the_mcp_calls_in_history(workspace):
+    from e2e_helpers import KEY_ENV
+
     from agentcli.agent.switch import apply_profile
     from agentcli.config.schema import Profile
     from agentcli.testing import AnthropicServer, anthropic_body
-
-    from e2e_helpers import KEY_ENV
 
     def model(v):
         if not v.results:
@@ -256,7 +265,7 @@ def test_agent_run_uses_a_shared_server_from_config_toml(tmp_path, workspace):
         {"text": "Done."}]}
     _write(tmp_path / "script.json", json.dumps(turns))
     prof = _write(tmp_path / "p.toml", '[profiles.p]\nprovider = "scripted"\nmodel = "scripted-model"\n'
-                  f'script = "script.json"\nmcp = ["time"]\n[profiles.p.capabilities]\nnative_tools = true\n')
+                  'script = "script.json"\nmcp = ["time"]\n[profiles.p.capabilities]\nnative_tools = true\n')
     res = run_agent("run", "time in Tokyo", "-p", str(prof), "-w", str(workspace), "--json", "--tier", "crawl")
     assert res.exit_code == 0, res.output
     events = [json.loads(line) for line in res.output.splitlines() if line.startswith("{")]

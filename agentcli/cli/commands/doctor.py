@@ -39,7 +39,7 @@ async def _endpoint_checks(provider: Any, model: str) -> list[Check]:
         return [Check("endpoint", False, f"{provider.url}: {exc.message}", exc.hint)]
     checks.append(Check("endpoint", True, f"{provider.url} answers ({len(models)} models)"))
     prefix = f"{provider.name}/"
-    bare = model[len(prefix):] if model.startswith(prefix) else model
+    bare = model.removeprefix(prefix)
     found = bare in models or f"{bare}:latest" in models or any(m.split("/")[-1] == bare for m in models)
     checks.append(
         Check("model", found, f"{model} {'is' if found else 'is not'} served there",
@@ -114,12 +114,11 @@ def _mcp_section(profile: Any) -> tuple[list[Check], list[dict[str, Any]]]:
 
 
 def gather(profile: Any, *, offline: bool, probe: bool = False, forget: bool = False) -> dict[str, Any]:
+    from agentcli.core.errors import ProviderError, ProviderErrorCode
     from agentcli.models import LearnedStore, parse_model_id, resolve_capability
     from agentcli.models.capability import UNKNOWN_MODEL_WARNING, is_unknown
     from agentcli.providers import create
     from agentcli.wire import negotiate
-
-    from agentcli.core.errors import ProviderError, ProviderErrorCode
 
     key_missing = None
     try:
