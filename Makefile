@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test bench fuzz lint clean
+.PHONY: install demo test bench fuzz lint clean mcp-npm
 
 install: $(STAMP)
 
@@ -19,6 +19,17 @@ demo: install
 
 test: install
 	$(BIN)/python -m pytest -n 2 tests
+
+# The reference MCP servers from npm that tests/real/test_mcp_*.py start (node is required).
+MCP_NPM := $(VENV)/mcp-npm
+mcp-npm: $(MCP_NPM)/.installed
+
+$(MCP_NPM)/.installed:
+	npm install --prefix $(MCP_NPM) --no-audit --no-fund --silent \
+		@modelcontextprotocol/server-everything @modelcontextprotocol/server-filesystem
+	@touch $@
+
+test-real: mcp-npm
 
 bench: install
 	$(BIN)/python benchmarks/run.py

@@ -104,3 +104,27 @@ def child_pids(marker: str) -> list[int]:
         if ppid == me and marker in cmd:
             out.append(int(entry))
     return out
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wait_for_port(port: int, proc: Any, limit_s: float = 30.0) -> None:
+    """Block until something accepts on 127.0.0.1:port (or the process died)."""
+    import socket
+    import time
+
+    deadline = time.monotonic() + limit_s
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"the server exited with {proc.returncode} before listening")
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.1)
+    raise RuntimeError(f"nothing listens on port {port}")

@@ -304,3 +304,34 @@ def test_doctor_and_tools_list_each_servers_tools_or_its_error(tmp_path, workspa
     assert rows["git_reset"]["state"] == "disabled"
     assert rows["read_file"]["server"] is None
     assert any(s["name"] == "gone" and s["state"] == "failed" for s in doc["mcp_servers"])
+
+
+@pytest.fixture
+def http_server():
+    from mcp_helpers import FIXTURE_SERVER, free_port, wait_for_port
+
+    port = free_port()
+    script = FIXTURE_SERVER.parent / "http_server.py"
+    proc = subprocess.Popen([os.sys.executable, str(script), str(port)], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    try:
+        wait_for_port(port, proc)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        proc.kill()
+        proc.wait(timeout=10)
+
+
+@pytest.mark.parametrize("form", ["native", "hermes"])
+async def test_streamable_http_server(workspace, http_server, form):
+    def model(v):
+        if not v.results:
+            assert "web_add" in v.tool_names and "web_shout" not in v.tool_names  # run tier: hidden at crawl
+            return v.calls(("web_add", {"a": 2, "b": 40}), ("web_shout", {"text": "hi"}))
+        return v.answer(f"The sum is {v.results[0].content}.")
+
+    prof = profile({"web": {"url": http_server}}, form)
+    events, done = await run_goal(_session(prof, workspace, scripted(model), tier="crawl"), "add 2 and 40", Recorder("no"))
+    added, shouted = _results(events)
+    assert added.ok and added.content.strip() == "42" and done.answer == "The sum is 42."
+    assert not shouted.ok and shouted.error.code is ErrorCode.PERMISSION  # unannotated: run tier, escalation refused
