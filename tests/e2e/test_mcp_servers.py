@@ -335,3 +335,30 @@ async def test_streamable_http_server(workspace, http_server, form):
     added, shouted = _results(events)
     assert added.ok and added.content.strip() == "42" and done.answer == "The sum is 42."
     assert not shouted.ok and shouted.error.code is ErrorCode.PERMISSION  # unannotated: run tier, escalation refused
+
+
+async def test_real_schemas_go_through_every_native_adapter_and_argument_validation(workspace):
+    from agentcli.agent.validate import validate_arguments
+    from agentcli.tools.mcp.manager import McpManager
+    from agentcli.tools.registry import ToolRegistry
+    from agentcli.wire import native
+    from agentcli.wire.names import SAFE_NAME
+
+    manager = McpManager(profile({"git": {"command": server_command("mcp-server-git")},
+                                  "fx": {"command": fixture_command()}}).mcp_servers, workspace)
+    registry = ToolRegistry()
+    try:
+        assert await manager.start(registry) == []
+    finally:
+        await manager.aclose()
+    specs = [t for t in registry.all() if t.namespace]
+    assert len(specs) > 15
+    for api in ("openai", "anthropic", "gemini", "ollama"):  # the APIs that take tool definitions
+        for strict in (False, True):
+            rendered = json.dumps(native.get(api).render_tools(specs, strict=strict))
+            assert "git_log" in rendered and "$schema" not in rendered
+    assert all(SAFE_NAME.match(t.name) for t in specs)
+    log = registry.get("git_log").spec
+    bad = validate_arguments(log, {"repo_path": "/x", "max_count": "ten"})
+    assert bad is not None and bad.code is ErrorCode.VALIDATION and "max_count" in bad.message
+    assert validate_arguments(log, {"repo_path": "/x", "max_count": 3}) is None
