@@ -12,6 +12,7 @@ from typing import Any
 
 from agentcli.core.types import Message, Role, Tool, ToolResult
 
+TEST_STARTUP_S = 180
 FIXTURE_SERVER = Path(__file__).resolve().parents[1] / "fixtures" / "mcp" / "fixture_server.py"
 # tool_format -> what makes the plan use it (the scripted model id is unknown: capabilities say native)
 WIRE_FORMS: dict[str, dict[str, Any]] = {
@@ -36,6 +37,8 @@ def fixture_command(*args: str) -> list[str]:
 def profile(servers: dict[str, dict[str, Any]], form: str = "native", **extra: Any) -> Any:
     from agentcli.config.schema import Profile
 
+    # A loaded test machine can take many seconds to import a Python server: time is not under test here.
+    servers = {name: {"startup_timeout": TEST_STARTUP_S, **table} for name, table in servers.items()}
     table: dict[str, Any] = {"name": "mcp", "provider": "scripted", "model": "scripted-model",
                              "mcp_servers": servers, **WIRE_FORMS[form]}
     for key, value in extra.items():

@@ -186,34 +186,33 @@ async def test_a_server_failing_again_right_after_its_restart_is_given_up(worksp
 
 
 async def test_model_switch_to_another_provider_keeps_the_mcp_calls_in_history(workspace):
-    from e2e_helpers import KEY_ENV
-
     from agentcli.agent.switch import apply_profile
     from agentcli.config.schema import Profile
     from agentcli.testing import AnthropicServer, anthropic_body
 
+    from e2e_helpers import KEY_ENV
+
     def model(v):
         if not v.results:
-            return v.calls(("time_get_current_time", {"timezone": "UTC"}))
-        return v.answer("It is " + json.loads(v.results[0].content)["datetime"])
+            return v.calls(("fx_echo", {"text": "kept across providers"}))
+        return v.answer("It said " + v.results[0].content)
 
-    prof = profile({"time": {"command": server_command("mcp-server-time")}})
-    session = _session(prof, workspace, scripted(model))
-    _, done = await run_goal(session, "what time is it?")
+    session = _session(profile({"fx": {"command": fixture_command()}}), workspace, scripted(model))
+    _, done = await run_goal(session, "echo something")
     assert done.stop == "answered"
     with AnthropicServer() as srv:
         srv.queue(anthropic_body("Noted."))
         apply_profile(session, Profile(name="c", provider="anthropic", model="claude-sonnet-4-5", url=srv.url,
                                        api_key_env=KEY_ENV, stream=False))
-        _, done2 = await run_goal(session, "thanks")
+        _, done2 = await run_goal(session, "thanks")  # the server starts again on this run's first call
         body = srv.chat_requests()[0].body
     assert done2.stop == "answered"
     blocks = [b for m in body["messages"] if isinstance(m["content"], list) for b in m["content"]]
     use = next(b for b in blocks if b["type"] == "tool_use")
     res = next(b for b in blocks if b["type"] == "tool_result")
-    assert use["name"] == "time_get_current_time" and use["input"] == {"timezone": "UTC"}
-    assert res["tool_use_id"] == use["id"] and "datetime" in json.dumps(res["content"])
-    assert "time_get_current_time" in {t["name"] for t in body.get("tools", [])}
+    assert use["name"] == "fx_echo" and use["input"] == {"text": "kept across providers"}
+    assert res["tool_use_id"] == use["id"] and "kept across providers" in json.dumps(res["content"])
+    assert "fx_echo" in {t["name"] for t in body.get("tools", [])}
 
 
 @pytest.mark.parametrize("form", list(WIRE_FORMS))
@@ -256,7 +255,7 @@ def test_agent_run_uses_a_shared_server_from_config_toml(tmp_path, workspace):
     os.environ["XDG_CONFIG_HOME"] = str(cfg)  # restored by the suite's autouse fixture
     time_cmd = json.dumps(server_command("mcp-server-time"))
     _write(cfg.joinpath("agentcli").mkdir(parents=True) or cfg / "agentcli" / "config.toml",
-           f"[mcp_servers.time]\ncommand = {time_cmd}\n")
+           f"[mcp_servers.time]\ncommand = {time_cmd}\nstartup_timeout = 180\n")
     turns = {"api": "openai", "turns": [
         {"openai": {"choices": [{"message": {"role": "assistant", "content": None, "tool_calls": [
             {"id": "c1", "type": "function", "function": {"name": "time_get_current_time",
@@ -276,34 +275,44 @@ def test_agent_run_uses_a_shared_server_from_config_toml(tmp_path, workspace):
 def test_doctor_and_tools_list_each_servers_tools_or_its_error(tmp_path, workspace):
     from e2e_helpers import run_agent
 
-    prof = _write(tmp_path / "p.toml", "\n".join([
-        '[profiles.p]', 'provider = "scripted"', 'model = "scripted-model"', 'script = "s.json"',
-        '[profiles.p.mcp_servers.time]', f'command = {json.dumps(server_command("mcp-server-time"))}',
-        '[profiles.p.mcp_servers.git]', f'command = {json.dumps(server_command("mcp-server-git"))}',
-        'disabled_tools = ["git_reset"]',
-        '[profiles.p.mcp_servers.git.tools.git_commit]', 'tier = "run"',
-        '[profiles.p.mcp_servers.gone]', 'command = ["no-such-mcp-server-anywhere"]', ""]))
+    def write_profile(name, servers):
+        lines = [f'[profiles.{name}]', 'provider = "scripted"', 'model = "scripted-model"', 'script = "s.json"']
+        for server, table in servers.items():
+            lines.append(f'[profiles.{name}.mcp_servers.{server}]')
+            lines += [f"{k} = {json.dumps(v)}" for k, v in {"startup_timeout": 180, **table}.items() if k != "tools"]
+            for tool, override in table.get("tools", {}).items():
+                lines += [f'[profiles.{name}.mcp_servers.{server}.tools.{tool}]', f'tier = "{override}"']
+        return _write(tmp_path / f"{name}.toml", "\n".join(lines) + "\n")
+
     _write(tmp_path / "s.json", '{"turns": []}')
-    res = run_agent("doctor", "-p", str(prof), "--json")
+    fx = {"command": fixture_command(), "disabled_tools": ["wipe"], "tools": {"note": "run"}}
+    doctor = write_profile("d", {"git": {"command": server_command("mcp-server-git")}, "fx": fx,
+                                 "gone": {"command": ["no-such-mcp-server-anywhere"]}})
+    res = run_agent("doctor", "-p", str(doctor), "--json")
     assert res.exit_code == 1  # one server does not start
     report = json.loads(res.output)
     servers = {s["name"]: s for s in report["mcp_servers"]}
-    assert {"time_get_current_time", "time_convert_time"} == {t["name"] for t in servers["time"]["tools"]}
     git_tools = {t["name"]: t for t in servers["git"]["tools"]}
-    assert "git_status" in git_tools and "git_reset" not in git_tools
     assert git_tools["git_status"]["tier"] == "crawl" and git_tools["git_add"]["tier"] == "walk"
-    assert git_tools["git_commit"]["tier"] == "run" and git_tools["git_commit"]["tier_from"] == "tool override"
+    assert git_tools["git_reset"]["tier"] == "run" and git_tools["git_status"]["tier_from"] == "annotations"
+    fx_tools = {t["name"]: t for t in servers["fx"]["tools"]}
+    assert "fx_wipe" not in fx_tools and fx_tools["fx_note"]["tier_from"] == "tool override"
     assert not servers["gone"]["ok"] and "no such program" in servers["gone"]["error"] and servers["gone"]["hint"]
+    check = next(c for c in report["checks"] if c["name"] == "mcp git")
+    assert check["ok"] and "git_status (crawl)" in check["detail"]
 
-    res = run_agent("tools", "-p", str(prof), "--tier", "walk", "--json")
+    tools = write_profile("t", {"fx": fx, "gone": {"command": ["no-such-mcp-server-anywhere"]}})
+    res = run_agent("tools", "-p", str(tools), "--tier", "walk", "--json")
     assert res.exit_code == 0, res.output
     doc = json.loads(res.output)
     rows = {r["name"]: r for r in doc["tools"]}
-    assert rows["git_status"]["server"] == "git" and rows["git_status"]["state"] == "visible"
-    assert rows["git_commit"]["state"] == "hidden" and "needs tier run" in rows["git_commit"]["hidden_because"]
-    assert rows["git_reset"]["state"] == "disabled"
+    assert rows["fx_echo"]["server"] == "fx" and rows["fx_echo"]["state"] == "visible"
+    assert rows["fx_note"]["state"] == "hidden" and "needs tier run" in rows["fx_note"]["hidden_because"]
+    assert rows["wipe"]["state"] == "disabled" and rows["bad.schema/tool"]["state"].startswith("error")
     assert rows["read_file"]["server"] is None
     assert any(s["name"] == "gone" and s["state"] == "failed" for s in doc["mcp_servers"])
+    text = run_agent("tools", "-p", str(tools)).output
+    assert "fx_echo" in text and "no such program" in text
 
 
 @pytest.fixture

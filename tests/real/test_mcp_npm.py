@@ -156,7 +156,9 @@ def test_doctor_lists_the_npm_servers_tools(tmp_path, ws, monkeypatch):
     p.write_text("\n".join([
         '[profiles.p]', 'provider = "scripted"', 'model = "scripted-model"', 'script = "s.json"',
         '[profiles.p.mcp_servers.ev]', f'command = {json.dumps([_bin("mcp-server-everything")])}',
-        '[profiles.p.mcp_servers.fs]', f'command = {json.dumps([_bin("mcp-server-filesystem"), str(ws)])}', ""]))
+        'startup_timeout = 180',
+        '[profiles.p.mcp_servers.fs]', f'command = {json.dumps([_bin("mcp-server-filesystem"), str(ws)])}',
+        'startup_timeout = 180', ""]))
     (tmp_path / "s.json").write_text('{"turns": []}')
     monkeypatch.chdir(ws)
     res = CliRunner().invoke(app, ["doctor", "-p", str(p), "--json"], catch_exceptions=False)
