@@ -54,11 +54,11 @@ def switch(session: Session, ref: str, *, transport: Any = None) -> SwitchReport
         new_profile = session.profile.model_copy(deep=True)
         new_profile.model = model
         if provider_name and provider_name != session.profile.provider:
-            from agentcli.config import provider_defaults
+            from agentcli.config.providers import default_api_key_env
 
             new_profile.provider = provider_name
             new_profile.url = None
-            new_profile.api_key_env = provider_defaults[provider_name].get("api_key_env")
+            new_profile.api_key_env = default_api_key_env(provider_name)
             new_profile.name = f"{session.profile.name}+{provider_name}"
     return apply_profile(session, new_profile, transport=transport)
 

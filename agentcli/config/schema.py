@@ -7,11 +7,12 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic_core import PydanticCustomError
 
 from agentcli.config.mcp_schema import McpServerConfig, check_server_names
-from agentcli.config.providers import default_api_key_env, default_url
+from agentcli.config.providers import PROVIDERS, default_api_key_env, default_url
 
-ProviderName = Literal["openai", "anthropic", "ollama", "gemini", "openrouter", "scripted"]
+ProviderName = str  # a key of agentcli.config.providers.PROVIDERS, checked by Profile
 TierName = Literal["crawl", "walk", "run"]
 FormatName = str  # "auto", "native", a native API name or a dialect name; checked by the negotiator
 
@@ -107,6 +108,14 @@ class Profile(_Strict):
 
     # Set by the loader, not by the file.
     source: Path | None = Field(default=None, exclude=True)
+
+    @field_validator("provider")
+    @classmethod
+    def _known_provider(cls, v: str) -> str:
+        if v not in PROVIDERS:
+            expected = ", ".join(repr(n) for n in PROVIDERS)
+            raise PydanticCustomError("literal_error", "Input should be one of {expected}", {"expected": expected})
+        return v
 
     @field_validator("api_key_env")
     @classmethod

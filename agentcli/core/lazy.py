@@ -15,7 +15,10 @@ T = TypeVar("T")
 
 
 class LazyTable(Generic[T]):
-    """`refs` maps names to "module:attr" (module relative to `package`); `get` imports once and caches."""
+    """`refs` maps names to "module:attr"; `get` imports once and caches.
+
+    A module without a dot is relative to `package`; a dotted one is absolute, so a row can
+    point outside the package (a plugin, a test's throwaway implementation)."""
 
     def __init__(self, package: str, refs: Mapping[str, str]) -> None:
         self.package = package
@@ -27,7 +30,8 @@ class LazyTable(Generic[T]):
         obj = self._loaded.get(ref)
         if obj is None:
             module, attr = ref.split(":")
-            obj = self._loaded[ref] = getattr(importlib.import_module(f"{self.package}.{module}"), attr)
+            path = module if "." in module else f"{self.package}.{module}"
+            obj = self._loaded[ref] = getattr(importlib.import_module(path), attr)
         return obj
 
     def get(self, name: str) -> T:

@@ -13,39 +13,28 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from agentcli.config.providers import PROVIDERS as _ENTRIES
 from agentcli.core.lazy import LazyTable
 
 if TYPE_CHECKING:
     from agentcli.config.schema import Profile
     from agentcli.providers.base import Provider
 
-PROVIDERS: dict[str, str] = {
-    "openai": "openai:OpenAIProvider",
-    "openrouter": "openrouter:OpenRouterProvider",
-    "anthropic": "anthropic:AnthropicProvider",
-    "ollama": "ollama:OllamaProvider",
-    "gemini": "gemini:GeminiProvider",
-    "scripted": "scripted:ScriptedProvider",
+# name -> "module:Class", from the one provider table in agentcli.config.providers.
+PROVIDERS: dict[str, str] = {name: entry.impl for name, entry in _ENTRIES.items()}
+# name -> (default base URL, default key variable)
+DEFAULTS: dict[str, tuple[str, str | None]] = {
+    name: (entry.url or f"{name}://", entry.api_key_env) for name, entry in _ENTRIES.items()
 }
-
-
-def _defaults() -> dict[str, tuple[str, str | None]]:
-    """(base URL, key variable) per provider, from the config layer's one table."""
-    from agentcli.config.providers import provider_defaults
-
-    return {name: (d["url"] or f"{name}://", d["api_key_env"]) for name, d in provider_defaults.items()}
-
-
-DEFAULTS: dict[str, tuple[str, str | None]] = _defaults()
-
-
 _table: LazyTable[type[Provider]] = LazyTable(__name__, PROVIDERS)
 
 
 def provider_class(name: str) -> type[Provider]:
-    if name not in _table:
-        raise KeyError(f"unknown provider {name!r}; known: {', '.join(PROVIDERS)}")
-    return _table.get(name)
+    """The class of provider `name`, read from the table at call time (a row added later counts)."""
+    entry = _ENTRIES.get(name)
+    if entry is None:
+        raise KeyError(f"unknown provider {name!r}; known: {', '.join(_ENTRIES)}")
+    return _table.load(entry.impl)
 
 
 def create(profile: Profile, **kw: Any) -> Provider:
@@ -54,4 +43,4 @@ def create(profile: Profile, **kw: Any) -> Provider:
 
 
 def names() -> list[str]:
-    return list(PROVIDERS)
+    return list(_ENTRIES)

@@ -19,7 +19,7 @@ import httpx
 from agentcli import __version__
 
 from agentcli.core.errors import ProviderError, ProviderErrorCode as Code
-from agentcli.providers import DEFAULTS
+from agentcli.config.providers import default_api_key_env, default_url as default_base_url
 from agentcli.providers._http import (
     RetryPolicy,
     Sleep,
@@ -62,7 +62,7 @@ def _body_bytes(body: Any) -> int:
 
 def resolve_key(profile: Profile, provider: str, url: str, api_key: str | None) -> tuple[str | None, str | None]:
     """(key, variable name). A key is required when the profile names a variable or the URL is the hosted default."""
-    default_url, default_env = DEFAULTS.get(provider, ("", None))
+    default_url, default_env = default_base_url(provider) or "", default_api_key_env(provider)
     if profile.api_key_env == "":  # the profile says: send no key (a local server)
         return api_key, None
     env = profile.api_key_env or default_env
@@ -105,7 +105,7 @@ class Provider:
         sleep: Sleep | None = None,
     ) -> None:
         self.profile = profile
-        self.url = (profile.url or DEFAULTS.get(self.name, ("", None))[0]).rstrip("/")
+        self.url = (profile.url or default_base_url(self.name) or "").rstrip("/")
         self._key, self.key_env = resolve_key(profile, self.name, self.url, api_key)
         self._transport = transport
         self._client: httpx.AsyncClient | None = None

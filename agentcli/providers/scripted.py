@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
+from agentcli.config.providers import api_kinds
 from agentcli.core.errors import ConfigError, ProviderError, ProviderErrorCode as Code
 from agentcli.providers._http import error_from_status, hint_for, run_with_retries
 from agentcli.providers.base import Provider, _Attempt
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
 Turn = dict[str, Any]
 TurnFn = Callable[[list["Message"], list["Tool"], "WirePlan"], Turn]
 
-API_KINDS = ("openai", "anthropic", "ollama", "gemini")
+API_KINDS = api_kinds()  # every API shape some provider speaks
 TURN_KINDS = (*API_KINDS, "text", "fault")
 FAULTS = ("reset", "cut")  # string faults; a dict fault is an HTTP error
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from agentcli.config import load_profile, provider_defaults, shipped_dir
-from agentcli.config.schema import Profile, ProviderName
+from agentcli.config.schema import Profile
 
 REPO_PROFILES = Path(__file__).resolve().parents[3] / "profiles"
 SHIPPED = sorted(p.name for p in shipped_dir().glob("*.toml"))
@@ -58,7 +58,10 @@ def test_expected_models():
 
 
 def test_provider_defaults_cover_every_provider():
-    assert set(provider_defaults) == set(typing.get_args(ProviderName))
+    from agentcli.config.providers import PROVIDERS
+    from agentcli.providers import names
+
+    assert set(provider_defaults) == set(PROVIDERS) == set(names())
     assert provider_defaults["openai"] == {"url": "https://api.openai.com/v1", "api_key_env": "OPENAI_API_KEY"}
     assert provider_defaults["ollama"]["api_key_env"] is None
     assert provider_defaults["scripted"]["url"] is None
