@@ -371,3 +371,30 @@ async def test_real_schemas_go_through_every_native_adapter_and_argument_validat
     bad = validate_arguments(log, {"repo_path": "/x", "max_count": "ten"})
     assert bad is not None and bad.code is ErrorCode.VALIDATION and "max_count" in bad.message
     assert validate_arguments(log, {"repo_path": "/x", "max_count": 3}) is None
+
+
+async def test_chat_slash_tools_shows_mcp_tools_and_servers_not_running(workspace):
+    import io
+
+    from rich.console import Console
+
+    from agentcli.ui.slash import Repl, dispatch
+
+    prof = profile({"fx": {"command": fixture_command()}, "gone": {"command": ["no-such-mcp-server-anywhere"]}})
+    session = _session(prof, workspace, scripted(lambda v: v.answer("hi")))
+    out = io.StringIO()
+    repl = Repl(session, Console(file=out, width=160, no_color=True))
+    dispatch(repl, "/tools")
+    before = out.getvalue()
+    assert "MCP server fx: not started" in before and "fx_echo" not in before  # lazy: nothing started yet
+    warnings = await session.open_tool_sources()
+    try:
+        assert len(warnings) == 1 and "'gone'" in warnings[0]
+        out.truncate(0)
+        dispatch(repl, "/tools")
+        after = out.getvalue()
+    finally:
+        await session.close_tool_sources()
+    assert "fx_echo" in after and "MCP server gone: failed" in after and "MCP server fx" not in after
+    row = next(line for line in after.splitlines() if "fx_wipe" in line)
+    assert "fx" in row.split() and "run" in row.split()

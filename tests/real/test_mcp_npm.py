@@ -167,3 +167,21 @@ def test_doctor_lists_the_npm_servers_tools(tmp_path, ws, monkeypatch):
     assert res.exit_code == 0 and servers["ev"]["ok"] and servers["fs"]["ok"]
     fs = {t["name"]: t["tier"] for t in servers["fs"]["tools"]}
     assert fs["fs_read_text_file"] == "crawl" and fs["fs_create_directory"] == "walk" and fs["fs_write_file"] == "run"
+
+
+@pytest.mark.parametrize("max_tier", ["crawl", "run"])
+async def test_everything_server_run_tier_tool_stops_at_approval_or_is_refused(ws, max_tier):
+    """gzip-file-as-resource is open-world (it fetches a URL), so it needs the run tier: from a walk
+    session it stops at a checkpoint to raise the tier; under a crawl cap it is refused unasked."""
+    def model(v):
+        if not v.results:
+            return v.calls(("ev_gzip-file-as-resource", {"name": "x.gz", "data": "data:text/plain,hello"}))
+        return v.answer("done")
+
+    prof = profile({"ev": {"command": [_bin("mcp-server-everything")]}}, tools={"max_tier": max_tier})
+    approver = Approver("no")
+    tier = "crawl" if max_tier == "crawl" else "walk"
+    events, done = await run_goal(_session(prof, ws, scripted(model), tier=tier), "compress it", approver)
+    (result,) = _results(events)
+    assert not result.ok and result.error.code is ErrorCode.PERMISSION and done.stop == "answered"
+    assert approver.seen == ([] if max_tier == "crawl" else [CheckpointKind.TIER_ESCALATION])
