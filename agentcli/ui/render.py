@@ -130,7 +130,10 @@ class TerminalRenderer:
             self._newline()
             style = {"warning": "yellow", "error": "red"}.get(event.level, "dim")
             mark = {"warning": "!", "error": "✗"}.get(event.level, "·")
-            self.err.print(f"[{style}]{mark} {visible(redact(event.message))}[/]", markup=True)
+            from rich.text import Text
+
+            # Notices quote servers (an MCP server's stderr, an error body): text, never markup.
+            self.err.print(Text(f"{mark} {visible(redact(event.message))}", style=style))
         elif isinstance(event, Checkpoint):
             self._newline()
             self._stop_status()

@@ -398,3 +398,18 @@ async def test_chat_slash_tools_shows_mcp_tools_and_servers_not_running(workspac
     assert "fx_echo" in after and "MCP server gone: failed" in after and "MCP server fx" not in after
     row = next(line for line in after.splitlines() if "fx_wipe" in line)
     assert "fx" in row.split() and "run" in row.split()
+
+
+def test_a_server_failure_notice_is_shown_as_text_not_markup(tmp_path, workspace):
+    from e2e_helpers import run_agent
+
+    script = tmp_path / "bad_server.py"
+    script.write_text("import sys\nsys.stderr.write('[bold red]pwned[/] [link=http://x]click[/link]\\n')\nsys.exit(1)\n")
+    _write(tmp_path / "s.json", json.dumps({"turns": [{"text": "fine without it"}]}))
+    prof = _write(tmp_path / "p.toml", '[profiles.p]\nprovider = "scripted"\nmodel = "scripted-model"\n'
+                  'script = "s.json"\n[profiles.p.mcp_servers.bad]\n'
+                  f'command = {json.dumps([os.sys.executable, str(script)])}\n')
+    res = run_agent("run", "hello", "-p", str(prof), "-w", str(workspace))
+    assert res.exit_code == 0, res.output
+    assert "MCP server 'bad' is unavailable" in res.output
+    assert "[bold red]pwned[/]" in res.output  # the server's words, printed as they are
