@@ -54,6 +54,7 @@ class Connection:
         self.name, self.cfg, self.workspace = name, cfg, workspace
         self.session: Any = None
         self.tools: list[dict[str, Any]] = []  # as listed, JSON dicts with the wire's aliases
+        self.listed_more = False  # the server listed more than MAX_TOOLS tools; the rest are ignored
         self.server_info = ""
         self.error: ServerFailure | None = None
         self.starts = 0
@@ -138,6 +139,7 @@ class Connection:
             cursor = page.next_cursor
             if not cursor or len(tools) >= MAX_TOOLS:
                 break
+        self.listed_more = len(tools) > MAX_TOOLS or bool(cursor)
         return tools[:MAX_TOOLS]
 
     async def _serve(self, ready: asyncio.Future[None]) -> None:

@@ -73,7 +73,6 @@ class McpManager:
     def __init__(self, servers: dict[str, McpServerConfig], workspace: Path) -> None:
         self.connections = {name: Connection(name, cfg, workspace) for name, cfg in servers.items()}
         self.listed: dict[str, list[Listed]] = {}
-        self._registered: set[str] = set()
 
     def __bool__(self) -> bool:
         return bool(self.connections)
@@ -107,7 +106,11 @@ class McpManager:
             if item.spec is not None:
                 taken.add(item.spec.name)
                 registry.register(McpTool(item.spec, conn, item.remote))
-                self._registered.add(item.spec.name)
+        if conn.listed_more:
+            from agentcli.tools.mcp.connection import MAX_TOOLS
+
+            listed.append(Listed(conn.name, "…", None, f"error: the server lists more than {MAX_TOOLS} tools; "
+                                 "the rest are not offered"))
         self.listed[conn.name] = listed
 
     def status(self) -> list[ServerStatus]:
