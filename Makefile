@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml
 	@touch $(STAMP)
 
 demo: install
-	$(BIN)/python -m agentcli.evals.demo
+	$(BIN)/python -m agentcli.cli.demo
 
 test: install
 	$(BIN)/python -m pytest -n 2 tests
@@ -36,6 +36,18 @@ bench: install
 
 fuzz: install
 	AGENTCLI_FUZZ_EXAMPLES=50000 AGENTCLI_FULL_CORPUS=1 $(BIN)/python -m pytest tests -m slow -k "fuzz or scale or sigkill" -s
+
+LINT_STAMP := $(VENV)/.lint-installed
+
+$(LINT_STAMP): pyproject.toml $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[test,lint]'
+	@touch $(LINT_STAMP)
+
+# Import contracts (the layer table), ruff, and the type checker.
+lint: $(LINT_STAMP)
+	$(BIN)/lint-imports
+	$(BIN)/ruff check agentcli tests benchmarks
+	$(BIN)/mypy
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Callable
 
-from agentcli.evals.model import NEUTRAL, Call, Policy, read_view
-from agentcli.evals.writers import Out, write_turn
+from agentcli.testing.model import NEUTRAL, Call, Policy, read_view
+from agentcli.testing.writers import Out, write_turn
 
 if TYPE_CHECKING:
     from agentcli.core.types import Message, Tool

@@ -91,7 +91,7 @@ def subject_for_profile(ref: str) -> Subject:
     from agentcli.config import load_profile
     from agentcli.providers import provider_class
 
-    from agentcli.evals.writers import TEXT
+    from agentcli.testing.writers import TEXT
     from agentcli.models import resolve_capability
 
     profile = load_profile(ref, interactive=False).profile

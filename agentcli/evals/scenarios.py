@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from agentcli.core.events import Done, Notice, ToolFinished
-from agentcli.evals.model import Action, Call, Policy, Step, View, linear
+from agentcli.testing.model import Action, Call, Policy, Step, View, linear
 
 
 @dataclass(slots=True)

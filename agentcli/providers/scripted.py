@@ -117,7 +117,7 @@ class ScriptedProvider(Provider):
             if not profile.script:
                 raise ConfigError("the scripted provider needs `script` (a file of turns)", profile=profile.name, key="script")
             if profile.script.startswith("builtin:"):  # a named built-in model (the offline profile's demo)
-                from agentcli.evals.builtin import load_builtin
+                from agentcli.testing.builtin import load_builtin
 
                 try:
                     file_api, self._fn = load_builtin(profile.script)

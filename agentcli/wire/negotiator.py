@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from agentcli.wire.dialects import DIALECTS, SHORTHANDS
-from agentcli.wire.native import APIS
+from agentcli.wire.native import APIS, get as native_api
 from agentcli.wire.types import WirePlan
 
 COMPACT_BELOW = 16_384  # context windows under 16k get the compact emulation prompt
@@ -21,7 +21,6 @@ NATIVE_WORDS = ("native", *APIS)
 SHORTHAND_WORDS = ("native", *SHORTHANDS)
 CHOICE_WORDS = ("auto", "none", "required")
 # APIs that can force a tool call at all (Ollama's /api/chat has no tool_choice).
-_FORCING_APIS = frozenset({"openai", "anthropic", "gemini", "openai_responses"})
 
 # Emulation styles in the order the fallback ladder tries them (dialect names).
 EMULATION_LADDER: tuple[str, ...] = ("hermes", "json_block", "claude_xml", "pythonic")
@@ -220,7 +219,7 @@ def negotiate(*, api: str, capability: Any, tools_cfg: Any, learned: dict[str, A
     # -- strict schemas (OpenAI shape only; per tool, only where the schema allows it)
     strict_cfg = getattr(tools_cfg, "strict", None)
     strict = False
-    if native and api == "openai":
+    if native and native_api(api).strict_schemas:
         if strict_cfg is not None:
             strict = bool(strict_cfg)
             notes.append(f"strict schemas {'on where the schema allows it' if strict else 'off'}: tools.strict")
@@ -239,7 +238,7 @@ def negotiate(*, api: str, capability: Any, tools_cfg: Any, learned: dict[str, A
     if choice not in CHOICE_WORDS:
         notes.append(f"tool_choice forces the tool {choice!r}")
     if choice not in ("auto", "none"):
-        if native and api not in _FORCING_APIS:
+        if native and not native_api(api).forces_tool_choice:
             notes.append(f"tool_choice {choice!r} cannot be expressed by the {api} API; using auto")
             choice = "auto"
         elif native and not facts.get("supports_tool_choice_required"):

@@ -63,7 +63,7 @@ def test_eval_usage_errors():
 
 
 def test_run_offline_profile_end_to_end(tmp_path: Path):
-    from agentcli.evals.demo import GOAL, prepare
+    from agentcli.cli.demo import GOAL, prepare
 
     ws = prepare(tmp_path)
     result = run_agent("run", GOAL, "--profile", "offline", "--workspace", str(ws), "--yes")
@@ -73,7 +73,7 @@ def test_run_offline_profile_end_to_end(tmp_path: Path):
 
 
 def test_demo_entry_point(tmp_path: Path, capsys):
-    from agentcli.evals.demo import main
+    from agentcli.cli.demo import main
 
     assert main([str(tmp_path)]) == 0
     out = capsys.readouterr().out

@@ -37,6 +37,8 @@ class NativeApi:
     rendered fresh per request, so a conversation can move between APIs."""
 
     name: str = ""
+    forces_tool_choice: bool = False  # the API can say "call a tool" / "call this tool" (tool_choice)
+    strict_schemas: bool = False  # the API takes `strict: true` tool schemas (constrained decoding)
 
     def looks_like(self, body: Any) -> bool:
         """True when a response body has this API's shape (for `agent parse` without --provider)."""

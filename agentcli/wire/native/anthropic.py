@@ -104,6 +104,7 @@ class AnthropicApi(NativeApi):
     """Messages API: `tools` with `input_schema`, `tool_choice` {auto|any|tool|none}."""
 
     name = "anthropic"
+    forces_tool_choice = True
 
     def looks_like(self, body: Any) -> bool:
         content = body.get("content") if isinstance(body, dict) else None

@@ -115,6 +115,7 @@ class GeminiApi(NativeApi):
     """generateContent: `tools[].functionDeclarations`, `toolConfig.functionCallingConfig`."""
 
     name = "gemini"
+    forces_tool_choice = True
 
     def looks_like(self, body: Any) -> bool:
         return isinstance(body, dict) and "candidates" in body

@@ -107,6 +107,8 @@ class OpenAIApi(NativeApi):
     """Chat Completions: `tools` + `tool_choice`, `role: tool` results."""
 
     name = "openai"
+    forces_tool_choice = True
+    strict_schemas = True
 
     def looks_like(self, body: Any) -> bool:
         return isinstance(body, dict) and "choices" in body

@@ -37,6 +37,7 @@ _INCOMPLETE = {"max_output_tokens": "length", "content_filter": "content_filter"
 
 class OpenAIResponsesApi(NativeApi):
     name = "openai_responses"
+    forces_tool_choice = True
 
     def looks_like(self, body: Any) -> bool:
         return isinstance(body, dict) and isinstance(body.get("output"), list)

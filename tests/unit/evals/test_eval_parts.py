@@ -12,8 +12,8 @@ from agentcli import wire
 from agentcli.core.events import Checkpoint, CheckpointKind, Done, Notice, ToolFinished
 from agentcli.core.types import Tool
 from agentcli.evals import matrix, report, runner
-from agentcli.evals.builtin import BUILTIN_MODELS, is_builtin, load_builtin
-from agentcli.evals.writers import NATIVE, TEXT, Out, write_turn
+from agentcli.testing.builtin import BUILTIN_MODELS, is_builtin, load_builtin
+from agentcli.testing.writers import NATIVE, TEXT, Out, write_turn
 from agentcli.wire.dialects import DIALECTS
 from agentcli.wire.types import ParseContext, WirePlan
 
@@ -125,7 +125,7 @@ async def _demo_events(tmp_path: Path, goal: str, tier: str = "crawl") -> tuple[
     from agentcli.agent.build import open_session
     from agentcli.agent.loop import Agent
     from agentcli.config import load_profile
-    from agentcli.evals.demo import prepare
+    from agentcli.cli.demo import prepare
 
     ws = prepare(tmp_path)
     profile = load_profile("offline").profile
@@ -135,7 +135,7 @@ async def _demo_events(tmp_path: Path, goal: str, tier: str = "crawl") -> tuple[
 
 
 async def test_demo_session_shows_dialects_repair_checkpoint_and_answer(tmp_path):
-    from agentcli.evals.demo import GOAL
+    from agentcli.cli.demo import GOAL
 
     events, ws = await _demo_events(tmp_path, GOAL)
     calls = [e.call for e in events if isinstance(e, ToolFinished)]

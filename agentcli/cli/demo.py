@@ -1,4 +1,4 @@
-"""`make demo` / `python -m agentcli.evals.demo`: one real agent session, offline, on a throwaway copy.
+"""`make demo` / `python -m agentcli.cli.demo`: one real agent session, offline, on a throwaway copy.
 
 Copies the demo workspace (package data) to a temporary folder, runs
 `agent run "Fix the typo in greeting.py ..." --profile offline --tier crawl --yes` through the

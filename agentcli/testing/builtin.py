@@ -9,7 +9,7 @@ from typing import Any, Callable
 PREFIX = "builtin:"
 
 BUILTIN_MODELS: dict[str, tuple[str, str]] = {
-    "demo": ("openai", "agentcli.evals.demo_model:demo_turn"),
+    "demo": ("openai", "agentcli.testing.demo_model:demo_turn"),
 }
 
 

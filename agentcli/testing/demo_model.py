@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from agentcli.evals.model import View, read_view
-from agentcli.evals.writers import Out, write_turn
+from agentcli.testing.model import View, read_view
+from agentcli.testing.writers import Out, write_turn
 
 if TYPE_CHECKING:
     from agentcli.core.types import Message, Tool
