@@ -53,11 +53,10 @@ def open_session(
     from agentcli.models import LearnedStore, resolve_capability
     from agentcli.providers import create as create_provider
     from agentcli.tools.base import ToolContext
+    from agentcli.tools.isolation import protect_process_environment
     from agentcli.tools.registry import ToolRegistry
     from agentcli.tools.sandbox import Workspace
     from agentcli.wire import negotiate
-
-    from agentcli.tools.isolation import protect_process_environment
 
     ws = resolve_workspace(workspace)
     max_tier = Tier.parse(profile.tools.max_tier)

@@ -186,11 +186,11 @@ async def test_a_server_failing_again_right_after_its_restart_is_given_up(worksp
 
 
 async def test_model_switch_to_another_provider_keeps_the_mcp_calls_in_history(workspace):
+    from e2e_helpers import KEY_ENV
+
     from agentcli.agent.switch import apply_profile
     from agentcli.config.schema import Profile
     from agentcli.testing import AnthropicServer, anthropic_body
-
-    from e2e_helpers import KEY_ENV
 
     def model(v):
         if not v.results:

@@ -10,6 +10,7 @@ from typing import Any
 
 from agentcli.core.errors import UsageError
 from agentcli.core.types import Tier
+from agentcli.tools.base import BuiltinTool
 
 
 def _load(profile: str | None) -> Any:
@@ -97,8 +98,8 @@ def mcp_report(prof: Any, tier: Tier, allow: list[str] | None, deny: list[str]) 
     return tool_rows, servers
 
 
-class _Spec:
-    """A listed tool's spec in a registry used only to answer `visible` and `check`."""
+class _Spec(BuiltinTool):
+    """A listed tool's spec in a registry used only to answer `visible` and `check` (never run)."""
 
     def __init__(self, spec: Any) -> None:
         self.spec = spec

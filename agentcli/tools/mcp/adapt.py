@@ -46,6 +46,14 @@ def tier_from_annotations(annotations: dict[str, Any] | None) -> Tier:
     return Tier.RUN
 
 
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _str(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
 def _clean_text(value: Any, limit: int) -> str:
     text = value if isinstance(value, str) else ""
     text = " ".join(text.split())
@@ -102,8 +110,7 @@ def to_listed(server: str, raw: dict[str, Any], cfg: McpServerConfig, taken: set
     override = cfg.tools.get(remote)
     if override is not None and override.tier is not None:
         tier, source = Tier.parse(override.tier), "tool override"
-    ann = raw.get("annotations") if isinstance(raw.get("annotations"), dict) else {}
-    title = raw.get("title") or ann.get("title")
+    title = raw.get("title") or _dict(raw.get("annotations")).get("title")
     desc = _clean_text(raw.get("description"), MAX_DESCRIPTION) or _clean_text(title, 200) or remote
     spec = Tool(
         name=tool_name(server, remote, taken),
@@ -123,19 +130,19 @@ def _describe(item: dict[str, Any]) -> str:
     """One content block as text; what a text-only model cannot take is described instead."""
     kind = item.get("type")
     if kind == "text":
-        return item.get("text") if isinstance(item.get("text"), str) else ""
+        return _str(item.get("text"))
     if kind in ("image", "audio"):
-        data = item.get("data") if isinstance(item.get("data"), str) else ""
+        data = _str(item.get("data"))
         return f"[{kind}: {_clean_text(item.get('mimeType'), 80) or 'unknown type'}, about {len(data) * 3 // 4} bytes; not shown]"
     if kind == "resource_link":
         return (f"[resource link: {_clean_text(item.get('name'), 200)} {_clean_text(item.get('uri'), 500)}"
                 + (f" ({_clean_text(item.get('mimeType'), 80)})" if item.get("mimeType") else "") + "]")
     if kind == "resource":
-        res = item.get("resource") if isinstance(item.get("resource"), dict) else {}
+        res = _dict(item.get("resource"))
         uri = _clean_text(res.get("uri"), 500)
         if isinstance(res.get("text"), str):
             return f"[resource {uri}]\n{res['text']}"
-        blob = res.get("blob") if isinstance(res.get("blob"), str) else ""
+        blob = _str(res.get("blob"))
         return f"[resource {uri}: {_clean_text(res.get('mimeType'), 80) or 'binary'}, about {len(blob) * 3 // 4} bytes; not shown]"
     return f"[content of type {_clean_text(kind, 40) or 'unknown'}; not shown]"
 
@@ -145,8 +152,8 @@ def render_result(result: dict[str, Any]) -> tuple[bool, str]:
     there is no text, other blocks described. `isError` makes ok False."""
     parts: list[str] = []
     size = 0
-    content = result.get("content") if isinstance(result.get("content"), list) else []
-    for item in content:
+    content = result.get("content")
+    for item in content if isinstance(content, list) else []:
         if not isinstance(item, dict):
             continue
         text = _describe(item)
