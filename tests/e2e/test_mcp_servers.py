@@ -413,3 +413,17 @@ def test_a_server_failure_notice_is_shown_as_text_not_markup(tmp_path, workspace
     assert res.exit_code == 0, res.output
     assert "MCP server 'bad' is unavailable" in res.output
     assert "[bold red]pwned[/]" in res.output  # the server's words, printed as they are
+
+
+async def test_a_server_that_never_starts_is_given_up_at_its_startup_timeout_and_killed(workspace):
+    from agentcli.tools.mcp.manager import McpManager
+    from agentcli.tools.registry import ToolRegistry
+
+    servers = {"mute": {"command": ["sleep", "300"], "startup_timeout": 1}}
+    manager = McpManager(profile(servers).mcp_servers, workspace)
+    warnings = await manager.start(ToolRegistry())
+    await manager.aclose()
+    assert len(warnings) == 1 and "did not finish starting within 1 s" in warnings[0] and "startup_timeout" in warnings[0]
+    assert child_pids("sleep 300") == []
+    (status,) = manager.status()
+    assert status.state == "failed" and status.tools == []

@@ -193,6 +193,8 @@ class Connection:
         try:
             await asyncio.wait_for(asyncio.shield(ready), self.cfg.startup_timeout)
         except BaseException as exc:
+            if self._task is not None:
+                self._task.cancel()  # it is not waiting for a stop yet: cut the start short
             await self._drop()
             if isinstance(exc, asyncio.CancelledError) and not ready.done():
                 raise
