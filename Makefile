@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test bench fuzz lint clean mcp-npm
+.PHONY: install sandbox demo test test-real capture-real bench fuzz lint clean mcp-npm
 
 install: $(STAMP)
 
@@ -17,8 +17,32 @@ $(STAMP): pyproject.toml
 demo: install
 	$(BIN)/python -m agentcli.cli.demo
 
-test: install
+# The shell sandbox is bubblewrap. Installed here when missing and we may (root with apt-get);
+# otherwise the sandbox tests fail and say why (they are never skipped).
+sandbox:
+	@command -v bwrap >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    apt-get install -y -qq bubblewrap >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq bubblewrap; }; \
+	  else \
+	    echo "make: bubblewrap (bwrap) is missing and cannot be installed here; install it (e.g. sudo apt-get install bubblewrap) or the sandbox tests will fail" >&2; \
+	  fi; }
+
+test: install sandbox
 	$(BIN)/python -m pytest -n 2 tests
+
+# Real third-party servers on 127.0.0.1 (docs/real-servers.md). llama-cpp-python comes from the
+# prebuilt wheel in ../shared/wheels when that folder exists, else it is built from source (slow);
+# the LiteLLM proxy gets its own venv inside .venv because its pins clash with ours.
+LLAMA_PIN := llama-cpp-python[server]==0.3.36
+LITELLM_PIN := litellm[proxy]==1.80.0
+WHEELS := $(wildcard ../shared/wheels)
+REAL_STAMP := $(VENV)/.real-installed
+
+$(REAL_STAMP): $(STAMP) Makefile
+	$(BIN)/python -m pip install --quiet $(if $(WHEELS),--find-links $(WHEELS)) '$(LLAMA_PIN)' gguf tokenizers
+	@test -x $(VENV)/litellm/bin/python || $(PY) -m venv $(VENV)/litellm
+	$(VENV)/litellm/bin/python -m pip install --quiet '$(LITELLM_PIN)'
+	@touch $(REAL_STAMP)
 
 # The reference MCP servers from npm that tests/real/test_mcp_*.py start (node is required).
 MCP_NPM := $(VENV)/mcp-npm
@@ -29,7 +53,11 @@ $(MCP_NPM)/.installed:
 		@modelcontextprotocol/server-everything @modelcontextprotocol/server-filesystem
 	@touch $@
 
-test-real: mcp-npm
+test-real: $(REAL_STAMP) mcp-npm
+	AGENTCLI_REAL=1 $(BIN)/python -m pytest tests/real
+
+capture-real: $(REAL_STAMP)
+	AGENTCLI_REAL=1 AGENTCLI_CAPTURE=1 $(BIN)/python -m pytest tests/real/test_capture.py
 
 bench: install
 	$(BIN)/python benchmarks/run.py

@@ -32,6 +32,13 @@ class Adaptation:
             f"switched to prompt emulation ({s.plan.dialect}) and remembered it"
         )
 
+    def tool_choice_rejected(self, s: Session, reason: str) -> str:
+        """The server fails requests that force a call: ask with "auto" from now on, and remember."""
+        if s.learned is not None:
+            s.learned.record(s.profile.model, s.provider.url, "supports_tool_choice_required", False, reason[:200])
+        s.renegotiate(extra_learned={"supports_tool_choice_required": False})
+        return f"{s.profile.model} at {s.provider.url} fails forced tool calls; using tool_choice auto and remembered it"
+
     def note_dialects(self, s: Session, calls: list[ToolCall]) -> str | None:
         """A native-tools model that writes its calls as text: after it happens twice,
         learn its dialect for this endpoint so that parser is tried first."""

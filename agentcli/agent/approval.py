@@ -26,8 +26,9 @@ class Approver(Protocol):
 class PolicyApprover:
     """Answers without a human: `approve_all` (--yes) or refuse at once (no terminal)."""
 
-    def __init__(self, approve_all: bool) -> None:
+    def __init__(self, approve_all: bool, *, allow_uncontained: bool = False) -> None:
         self.approve_all = approve_all
+        self.allow_uncontained = allow_uncontained  # --dangerously-run-unsandboxed
 
     async def decide(self, checkpoint: Checkpoint) -> Decision:
         kind = checkpoint.kind
@@ -35,6 +36,9 @@ class PolicyApprover:
             return Decision("guidance", text="No user is available to answer. Proceed with your best judgement and say what you assumed.")
         if kind in (CheckpointKind.STUCK, CheckpointKind.FAILURE):
             return Decision("abort", text="non-interactive run")
+        if checkpoint.uncontained and not self.allow_uncontained:
+            return Decision("no", text="The OS sandbox is not available here, so shell commands run only when a "
+                                       "person approves them (--yes does not); run `agent doctor` to see why.")
         if self.approve_all:
             return Decision("yes")
         return Decision(

@@ -86,6 +86,7 @@ def open_session(
     ctx = ToolContext(
         workspace=Workspace(ws), bash=profile.bash, max_output_bytes=profile.limits.max_tool_output_bytes,
         result_mode=profile.tools.result_mode,
+        key_env=tuple(k for k in (profile.api_key_env, getattr(provider, "key_env", None)) if k),
     )
     sid = session_id or new_session_id()
     transcript = Transcript(sessions_dir() / f"{sid}.jsonl") if record else None

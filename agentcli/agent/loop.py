@@ -44,6 +44,15 @@ UNREAD_CALL_PROMPT = (
     "Your reply looks like a tool call, but it could not be read. Write the call again exactly in the "
     "format the system prompt describes, or answer in plain text without tool-call markup."
 )
+# A reply that is empty or cut at the output length limit is not an answer: one nudge, then a stop.
+INCOMPLETE_PROMPTS = {
+    "length": "Your last reply was cut off at the output length limit. Reply again, shorter.",
+    "empty": "Your last reply was empty. Answer the task now, or call one of your tools.",
+}
+CUT_CALL_ERROR = (
+    "Not run: your reply was cut off at the output length limit, so this call may be incomplete.",
+    "Send the call again in a shorter reply (split large content over several calls).",
+)
 
 
 @dataclass(slots=True)
@@ -87,7 +96,7 @@ class _RunState:
     invalid_turns: int = 0
     usage: Usage = field(default_factory=Usage)
     used_tools: bool = False
-    finalize_used: bool = False
+    incomplete_nudged: bool = False
     nudged: bool = False
     no_tools_next: bool = False
 
@@ -158,6 +167,10 @@ class Agent:
             return
         async for ev in self._record(response, st):
             yield ev
+        if (cut := _incomplete(response, s.adapt.unread_call)) is not None:
+            async for item in self._after_cut(response, cut, st):
+                yield item
+            return
         if not response.tool_calls:
             async for item in self._after_text(response, st, bool(visible)):
                 yield item
@@ -217,12 +230,7 @@ class Agent:
             yield RunAgain()
             return
         text = response.text.strip()
-        if not text and st.used_tools and not st.finalize_used:
-            st.finalize_used = st.no_tools_next = True
-            s.add(Message.user(FINALIZE_PROMPT))
-            yield Notice("warning", "the model gave an empty answer; asking once for a final answer")
-            yield RunAgain()
-        elif s.profile.tools.tool_use_mode == "enforced" and not st.used_tools and not st.nudged and offered:
+        if s.profile.tools.tool_use_mode == "enforced" and not st.used_tools and not st.nudged and offered:
             st.nudged = True
             finish = next((t.name for t in s.visible_tools() if t.ends_run), None)
             s.add(Message.user(USE_TOOLS_PROMPT + (FINISH_HINT.format(name=finish) if finish else "") + "."))
@@ -231,6 +239,21 @@ class Agent:
             yield Stopped(StopReason.STUCK, "the model repeated the same message three times")
         else:
             yield FinalAnswer(text)
+
+    async def _after_cut(self, response: ParsedResponse, cut: str, st: _RunState) -> AsyncIterator[AgentEvent | Step]:
+        """An empty reply or one cut at the length limit: its calls never run; one nudge, then a stop."""
+        s = self.s
+        if response.tool_calls:  # the results say why; they also keep the history valid for the API
+            s.add(Message.results([_not_run(c) for c in response.tool_calls]))
+        if st.incomplete_nudged:
+            yield Stopped(StopReason.INCOMPLETE, f"the model's reply was {_CUT_WORDS[cut]} twice in a row")
+            return
+        st.incomplete_nudged = True
+        st.no_tools_next = cut == "empty" and st.used_tools
+        if not response.tool_calls:
+            s.add(Message.user(FINALIZE_PROMPT if st.no_tools_next else INCOMPLETE_PROMPTS[cut]))
+        yield Notice("warning", f"the model's reply was {_CUT_WORDS[cut]}; asking once more", "incomplete")
+        yield RunAgain()
 
     def _after_calls(self, results: list[ToolResult], st: _RunState) -> Step:
         """After the calls ran: the answer of a tool that ends the run, a stop, or another turn."""
@@ -271,6 +294,9 @@ class Agent:
                 if exc.code is ProviderErrorCode.TOOLS_UNSUPPORTED and s.plan.native_tools and attempt == 1:
                     note = s.adapt.fall_back_to_emulation(s, exc.message)
                     yield Notice("warning", note, "fallback")
+                    continue
+                if exc.code is ProviderErrorCode.TOOL_CHOICE_UNSUPPORTED and attempt == 1:
+                    yield Notice("warning", s.adapt.tool_choice_rejected(s, exc.message), "fallback")
                     continue
                 raise
             finally:
@@ -416,11 +442,13 @@ class Agent:
         assert tool is not None
         if not tool.spec.needs_approval:
             return False, None
-        if call.name in s.always:
-            return False, None
         verdict = s.judge_command(call) if tool.spec.runs_commands else None
         if verdict is not None and verdict.decision == "deny":
             return False, verdict.reason
+        if tool.spec.sandboxed and not _contained():
+            return True, None  # no OS sandbox: a human sees every command, whatever rules or --yes say
+        if call.name in s.always:
+            return False, None
         if verdict is not None and verdict.decision == "allow":
             return False, None
         if s.approve_mode == "all":
@@ -455,9 +483,10 @@ class Agent:
             yield ToolFinished(call, result)
             return
         if ask:
+            uncontained = tool.spec.sandboxed and not _contained()
             cp = Checkpoint(
-                CheckpointKind.APPROVE_TOOL, f"Run {call.name}?", call,
-                preview=s.preview(call), options=("yes", "no", "always", "edit", "abort"),
+                CheckpointKind.APPROVE_TOOL, f"Run {call.name}{' outside any sandbox' if uncontained else ''}?", call,
+                preview=s.preview(call), options=("yes", "no", "always", "edit", "abort"), uncontained=uncontained,
             )
             yield cp
             decision = await self._checkpoint(cp)
@@ -503,6 +532,30 @@ class Agent:
                 s.record_result(result)
                 results.append(result)
                 yield ToolFinished(call, result, elapsed)
+
+
+_CUT_WORDS = {"length": "cut off at the output length limit", "empty": "empty"}
+
+
+def _incomplete(response: ParsedResponse, unread_call: bool) -> str | None:
+    """"length" for a reply cut at the output limit, "empty" for no text and no call, else None."""
+    if response.finish_reason == "length":
+        return "length"
+    if not response.tool_calls and not response.text.strip() and not unread_call:
+        return "empty"
+    return None
+
+
+def _not_run(call: ToolCall) -> ToolResult:
+    err = ToolError.of(ErrorCode.VALIDATION, *CUT_CALL_ERROR)
+    return ToolResult(call.id, call.name, False, err.render(), err)
+
+
+def _contained() -> bool:
+    """Whether commands can start inside the OS sandbox here (probed once per process)."""
+    from agentcli.tools.bwrap import status
+
+    return status().available
 
 
 def _is_invalid(r: ToolResult) -> bool:

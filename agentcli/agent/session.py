@@ -165,7 +165,8 @@ class Session:
     def judge_command(self, call: ToolCall) -> Any:
         from agentcli.tools.shell_rules import judge
 
-        return judge(str(call.arguments.get("command", "")), self.profile.bash)
+        env = call.arguments.get("env")
+        return judge(str(call.arguments.get("command", "")), self.profile.bash, env if isinstance(env, dict) else None)
 
     def preview(self, call: ToolCall) -> str:
         tool = self.registry.get(call.name)

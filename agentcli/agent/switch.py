@@ -92,7 +92,7 @@ def apply_profile(session: Session, profile: Any, *, transport: Any = None) -> S
     plan = session.plan
     warning = None
     if is_unknown(spec):
-        warning = UNKNOWN_MODEL_WARNING.format(model=profile.model) if "{model}" in UNKNOWN_MODEL_WARNING else UNKNOWN_MODEL_WARNING
+        warning = UNKNOWN_MODEL_WARNING.format(model=profile.model) if "{model" in UNKNOWN_MODEL_WARNING else UNKNOWN_MODEL_WARNING
     inherited = None
     if spec.custom:
         inherited = spec.family + (" " + ".".join(map(str, spec.version)) if spec.version else "")

@@ -1,7 +1,7 @@
 """`make demo` / `python -m agentcli.cli.demo`: one real agent session, offline, on a throwaway copy.
 
 Copies the demo workspace (package data) to a temporary folder, runs
-`agent run "Fix the typo in greeting.py ..." --profile offline --tier crawl --yes` through the
+`agent run "Fix the typo in greeting.py ..." --profile offline --tier walk --yes` through the
 CLI in-process, and says where the edited copy is. The repository is never modified.
 """
 
@@ -16,10 +16,10 @@ from pathlib import Path
 GOAL = "Fix the typo in greeting.py and tell me what you changed"
 INTRO = """agentcli demo: a real agent loop with the built-in offline model (no key, no server).
 Watch for: a native tool call whose JSON the repair layer fixes, a <tool_call> text call,
-a Claude-XML call, the tier checkpoint answered by --yes, and the final answer.
+a Claude-XML call, and the final answer (--yes approves the edit; it never raises the tier).
 Workspace (a temporary copy): {ws}
 
-$ agent run "{goal}" --profile offline --workspace {ws} --tier crawl --yes
+$ agent run "{goal}" --profile offline --workspace {ws} --tier walk --yes
 """
 
 
@@ -33,7 +33,7 @@ def prepare(parent: Path | None = None) -> Path:
 
 
 def argv(ws: Path) -> list[str]:
-    return ["run", GOAL, "--profile", "offline", "--workspace", str(ws), "--tier", "crawl", "--yes"]
+    return ["run", GOAL, "--profile", "offline", "--workspace", str(ws), "--tier", "walk", "--yes"]
 
 
 def main(args: list[str] | None = None) -> int:

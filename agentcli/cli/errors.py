@@ -1,7 +1,8 @@
 """The one table from exception to message and exit code.
 
 Exit codes: 0 done, 1 the model or a tool failed, 2 usage/profile error,
-3 stopped at a checkpoint or by a guard, 130 interrupted.
+3 stopped at a checkpoint or by a guard, 4 no usable answer (empty or cut at the
+length limit twice), 130 interrupted.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import Any, Callable
 from agentcli.core.errors import AgentCliError, ConfigError, ProviderError, UsageError
 from agentcli.core.events import StopReason
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_STOPPED, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_STOPPED, EXIT_INCOMPLETE, EXIT_INTERRUPTED = 0, 1, 2, 3, 4, 130
 
 # How a run ended -> the process exit code.
 EXIT_CODES: dict[StopReason, int] = {
@@ -22,6 +23,7 @@ EXIT_CODES: dict[StopReason, int] = {
     StopReason.MAX_TURNS: EXIT_STOPPED,
     StopReason.STUCK: EXIT_STOPPED,
     StopReason.ABORTED: EXIT_STOPPED,
+    StopReason.INCOMPLETE: EXIT_INCOMPLETE,
     StopReason.INTERRUPTED: EXIT_INTERRUPTED,
 }
 

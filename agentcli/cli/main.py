@@ -80,11 +80,16 @@ def run(
     interactive: Annotated[bool, typer.Option("--interactive", "-i", help="Stay in a chat session afterwards.")] = False,
     max_turns: Annotated[Optional[int], typer.Option(help="Override the profile's max_turns.")] = None,
     model: Annotated[Optional[str], typer.Option("--model", "-m", help="Override the profile's model id.")] = None,
+    unsandboxed: Annotated[bool, typer.Option(
+        "--dangerously-run-unsandboxed",
+        help="With --yes, run shell commands even where the OS sandbox cannot start (with your full permissions).",
+    )] = False,
 ) -> None:
     """Run the agent on GOAL until it answers, or a guard or checkpoint stops it."""
     _dispatch(
         "run", goal=goal, profile=profile, workspace=workspace, tier=tier, yes=yes, approve=approve,
         json_out=json_out, resume=resume, interactive=interactive, max_turns=max_turns, model=model,
+        unsandboxed=unsandboxed,
     )
 
 

@@ -167,12 +167,12 @@ def _find(name: str, ws: Path, interactive: bool) -> tuple[LoadedProfile | None,
     return None, warnings, untrusted
 
 
-def _load_path(ref: str, interactive: bool) -> LoadedProfile:
+def _load_path(ref: str, interactive: bool, workspace: Path | None = None) -> LoadedProfile:
     file_part, _, wanted = ref.partition("#") if ".toml#" in ref else (ref, "", "")
     path = Path(os.path.expanduser(file_part)).absolute()
     warnings: list[str] = []
-    ws = _trust.workspace_of(path)
-    if ws is not None and not _trust.is_trusted(ws):
+    ws = _trust.untrusted_owner(path, workspace if workspace is not None else Path.cwd())
+    if ws is not None:
         if not interactive:
             raise ConfigError(
                 f"this file is in the workspace {ws}, which is not trusted; non-interactive runs ignore it",
@@ -213,7 +213,7 @@ def load_profile(ref: str | None, *, workspace: Path | None = None, interactive:
     ref = ref.strip()
     try:
         if _is_path_ref(ref):
-            return _load_path(ref, interactive)
+            return _load_path(ref, interactive, Path(workspace) if workspace is not None else None)
         ws = Path(workspace) if workspace is not None else Path.cwd()
         loaded, warnings, untrusted = _find(ref, ws, interactive)
     except ConfigError as exc:

@@ -69,7 +69,7 @@ class BashConfig(_Strict):
     allow: list[str] = Field(default_factory=list)
     ask: list[str] = Field(default_factory=list)
     deny: list[str] = Field(default_factory=list)
-    network: bool = True
+    network: bool = False  # the sandbox gets a network namespace of its own unless this is true
     env_allow: list[str] = Field(default_factory=list)  # secret-named variables the shell may see
     timeout_seconds: float = Field(120.0, gt=0)
 

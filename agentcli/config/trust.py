@@ -94,6 +94,31 @@ def workspace_of(path: Path) -> Path | None:
     return None
 
 
+def untrusted_owner(path: Path, workspace: Path | None) -> Path | None:
+    """The untrusted workspace a profile file belongs to, or None.
+
+    A file belongs to a workspace when it sits under `<ws>/.agent/` or inside the current
+    workspace, judged on its path as written *and* on its real path: a symlink under `.agent/`
+    (or in the workspace) that leads elsewhere, or one elsewhere that leads in, is still the
+    workspace's file.
+    """
+    lexical = Path(os.path.abspath(path))
+    real = Path(os.path.realpath(path))
+    owners: list[Path] = []
+    for p in (lexical, real):
+        owners += [parent.parent for parent in p.parents if parent.name == WORKSPACE_DIR]
+    shipped = Path(os.path.realpath(Path(__file__).parent / "profiles"))
+    if workspace is not None and shipped not in real.parents:  # agentcli's own profiles are not the workspace's
+        ws_real = Path(os.path.realpath(workspace))
+        if any(p == ws_real or ws_real in p.parents for p in (Path(os.path.realpath(lexical.parent)) / lexical.name,
+                                                               real)):
+            owners.append(ws_real)
+    for owner in owners:
+        if not is_trusted(owner):
+            return owner
+    return None
+
+
 def protected_keys_in(table: dict[str, Any]) -> list[str]:
     """Which protected keys a raw profile table sets (shown when asking for trust)."""
     found = []

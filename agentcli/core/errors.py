@@ -69,6 +69,7 @@ class ProviderErrorCode(str, Enum):
     CONTEXT_LENGTH = "context_length"
     BAD_REQUEST = "bad_request"
     TOOLS_UNSUPPORTED = "tools_unsupported"  # the server rejected native tools: fall back to emulation
+    TOOL_CHOICE_UNSUPPORTED = "tool_choice_unsupported"  # a forced call (tool_choice required) failed: learn, use auto
     SERVER = "server"
     OVERLOADED = "overloaded"
     NETWORK = "network"

@@ -87,6 +87,7 @@ class Checkpoint:
     call: ToolCall | None = None
     preview: str = ""  # diff for edits, command + directory for bash
     options: tuple[str, ...] = ()
+    uncontained: bool = False  # would run outside the OS sandbox: a policy may not say yes for a human
 
 
 class StopReason(str, Enum):
@@ -98,6 +99,7 @@ class StopReason(str, Enum):
     MAX_TURNS = "max_turns"
     STUCK = "stuck"
     ABORTED = "aborted"
+    INCOMPLETE = "incomplete"  # the reply was empty or cut at the length limit, twice
     INTERRUPTED = "interrupted"
 
     def __str__(self) -> str:

@@ -59,6 +59,7 @@ class Tool:
     runs_commands: bool = False  # its `command` argument is a shell command, judged by the shell rules
     interactive: bool = False  # asks the user: the loop shows `preview` as the question, the reply is the result
     ends_run: bool = False  # a successful call ends the run; its result is the final answer
+    sandboxed: bool = False  # runs inside the OS sandbox; where that cannot start, only a human approves it
     model_visible: bool = True
     namespace: str | None = None
 

@@ -183,6 +183,8 @@ def hint_for(code: Code, target: Target, *, timeout: float | None = None) -> str
             return f"model {model!r} at {url} rejected native tools; set tools.tool_format (e.g. \"hermes\") to emulate them"
         case Code.BAD_REQUEST:
             return f"{url} rejected the request for model {model!r}; check the profile's [request] overrides and transforms"
+        case Code.TOOL_CHOICE_UNSUPPORTED:
+            return f"{url} fails requests that force a tool call for model {model!r}; set tools.tool_choice = \"auto\""
         case Code.SERVER | Code.OVERLOADED:
             return f"{url} is failing or overloaded; try again later or switch model (now {model!r})"
         case Code.NETWORK:

@@ -38,10 +38,15 @@ class AnthropicProvider(Provider):
             body.pop("stream", None)
         return body
 
+    def unstreamed(self, url: str, body: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
+        return url, {k: v for k, v in body.items() if k != "stream"}
+
     @staticmethod
     def refine_error(status: int, detail: str) -> Code | None:
         lower = detail.lower()
         if status == 404 and lower.startswith("model:"):  # {"type":"not_found_error","message":"model: claude-x"}
+            return Code.MODEL_MISSING
+        if status == 400 and "invalid model name" in lower:  # the LiteLLM proxy's /v1/messages route
             return Code.MODEL_MISSING
         if "prompt is too long" in lower:
             return Code.CONTEXT_LENGTH

@@ -12,7 +12,7 @@ import logging
 import os
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, AsyncIterator, Callable
+from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable
 
 import httpx
 
@@ -46,6 +46,7 @@ USER_AGENT = f"agentcli/{__version__}"
 
 # AGENTCLI_DEBUG=1 attaches a private, scrubbing file handler (agentcli.cli.logging_setup).
 log = logging.getLogger("agentcli.http")
+_FORCED_FAILURES = (400, 422, 500)  # statuses a server answers a tool_choice it cannot honour with
 _SECRET_HEADERS = frozenset({"authorization", "proxy-authorization", "x-api-key", "api-key", "x-goog-api-key", "cookie"})
 
 
@@ -194,17 +195,32 @@ class Provider:
                       settings.stream, _body_bytes(body), masked_headers(self.client.headers),
                       extra={"secrets": target.secrets})
         if not settings.stream:
-            return await run_with_retries(lambda: self._post(url, body, plan, ctx, target), self.policy, target, on_event)
+            return await run_with_retries(
+                lambda: self._forced(self._post(url, body, plan, ctx, target), body), self.policy, target, on_event)
         state = _Attempt()
         emit = on_event or (lambda _e: None)
         return await run_with_retries(
-            lambda: self._stream(url, body, plan, ctx, target, emit, state),
+            lambda: self._forced(self._stream(url, body, plan, ctx, target, emit, state), body),
             self.policy, target, on_event, partial_output=lambda: state.emitted,
         )
 
-    async def _post(self, url: str, body: dict[str, Any], plan: WirePlan, ctx: ParseContext, target: Target) -> ParsedResponse:
-        from agentcli import wire
+    def forces_call(self, body: dict[str, Any]) -> bool:
+        """The body forces some tool call (OpenAI's tool_choice "required")."""
+        return False
 
+    async def _forced(self, attempt: Awaitable[ParsedResponse], body: dict[str, Any]) -> ParsedResponse:
+        """A request forcing a call that the server fails (vLLM refuses it; llama-cpp-python's
+        chatml-function-calling answers an empty HTTP 500) is not retried: the session learns that
+        forcing does not work here and asks again with "auto"."""
+        try:
+            return await attempt
+        except ProviderError as err:
+            if err.status in _FORCED_FAILURES and err.code in (Code.BAD_REQUEST, Code.SERVER) and self.forces_call(body):
+                err.code, err.retryable = Code.TOOL_CHOICE_UNSUPPORTED, False
+                err.hint = hint_for(Code.TOOL_CHOICE_UNSUPPORTED, self.target(err.model or None))
+            raise
+
+    async def _post(self, url: str, body: dict[str, Any], plan: WirePlan, ctx: ParseContext, target: Target) -> ParsedResponse:
         t0 = time.monotonic()
         try:
             resp = await self.client.post(url, json=body)
@@ -214,10 +230,40 @@ class Provider:
             raise error_from_exception(exc, target, timeout=self.profile.limits.request_timeout) from None
         log.debug("response POST %s status=%d bytes=%d %.0f ms", url, resp.status_code, len(resp.content),
                   (time.monotonic() - t0) * 1000, extra={"secrets": target.secrets})
+        return self._parse_whole(resp, plan, ctx, target)
+
+    def _parse_whole(self, resp: httpx.Response, plan: WirePlan, ctx: ParseContext, target: Target) -> ParsedResponse:
+        """A whole (non-streamed) JSON reply -> ParsedResponse; errors in it raise."""
+        from agentcli import wire
+
         data = self._json_or_raise(resp, target)
         if (err := self.body_error(data)) is not None:
             raise error_from_inband(err, target, self.refine_error)
         return wire.parse_response(plan, self.pipeline.on_response(data), ctx)
+
+    def unstreamed(self, url: str, body: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
+        """The same request without streaming, where the protocol allows it (None: it does not).
+
+        Used once when a server answers a stream with HTTP 200 and no data at all: llama-cpp-python
+        does that when the prompt overflows the context or a forced tool_choice fails, and only
+        the non-streamed request says why.
+        """
+        return None
+
+    async def _empty_stream(
+        self, url: str, body: dict[str, Any], plan: WirePlan, ctx: ParseContext, target: Target,
+    ) -> ParsedResponse:
+        """Ask once without streaming to learn the real cause (or get the answer); never retry the stream."""
+        plain = self.unstreamed(url, body)
+        if plain is None:
+            raise ProviderError(
+                Code.SERVER,
+                f"{target.url} answered HTTP 200 with an empty stream (model {target.model})",
+                url=target.url, model=target.model, status=200, retryable=False,
+                hint="the server failed after it began to answer; its own log says why (often the context window)",
+            )
+        log.debug("empty stream from %s; asking again without streaming", url, extra={"secrets": target.secrets})
+        return await self._post(plain[0], plain[1], plan, ctx, target)
 
     def _json_or_raise(self, resp: httpx.Response, target: Target) -> dict[str, Any]:
         if resp.status_code >= 400:
@@ -244,7 +290,7 @@ class Provider:
 
         state.emitted = False
         assembler = wire.new_stream(plan, ctx)  # fresh per attempt: a retried turn never half-applies
-        ended = False
+        ended = got_items = False
         headers_in = False
         t0 = time.monotonic()
         try:
@@ -256,8 +302,12 @@ class Provider:
                     log.debug("error body (%d): %s", resp.status_code, trim(text), extra={"secrets": target.secrets})
                     raise error_from_status(resp.status_code, text, resp.headers, target, self.refine_error)
                 headers_in = True
+                if _media_type(resp) == "application/json":  # a whole body though a stream was asked for
+                    await resp.aread()
+                    return self._parse_whole(resp, plan, ctx, target)
                 async with contextlib.aclosing(self._items(resp)) as items:
                     async for chunk, end in items:
+                        got_items = True
                         if chunk is not None:
                             for event in assembler.feed(self.pipeline.on_chunk(chunk)):
                                 state.emitted = True
@@ -273,6 +323,8 @@ class Provider:
             limits = self.profile.limits
             timeout = limits.stream_idle_timeout if isinstance(exc, StreamStalled) else limits.request_timeout
             raise error_from_exception(exc, target, mid_stream=headers_in, timeout=timeout) from None
+        if not got_items:
+            return await self._empty_stream(url, body, plan, ctx, target)
         if not (ended or getattr(assembler, "complete", False)):
             raise ProviderError(
                 Code.STREAM_BROKEN,
@@ -322,6 +374,10 @@ class Provider:
 
     def __repr__(self) -> str:  # never shows the key
         return f"<{type(self).__name__} {self.url} model={self.profile.model!r}>"
+
+
+def _media_type(resp: httpx.Response) -> str:
+    return resp.headers.get("content-type", "").split(";")[0].strip().lower()
 
 
 def sse_json(data: dict[str, Any] | str) -> dict[str, Any]:

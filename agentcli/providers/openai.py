@@ -22,7 +22,10 @@ TOOLS_UNSUPPORTED_MARKERS = (
     "function calling is not enabled",
     "no endpoints found that support tool use",  # OpenRouter
 )
-MODEL_MISSING_MARKERS = ("model_not_found", "does not exist", "model not found", "no such model", "is not a valid model")
+MODEL_MISSING_MARKERS = (
+    "model_not_found", "does not exist", "model not found", "no such model", "is not a valid model",
+    "invalid model name",  # LiteLLM proxy: "400: /chat/completions: Invalid model name passed in model=..."
+)
 
 
 class OpenAIProvider(Provider):
@@ -45,6 +48,14 @@ class OpenAIProvider(Provider):
         else:
             body.pop("stream_options", None)
         return body
+
+    def forces_call(self, body: dict[str, Any]) -> bool:
+        return body.get("tool_choice") == "required"
+
+    def unstreamed(self, url: str, body: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
+        plain = {k: v for k, v in body.items() if k != "stream_options"}
+        plain["stream"] = False
+        return url, plain
 
     @staticmethod
     def refine_error(status: int, detail: str) -> Code | None:

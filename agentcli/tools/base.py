@@ -30,6 +30,7 @@ class ToolContext:
     bash: BashConfig
     max_output_bytes: int
     result_mode: ResultMode = "concise"
+    key_env: tuple[str, ...] = ()  # the variables holding the session's API key: never passed to a command
 
     @property
     def budget(self) -> int:

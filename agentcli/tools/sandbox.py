@@ -86,6 +86,21 @@ def sweep_stale_temps(dfd: int) -> list[str]:
     return removed
 
 
+def _own_dir_of(real: str) -> str | None:
+    """agentcli's own config, data or cache dir holding `real` (a real path), or None.
+
+    Checked by real path on every write, whatever the workspace is: with the workspace at the
+    home directory, the profiles and the trust file would otherwise be ordinary workspace files.
+    """
+    from agentcli.config.paths import cache_dir, config_dir, data_dir
+
+    for d in (config_dir(), data_dir(), cache_dir()):
+        own = os.path.realpath(d)
+        if real == own or real.startswith(own.rstrip(os.sep) + os.sep):
+            return own
+    return None
+
+
 def _refuse(message: str, path: str, fix: str = _FIX_OUTSIDE) -> ToolFailure:
     return ToolFailure.of(ErrorCode.PERMISSION, message, fix, path=path[:300])
 
@@ -179,6 +194,10 @@ class Workspace:
         real = os.path.join(parent, tail)
         if not self._is_inside(parent) or not self._is_inside(real) or real == str(self.root):
             raise _refuse(f"path {path!r} leads outside the workspace (through '..' or a symbolic link)", path)
+        own = _own_dir_of(real)
+        if own is not None:
+            raise _refuse(f"{path!r} is one of agentcli's own files ({own}); tools never write them", path,
+                          "Write somewhere else in the workspace.")
         for rel in (os.path.relpath(lexical, self.root), os.path.relpath(real, self.root)):
             hit = self._protected_part(rel.replace(os.sep, "/"))
             if hit is not None:
@@ -258,6 +277,11 @@ class Workspace:
                 raise _refuse(f"{path!r} is not a regular file", path, "Only regular files can be read.")
             if (st.st_dev, st.st_ino) != (before.st_dev, before.st_ino):
                 raise _refuse(f"{path!r} changed while it was being opened", path)
+            if st.st_nlink > 1:
+                # Another name for the same file may lie outside the workspace (a hard link made to
+                # read it); finding every name is not possible, so a multiply-linked file is not read.
+                raise _refuse(f"{path!r} has {st.st_nlink} hard links; another name may lie outside the workspace",
+                              path, "Copy the file's content into a new file if you need it read.")
             self._verify_fd(fd, real, path)
             os.set_blocking(fd, True)
         except BaseException:

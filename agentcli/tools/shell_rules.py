@@ -12,12 +12,21 @@ or reordering can make a command stricter but never looser. Anything not modelle
 from __future__ import annotations
 
 import os
+import re
 import shlex
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Literal
 
-from agentcli.tools.shell_lex import ShellSyntaxError, Simple, lex, split_simple
+from agentcli.tools.sandbox_env import judge_env_names
+from agentcli.tools.shell_lex import (
+    CONTROL,
+    ShellSyntaxError,
+    Simple,
+    lex,
+    split_simple,
+)
 from agentcli.tools.shell_unwrap import ASSIGNMENT, basename, risky_options, unwrap
 
 if TYPE_CHECKING:
@@ -268,8 +277,31 @@ class _Judge:
                 self.bump("ask", payload)  # type: ignore[arg-type]
 
 
-def judge(command: str, rules: BashConfig) -> Verdict:
-    """Decide allow / ask / deny for a shell command line under the profile's rules."""
+# Characters a quoting trick hides a command name behind: `r''m`, `"rm"`, `\rm`, `$'rm'`.
+_QUOTING = re.compile(r"\$(?=['\"])|['\"\\]")
+_SEGMENT = re.compile(r"[;&|()`{}\n<>]+|\$\(")
+
+
+def _denied_in_text(command: str, rules: _Rules) -> str | None:
+    """A deny rule met by the command once quotes and backslashes are removed, or None.
+
+    Deny must win over `--yes`: a quoting or nesting trick that makes the parse fail (so the
+    verdict is "ask") must not turn a denied command into one `--yes` approves.
+    """
+    if not rules.deny:
+        return None
+    flat = _QUOTING.sub("", command[:MAX_COMMAND_CHARS])
+    for segment in _SEGMENT.split(flat):
+        words = segment.split()
+        for i, word in enumerate(words):
+            for rule in rules.deny:
+                if basename(word) == basename(rule[0]) and _loose(words[i:], rule):
+                    return f"denied by rule {' '.join(rule)!r} (written with quoting or nesting)"
+    return None
+
+
+def judge(command: str, rules: BashConfig, env: Mapping[str, str] | None = None) -> Verdict:
+    """Decide allow / ask / deny for a shell command line (and the tool's `env`) under the profile's rules."""
     compiled = _compile(tuple(rules.allow), tuple(rules.ask), tuple(rules.deny))
     j = _Judge(compiled)
     if not isinstance(command, str):
@@ -277,5 +309,18 @@ def judge(command: str, rules: BashConfig) -> Verdict:
     if "\x00" in command:
         return Verdict("ask", "the command contains a NUL byte", [])
     j.script(command, 0)
+    if j.rank == _RANK["ask"]:
+        # Not understood, so --yes would approve it: deny must still win. Control characters are
+        # read as separators here (stricter than bash, which reads them as word characters).
+        for variant in dict.fromkeys((command, CONTROL.sub(" ", command), CONTROL.sub("\n", command))):
+            if variant != command:
+                again = _Judge(compiled)
+                again.script(variant, 0)
+                if again.rank == _RANK["deny"]:
+                    j.bump("deny", again.verdict().reason)
+            if (why := _denied_in_text(variant, compiled)) is not None:
+                j.bump("deny", why)
+    for why in judge_env_names(env):
+        j.bump("ask", why)
     return j.verdict()
 

@@ -185,4 +185,4 @@ class TerminalRenderer:
         if d.files_changed:
             self.err.print("[dim]files changed:[/] " + ", ".join(visible(f) for f in d.files_changed))
         if d.error:
-            self.err.print(f"[{color}]{visible(redact(d.error))}[/]")
+            self.err.print(visible(redact(d.error)), style=color, markup=False)  # "[request]" is text

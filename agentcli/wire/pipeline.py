@@ -291,7 +291,7 @@ def finalize(native: NativeParse, ctx: ParseContext, parsers: tuple[str, ...]) -
         repairs.extend(fixes)
 
     finish = native.finish_reason or "stop"
-    if calls:
+    if calls and finish != "length":  # a call cut at the length limit must stay marked as cut
         finish = "tool_calls"
     return ParsedResponse(
         text=rest.strip(),

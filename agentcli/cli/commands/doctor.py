@@ -113,6 +113,18 @@ def _mcp_section(profile: Any) -> tuple[list[Check], list[dict[str, Any]]]:
     return checks, servers
 
 
+def _sandbox_check(profile: Any) -> Check:
+    """Whether shell commands run contained here; without it every command asks (a warning, not a failure)."""
+    from agentcli.tools.bwrap import status
+
+    st = status()
+    net = "network on (profile [bash] network = true)" if profile.bash.network else "network off"
+    if st.available:
+        return Check("sandbox", True, f"{st.detail}; {net}")
+    return Check("sandbox", False, f"{st.detail}: every shell command asks, and --yes runs none",
+                 f"to enable it, {st.hint}" if st.hint else None, warning=True)
+
+
 def gather(profile: Any, *, offline: bool, probe: bool = False, forget: bool = False) -> dict[str, Any]:
     from agentcli.core.errors import ProviderError, ProviderErrorCode
     from agentcli.models import LearnedStore, parse_model_id, resolve_capability
@@ -145,10 +157,10 @@ def gather(profile: Any, *, offline: bool, probe: bool = False, forget: bool = F
                          learned={k: f.value for k, f in facts.items()})
     except ValueError as exc:
         raise ConfigError(str(exc), file=str(profile.source or ""), profile=profile.name, key="tools") from None
-    checks = [key_missing or _key_check(profile, provider)]
+    checks = [key_missing or _key_check(profile, provider), _sandbox_check(profile)]
     warnings = []
     if is_unknown(spec):
-        warnings.append(UNKNOWN_MODEL_WARNING.format(model=profile.model) if "{model}" in UNKNOWN_MODEL_WARNING
+        warnings.append(UNKNOWN_MODEL_WARNING.format(model=profile.model) if "{model" in UNKNOWN_MODEL_WARNING
                         else UNKNOWN_MODEL_WARNING)
     if key_missing is not None:
         offline = True
@@ -196,9 +208,9 @@ def gather(profile: Any, *, offline: bool, probe: bool = False, forget: bool = F
 
 def render(report: dict[str, Any]) -> None:
     from rich.console import Group
+    from rich.markup import escape
     from rich.panel import Panel
     from rich.table import Table
-    from rich.text import Text
 
     from agentcli.ui.escape import visible
     from agentcli.ui.render import make_console
@@ -223,19 +235,19 @@ def render(report: dict[str, Any]) -> None:
     wire.add_row("call parser", " > ".join(f["call_parser"][:4]) + (" > …" if len(f["call_parser"]) > 4 else ""))
     wire.add_row("results", str(f["result"]))
     for note in f["notes"]:
-        wire.add_row("", f"[dim]{note}[/]")
+        wire.add_row("", f"[dim]{escape(note)}[/]")
     checks = Table.grid(padding=(0, 1))
     for ch in report["checks"]:
         mark = "[yellow]![/]" if ch["warning"] else ("[green]✓[/]" if ch["ok"] else "[red]✗[/]")
-        # Details quote servers (MCP stderr, error bodies): data, never markup.
-        checks.add_row(mark, Text(f"{ch['name']}:"), Text(visible(ch["detail"])))
+        # details and hints quote servers and name profile tables ("[request]"): text, never markup
+        checks.add_row(mark, f"{ch['name']}:", escape(visible(ch["detail"])))
         if ch["hint"] and not ch["ok"]:
-            checks.add_row("", "", Text(f"→ {visible(ch['hint'])}", style="dim"))
+            checks.add_row("", "", f"[dim]→ {escape(visible(ch['hint']))}[/]")
     parts: list[Any] = [head, "", caps, "", wire, "", checks]
     if report["learned"]:
         parts += ["", "learned: " + ", ".join(f"{k}={v['value']} ({v['source']})" for k, v in report["learned"].items())]
     for w in report["warnings"]:
-        parts += ["", f"[yellow]{w}[/]"]
+        parts += ["", f"[yellow]{escape(w)}[/]"]
     c.print(Panel(Group(*parts), title="agent doctor", expand=False))
 
 

@@ -1,7 +1,8 @@
 """`agent parse`: show the tool calls, text and repairs agentcli finds in a model's raw output.
 
 Input is a provider response body (JSON; the API shape is detected when --provider is not
-given) or raw assistant text. `--jsonl` runs a batch: one request per line, one answer per line.
+given), a captured stream (SSE or NDJSON, reassembled into the message it adds up to) or raw
+assistant text. `--jsonl` runs a batch: one request per line, one answer per line.
 """
 
 from __future__ import annotations
@@ -64,6 +65,8 @@ def parse_input(kind: str | None, data: Any, tools: list[Tool]) -> ParsedRespons
             api = detect_api(decoded)
             if api:
                 kind, data = api, decoded
+            elif (captured := reassemble(data)) is not None:
+                return pipeline.finalize(captured, ctx, all_dialects)
         else:
             kind = detect_api(data) or "text"
     if kind == "text":
@@ -80,6 +83,51 @@ def parse_input(kind: str | None, data: Any, tools: list[Tool]) -> ParsedRespons
 
     parsed = native.get(kind).parse_body(data)
     return pipeline.finalize(parsed, ctx, all_dialects)
+
+
+def _stream_items(raw: str) -> list[tuple[str, Any]]:
+    """(event name, decoded data) of a captured SSE or NDJSON stream; [] when it is neither."""
+    import asyncio
+
+    from agentcli.providers._sse import BadChunk, ndjson_objects, sse_events
+
+    lines = raw.splitlines(keepends=True)
+
+    async def items() -> list[tuple[str, Any]]:
+        async def source() -> Any:
+            for line in lines:
+                yield line
+
+        if any(line.startswith(("data:", "event:")) for line in lines[:20]):
+            out = []
+            async for ev in sse_events(source()):
+                if ev.data.strip() != "[DONE]" and ev.event != "ping":
+                    out.append((ev.event, json.loads(ev.data)))
+            return out
+        return [("", obj) async for obj in ndjson_objects(source())]
+
+    try:
+        return asyncio.run(items())
+    except (BadChunk, ValueError):
+        return []
+
+
+def reassemble(raw: str) -> Any:
+    """A captured stream (SSE or NDJSON, as saved from a server) -> the NativeParse it adds up to, or None."""
+    from agentcli.wire import native
+
+    chunks = [data for _event, data in _stream_items(raw) if isinstance(data, dict)]
+    if not chunks or "\n" not in raw.strip():  # one line is a body, not a stream
+        return None
+    first = chunks[0]
+    # Anthropic's first event wraps a Message; the other APIs' chunks look like their bodies.
+    api = "anthropic" if first.get("type") == "message_start" else detect_api(first)
+    if api is None:
+        return None
+    stream = native.get(api).new_stream()
+    for chunk in chunks:
+        stream.feed(chunk)
+    return stream.finish()
 
 
 def to_json(resp: ParsedResponse) -> dict[str, Any]:

@@ -29,14 +29,17 @@ def load(profile_ref: str | None, workspace: Path | None, model: str | None, max
     return profile
 
 
-def choose_approver(yes: bool, approve: str | None) -> tuple[Any, str]:
+def choose_approver(yes: bool, approve: str | None, unsandboxed: bool = False) -> tuple[Any, str]:
     from agentcli.agent.approval import PolicyApprover
 
     mode = "all" if yes else (approve or "ask")
     if mode not in APPROVE_MODES:
         raise UsageError(f"--approve {mode!r} is not one of {', '.join(APPROVE_MODES)}")
+    if unsandboxed and mode != "all":
+        raise UsageError("--dangerously-run-unsandboxed only changes what --yes approves",
+                         hint="add --yes, or leave the flag out and approve each command yourself")
     if mode == "all":
-        return PolicyApprover(approve_all=True), mode
+        return PolicyApprover(approve_all=True, allow_uncontained=unsandboxed), mode
     if sys.stdin.isatty():
         from agentcli.ui.approve import TerminalApprover
 
@@ -64,13 +67,16 @@ async def drive(session: Any, approver: Any, goal: str | None, render: Any) -> A
 def execute(
     goal: str | None = None, profile: str | None = None, workspace: Path | None = None, tier: str | None = None,
     yes: bool = False, approve: str | None = None, json_out: bool = False, resume: str | None = None,
-    interactive: bool = False, max_turns: int | None = None, model: str | None = None,
+    interactive: bool = False, max_turns: int | None = None, model: str | None = None, unsandboxed: bool = False,
 ) -> int:
     from agentcli.agent.build import open_session
     from agentcli.cli.errors import EXIT_CODES
     from agentcli.ui.render import JsonRenderer, TerminalRenderer, make_console
 
-    approver, mode = choose_approver(yes, approve)
+    approver, mode = choose_approver(yes, approve, unsandboxed)
+    if unsandboxed:
+        make_console(stderr=True).print("[bold red]! --dangerously-run-unsandboxed: where the OS sandbox cannot "
+                                        "start, shell commands run with your full permissions, unasked[/]")
     saved = None
     if resume is not None:
         from agentcli.agent.store import find_session, load_session
@@ -87,6 +93,8 @@ def execute(
         approve_mode=mode, interactive=sys.stdin.isatty() and not yes,
         session_id=saved.id if saved else None,
     )
+    if yes and tier:
+        session.max_tier = min(session.max_tier, session.tier)  # --yes never raises the tier above --tier
     if saved is not None:
         session.history = saved.history
         if saved.skipped_lines:

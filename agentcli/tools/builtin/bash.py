@@ -1,9 +1,11 @@
-"""bash: one shell command in its own process group, inside the workspace, with bounded output.
+"""bash: one shell command, contained in the OS sandbox (`tools/bwrap.py`), with bounded output.
 
-The whole group is killed on timeout, on cancellation and when the command ends (no
-background process outlives its call). stdin is /dev/null, the environment is scrubbed
-of secrets (also the agent's own, as /proc/$PPID/environ shows it), and with
-`network = false` the command runs in an empty network namespace.
+The command runs under bubblewrap: only the workspace writable, no network unless the
+profile allows it, an environment built from an allow-list, and its own pid namespace,
+so nothing it starts outlives the call (the timeout and cancellation kill the whole tree).
+Where the sandbox cannot start, the loop never runs a command without a human's approval
+(or the user's loud opt-out); such a command then runs with the older, weaker isolation:
+an allow-listed environment and, with `network = false`, an empty network namespace.
 """
 
 from __future__ import annotations
@@ -13,17 +15,19 @@ import os
 import shutil
 import signal
 import time
+from collections.abc import Callable
 from typing import Any
 
 from agentcli.core.errors import ErrorCode, ToolFailure
 from agentcli.core.types import Tier, Tool
+from agentcli.tools import bwrap
 from agentcli.tools.base import BuiltinTool, ToolContext, arg_int, arg_str
 from agentcli.tools.isolation import (
     capability_drop_prefix,
     ensure_process_protected,
     probe_network_isolation,
-    scrub_env,
 )
+from agentcli.tools.sandbox_env import ENV_NAME, build_env
 from agentcli.tools.shell_rules import judge
 
 MAX_TIMEOUT_S = 600
@@ -107,7 +111,7 @@ class Bash(BuiltinTool):
             "can do it; they are safer and their output is easier to use. Edge cases: there is no input (stdin "
             "is empty), so interactive programs fail or hang until the timeout; every process the command starts "
             "is killed when it ends or times out; long output is cut in the middle with a note; secret environment "
-            "variables are removed, and the network may be off by profile.\n"
+            "variables are removed, and the network is off unless the profile turns it on.\n"
             'Example: {"command": "python -m pytest tests/test_parser.py -x -q", "timeout_seconds": 120}'
         ),
         parameters={
@@ -127,8 +131,9 @@ class Bash(BuiltinTool):
                 },
                 "env": {
                     "type": "object",
-                    "description": "Extra environment variables as name: value strings (secret-looking names "
-                                   "are ignored).",
+                    "description": "Extra environment variables as NAME: value strings; plain names only. "
+                                   "Names that change what programs run (PATH, LD_*, GIT_*, PYTHON*, BASH_ENV, "
+                                   "EDITOR, ...) need the user's approval; secret-looking names are dropped.",
                     "additionalProperties": {"type": "string"},
                 },
             },
@@ -139,6 +144,7 @@ class Bash(BuiltinTool):
         read_only=False,
         needs_approval=True,
         runs_commands=True,
+        sandboxed=True,
     )
 
     def _cwd(self, args: dict[str, Any], ctx: ToolContext) -> str:
@@ -152,48 +158,62 @@ class Bash(BuiltinTool):
     def _env_arg(self, args: dict[str, Any]) -> dict[str, str]:
         env = args.get("env") or {}
         if not isinstance(env, dict) or not all(
-            isinstance(k, str) and isinstance(v, str) and k and "=" not in k and "\x00" not in k + v
+            isinstance(k, str) and isinstance(v, str) and ENV_NAME.fullmatch(k) and "\x00" not in v
             for k, v in env.items()
         ):
-            raise ToolFailure.of(ErrorCode.VALIDATION, "env must map variable names to string values",
-                                 'Pass env like {"DEBUG": "1"}.', argument="env")
+            raise ToolFailure.of(ErrorCode.VALIDATION, "env must map plain variable names (letters, digits, _) "
+                                 "to string values", 'Pass env like {"DEBUG": "1"}.', argument="env")
         return env
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> str:
         command = arg_str(args, "command")
         if not command.strip():
             raise ToolFailure.of(ErrorCode.VALIDATION, "command is empty", "Pass the command line to run.")
-        verdict = judge(command, ctx.bash)
+        extra = self._env_arg(args)
+        verdict = judge(command, ctx.bash, env=extra)
         if verdict.decision == "deny":
             raise ToolFailure.of(ErrorCode.PERMISSION, f"the profile's shell rules deny this command: {verdict.reason}",
                                  "Do something else; this command will not be run.")
         cwd = self._cwd(args, ctx)
-        timeout = arg_int(args, "timeout_seconds", None, lo=1, hi=MAX_TIMEOUT_S) or ctx.bash.timeout_seconds
-        env, dropped = scrub_env(os.environ, self._env_arg(args), ctx.bash.env_allow)
+        timeout = float(arg_int(args, "timeout_seconds", None, lo=1, hi=MAX_TIMEOUT_S) or ctx.bash.timeout_seconds)
+        env, dropped = build_env(os.environ, extra, env_allow=ctx.bash.env_allow, key_names=ctx.key_env)
         shell = shutil.which("bash") or "/bin/sh"
-        argv: list[str] = [shell, "-c", command]
+        state = await asyncio.to_thread(bwrap.status)
+        if not state.available:
+            argv = await self._uncontained(ctx, [shell, "-c", command])
+            return await self._spawn(argv, cwd, env, timeout, ctx, dropped)
+        root = str(ctx.workspace.root)
+        refusal = bwrap.workspace_refusal(root)
+        if refusal:
+            raise ToolFailure.of(ErrorCode.PERMISSION, f"commands cannot run here: {refusal}",
+                                 "Run agentcli in a project folder outside its own config, data and cache dirs.")
+        with bwrap.sandbox_argv([shell, "-c", command], workspace=root, cwd=cwd, network=ctx.bash.network,
+                                state=state) as (argv, fds):
+            return await self._spawn(argv, cwd, env, timeout, ctx, dropped, fds, bwrap.limits(timeout))
+
+    async def _uncontained(self, ctx: ToolContext, argv: list[str]) -> list[str]:
+        """The weaker isolation for a human-approved command where the sandbox cannot start."""
         if not ctx.bash.network:
             prefix, why = await asyncio.to_thread(probe_network_isolation)
             if prefix is None:
                 raise ToolFailure.of(
                     ErrorCode.PERMISSION,
                     f"the profile turns the network off for bash, but network isolation is unavailable: {why}",
-                    "Ask the user to set `network = true` under [profiles.NAME.bash], or to run where unshare works.",
+                    "Ask the user to set `network = true` under [profiles.NAME.bash], or to install bubblewrap.",
                 )
             argv = [*prefix, *argv]
-        argv = [*await asyncio.to_thread(capability_drop_prefix), *argv]
-        return await self._spawn(argv, cwd, env, float(timeout), ctx, dropped)
+        return [*await asyncio.to_thread(capability_drop_prefix), *argv]
 
-    async def _spawn(self, argv: list[str], cwd: str, env: dict[str, str], timeout: float,
-                     ctx: ToolContext, dropped: list[str]) -> str:
+    async def _spawn(self, argv: list[str], cwd: str, env: dict[str, str], timeout: float, ctx: ToolContext,
+                     dropped: list[str], fds: tuple[int, ...] = (), preexec: Callable[[], None] | None = None) -> str:
         keep = max(1024, ctx.budget)
         out, err = _Capture(keep), _Capture(keep)
-        ensure_process_protected()  # the shell must not read our keys from /proc/$PPID/environ
+        ensure_process_protected()  # outside the sandbox, the shell must not read keys from /proc/$PPID/environ
         started = time.monotonic()
         try:
             proc = await asyncio.create_subprocess_exec(
                 *argv, cwd=cwd, env=env, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE, start_new_session=True,
+                stderr=asyncio.subprocess.PIPE, start_new_session=True, pass_fds=fds, preexec_fn=preexec,
             )
         except OSError as exc:
             raise ToolFailure.of(ErrorCode.EXECUTION, f"could not start the shell: {exc}") from None
@@ -214,7 +234,7 @@ class Bash(BuiltinTool):
         elapsed = time.monotonic() - started
         body = self._render(proc.returncode, out, err, ctx, elapsed, cwd)
         if dropped and ctx.result_mode == "detailed":
-            body += f"\n[environment: {len(dropped)} secret-looking variables were not passed to the shell]"
+            body += f"\n[environment: {len(dropped)} variables were not passed to the shell (keys or key values)]"
         if timed_out:
             raise ToolFailure.of(
                 ErrorCode.TIMEOUT,
@@ -250,6 +270,9 @@ class Bash(BuiltinTool):
             lines.append("env: " + ", ".join(f"{k}={v}" for k, v in list(env.items())[:10]))
         if not ctx.bash.network:
             lines.append("(network off)")
+        state = bwrap.status()
+        if not state.available:
+            lines.append(f"NOT SANDBOXED: {state.detail}; this command would run with your full permissions")
         return "\n".join(lines)
 
 

@@ -251,6 +251,13 @@ class AnthropicStream(NativeStream):
             cb = dict(as_dict(chunk.get("content_block")))
             if not isinstance(index, int):
                 index = len(self._order)
+            prev = self._blocks[self._order[-1]] if self._order else None
+            if (cb.get("type") == "tool_use" and prev is not None and prev.kind == "tool_use"
+                    and as_str(cb.get("id")) and as_str(cb.get("id")) == as_str(prev.data.get("id"))):
+                # The LiteLLM proxy, relaying an OpenAI stream, opens a new block with the same id
+                # for every argument fragment: one call, continued under a new index.
+                self._blocks[index] = prev
+                return events
             block = _Block(as_str(cb.get("type")), cb)
             self._blocks[index] = block
             self._order.append(index)

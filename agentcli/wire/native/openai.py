@@ -77,7 +77,10 @@ def render_messages(messages: list[Message], names: NameMap) -> list[dict[str, A
             case Role.SYSTEM | Role.USER:
                 out.append({"role": m.role.value, "content": m.text})
             case Role.ASSISTANT:
-                msg: dict[str, Any] = {"role": "assistant", "content": m.text or (None if m.tool_calls else "")}
+                # Always a string: llama-cpp-python's request model rejects null with HTTP 500, and
+                # through LiteLLM the null key is dropped and the chat template fails instead.
+                # Servers that want null get it from the `null_content_when_blank` transform.
+                msg: dict[str, Any] = {"role": "assistant", "content": m.text or ""}
                 if m.tool_calls:
                     msg["tool_calls"] = [
                         {
@@ -130,9 +133,9 @@ class OpenAIApi(NativeApi):
         body: dict[str, Any] = {"model": settings.model, "messages": render_messages(messages, names)}
         if tools and plan.native_tools:
             body["tools"] = self.render_tools(tools, strict=plan.strict)
-            choice = self.render_tool_choice(plan.tool_choice, tools)
-            if choice != "auto":
-                body["tool_choice"] = choice
+            # Sent even when "auto": llama-cpp-python's chatml-function-calling renders no tools
+            # at all when tool_choice is missing, and the model then never calls one.
+            body["tool_choice"] = self.render_tool_choice(plan.tool_choice, tools)
             if not plan.parallel:
                 body["parallel_tool_calls"] = False
         if settings.temperature is not None:
@@ -235,9 +238,12 @@ class OpenAIStream(NativeStream):
             if reasoning:
                 self._thinking.append(reasoning)
                 events.append(thinking_event(reasoning))
-            for tc in as_list(delta.get("tool_calls")):
+            tool_calls = as_list(delta.get("tool_calls"))
+            for tc in tool_calls:
                 events.extend(self._tool_delta(as_dict(tc)))
-            if isinstance(delta.get("function_call"), dict):
+            # llama-cpp-python repeats every fragment in the legacy `function_call` next to
+            # `tool_calls`; the legacy field counts only when it comes alone.
+            if isinstance(delta.get("function_call"), dict) and not tool_calls:
                 self._legacy = True
                 events.extend(self._tool_delta({"index": 0, "function": delta["function_call"]}))
             if choice.get("finish_reason"):

@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from agentcli.config.schema import BashConfig
+from agentcli.tools import bwrap
 from agentcli.tools.shell_rules import judge
 
 pytestmark = [
@@ -76,7 +77,8 @@ def test_shell_cannot_read_the_agents_start_up_environment(tmp_path):
     out, key, _ = _run_child(tmp_path)
     assert key in out["control"]  # unprotected, a child shell reads the key from /proc/$PPID/environ
     assert "exit code: 0" in out["tool"] and "PATH=" in out["tool"]  # the probe ran and read the file
-    assert "AGENTCLI_TEST_API_KEY=\n" in out["tool"] + "\n"  # ... whose secret value is blanked
+    # In the sandbox the parent the shell sees is the sandbox's own init, whose environment is the
+    # allow-listed one; outside it, the agent's start-up block has the value blanked. Either way: no key.
     assert key not in out["tool"] and key not in out["self"]
     assert out["os_environ"] == key and out["inherited"].strip() == key  # the agent and its children keep it
     assert out["dumpable"] == 0
@@ -92,5 +94,8 @@ def test_extra_names_are_blanked_too(tmp_path):
 
 def test_shell_cannot_open_the_agents_memory(tmp_path):
     out, key, _ = _run_child(tmp_path)
-    assert "MEM-OPENED" not in out["mem"], out["mem"]
-    assert key not in out["mem"]
+    if bwrap.status().available:  # the pid namespace: the "parent" reached is the sandbox's init, never the agent
+        assert key not in out["mem"]
+    else:
+        assert "MEM-OPENED" not in out["mem"], out["mem"]
+        assert key not in out["mem"]

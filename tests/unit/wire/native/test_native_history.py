@@ -47,6 +47,7 @@ def test_openai_history_exact():
             {"type": "function", "function": {"name": "read_file", "description": "Read a file.",
                                               "parameters": READ_PARAMS}},
         ],
+        "tool_choice": "auto",
         "temperature": 0.2,
         "max_tokens": 512,
     }

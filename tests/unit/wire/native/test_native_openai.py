@@ -56,11 +56,11 @@ def test_long_description_clipped_to_api_limit():
 
 
 @pytest.mark.parametrize(("choice", "expected"), [
-    ("auto", None),
+    ("auto", "auto"),
     ("none", "none"),
     ("required", "required"),
     ("read_file", {"type": "function", "function": {"name": "read_file"}}),
-    ("not_offered", None),  # a tool hidden at this tier: fall back to auto
+    ("not_offered", "auto"),  # a tool hidden at this tier: fall back to auto
 ])
 def test_tool_choice_mapping(choice, expected):
     body = API.build_body([Message.user("hi")], [WEATHER, READ], plan("openai", tool_choice=choice), settings())

@@ -1,0 +1,185 @@
+"""A scripted per-turn proxy in front of a real llama-cpp-python server.
+
+A random model writes noise; the server's own grammar-constrained decoding makes it write what
+a turn needs, in the server's real wire format. For each chat request the proxy picks the step
+for that turn (the number of assistant messages already in the conversation) and rewrites the
+request before forwarding it:
+
+- `Call(name, args)` with native tools: the named tool's schema is pinned to these arguments
+  (`const`) and `tool_choice` names it, so the server emits a genuine `tool_calls` reply;
+- `Call` without native tools (emulation): a `grammar` forces the call text in a dialect;
+- `Answer(text)`: tools dropped, a `grammar` forces the final text;
+- `Noise()`: nothing forced; the random model's output goes through the whole loop.
+
+Every exchange (the request as forwarded, status, content type, raw response bytes) is kept,
+for assertions and for capturing replay fixtures.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import httpx
+
+NOISE_TOKENS = 48
+
+
+@dataclass
+class Call:
+    name: str
+    args: dict[str, Any]
+    style: str = "native"  # native | hermes | json
+
+
+@dataclass
+class Answer:
+    text: str
+
+
+@dataclass
+class Noise:
+    max_tokens: int = NOISE_TOKENS
+
+
+Step = Call | Answer | Noise
+
+
+@dataclass
+class Exchange:
+    path: str
+    request: dict[str, Any] | None
+    status: int
+    content_type: str
+    body: bytes
+    original: dict[str, Any] | None = None  # the request as agentcli sent it, before the script's rewrite
+
+
+def gbnf_literal(text: str) -> str:
+    """`root ::= "<text>"` with GBNF string escapes."""
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\r", "\\r")
+    return f'root ::= "{escaped}"'
+
+
+def call_text(call: Call) -> str:
+    """The text a model writes for one call in an emulation dialect."""
+    obj = json.dumps({"name": call.name, "arguments": call.args})
+    if call.style == "hermes":
+        return f"<tool_call>\n{obj}\n</tool_call>"
+    if call.style == "json":
+        return obj
+    raise ValueError(call.style)
+
+
+def pinned_schema(args: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {k: {"const": v} for k, v in args.items()},
+        "required": list(args),
+        "additionalProperties": False,
+    }
+
+
+def rewrite(body: dict[str, Any], step: Step) -> dict[str, Any]:
+    """The request to forward for this step."""
+    body = dict(body)
+    if isinstance(step, Call) and step.style == "native":
+        tools = []
+        for tool in body.get("tools") or []:
+            fn = dict(tool["function"])
+            if fn["name"] == step.name:
+                fn["parameters"] = pinned_schema(step.args)
+            tools.append({**tool, "function": fn})
+        body["tools"] = tools
+        body["tool_choice"] = {"type": "function", "function": {"name": step.name}}
+    elif isinstance(step, Call) and step.style == "json":
+        body.pop("tools", None), body.pop("tool_choice", None)
+        schema = {"type": "object", "properties": {"name": {"const": step.name}, "arguments": pinned_schema(step.args)},
+                  "required": ["name", "arguments"], "additionalProperties": False}
+        body["response_format"] = {"type": "json_object", "schema": schema}
+    elif isinstance(step, Call):
+        body.pop("tools", None), body.pop("tool_choice", None)
+        body["grammar"] = gbnf_literal(call_text(step))
+    elif isinstance(step, Answer):
+        body.pop("tools", None), body.pop("tool_choice", None)
+        body["grammar"] = gbnf_literal(step.text)
+    else:
+        body["max_tokens"] = step.max_tokens
+    body.setdefault("seed", 1107)
+    return body
+
+
+def turn_of(body: dict[str, Any]) -> int:
+    return sum(1 for m in body.get("messages") or [] if isinstance(m, dict) and m.get("role") == "assistant")
+
+
+@dataclass
+class ScriptedProxy:
+    """Forwards to `upstream` (a base URL like http://127.0.0.1:PORT), rewriting chat requests per the script."""
+
+    upstream: str
+    script: list[Step] = field(default_factory=list)
+    exchanges: list[Exchange] = field(default_factory=list)
+    edit: Callable[[dict[str, Any]], dict[str, Any]] | None = None  # a last free-form change
+    _server: ThreadingHTTPServer | None = None
+
+    @property
+    def url(self) -> str:
+        assert self._server is not None
+        return f"http://127.0.0.1:{self._server.server_address[1]}"
+
+    def step_for(self, body: dict[str, Any]) -> Step:
+        turn = turn_of(body)
+        return self.script[min(turn, len(self.script) - 1)] if self.script else Noise()
+
+    def chat_requests(self, *, original: bool = False) -> list[dict[str, Any]]:
+        chats = [e for e in self.exchanges if e.request is not None and e.path.endswith("/chat/completions")]
+        return [(e.original if original else e.request) or {} for e in chats]
+
+    def start(self) -> ScriptedProxy:
+        proxy = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.0"  # the body ends when the connection closes: streams pass through
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_GET(self) -> None:
+                proxy._forward(self, "GET", None)
+
+            def do_POST(self) -> None:
+                raw = self.rfile.read(int(self.headers.get("content-length") or 0))
+                proxy._forward(self, "POST", json.loads(raw or b"{}"))
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+
+    def _forward(self, h: BaseHTTPRequestHandler, method: str, body: dict[str, Any] | None) -> None:
+        original = body
+        if body is not None and h.path.endswith("/chat/completions"):
+            body = rewrite(body, self.step_for(body))
+            if self.edit is not None:
+                body = self.edit(body)
+        got = bytearray()
+        with httpx.Client(timeout=120) as client, client.stream(method, self.upstream + h.path, json=body) as resp:
+            ctype = resp.headers.get("content-type", "")
+            h.send_response(resp.status_code)
+            h.send_header("content-type", ctype)
+            h.end_headers()
+            for chunk in resp.iter_raw():
+                got += chunk
+                h.wfile.write(chunk)
+                h.wfile.flush()
+        self.exchanges.append(Exchange(h.path, body, resp.status_code, ctype, bytes(got), original))

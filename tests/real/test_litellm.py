@@ -1,0 +1,65 @@
+"""agentcli through the LiteLLM proxy: its OpenAI chat route and its Anthropic /v1/messages route
+(both relaying to the llama.cpp server), and its mock models for rate limits and server errors."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from proxy import Answer, Call
+from realkit import write_profile
+
+ANSWER = "The notes say hello."
+GOAL = "List the files, then read notes.txt and tell me what it says."
+
+
+def script() -> list:
+    return [Call("list_files", {"path": "."}), Call("read_file", {"path": "notes.txt"}), Answer(ANSWER)]
+
+
+def run(agent, profile, workspace, *extra):
+    return agent("run", GOAL, "-p", f"{profile}#real", "-w", str(workspace), "--yes", *extra)
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+@pytest.mark.parametrize("stream", [True, False], ids=["streamed", "whole"])
+def test_two_tool_task_through_litellm(litellm_server, litellm_route, agent, workspace, tmp_path, provider, stream):
+    litellm_route.script = script()
+    url = litellm_server.url + ("/v1" if provider == "openai" else "")
+    profile = write_profile(tmp_path, url, provider=provider, stream=stream)
+    result = run(agent, profile, workspace, "--json")
+    assert result.code == 0, result.stderr + result.stdout[-3000:]
+    ran = [(e["call"]["name"], e["call"]["arguments"], e["result"]["ok"]) for e in result.of("ToolFinished")]
+    assert ran == [("list_files", {"path": "."}, True), ("read_file", {"path": "notes.txt"}, True)], ran
+    assert "hello from the notes file" in json.dumps([e["result"]["content"] for e in result.of("ToolFinished")])
+    assert result.of("Done")[-1]["answer"] == ANSWER
+    assert len(litellm_route.chat_requests()) == 3
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_unknown_model_is_said_on_the_first_try(litellm_server, agent, workspace, tmp_path, provider):
+    url = litellm_server.url + ("/v1" if provider == "openai" else "")
+    profile = write_profile(tmp_path, url, provider=provider, model="no-such-model")
+    result = run(agent, profile, workspace)
+    assert result.code == 1
+    assert "does not serve model 'no-such-model'" in result.stderr, result.stderr
+    assert "attempts" not in result.stderr and "retry" not in result.stderr.lower(), result.stderr
+
+
+@pytest.mark.parametrize(("model", "words"), [("mock-429", "rate limit"), ("mock-500", "failing or overloaded")])
+def test_mock_errors_are_retried_then_explained(litellm_server, agent, workspace, tmp_path, model, words):
+    profile = write_profile(tmp_path, litellm_server.url + "/v1", model=model, max_retries=1)
+    result = run(agent, profile, workspace, "--json")
+    assert result.code == 1, result.stderr
+    retries = result.of("RetryScheduled")
+    assert len(retries) == 1, result.stdout[-2000:]
+    done = result.of("Done")[-1]
+    assert words in done["error"] and "after 2 attempts" in done["error"], done["error"]
+
+
+@pytest.mark.parametrize("stream", [True, False], ids=["streamed", "whole"])
+def test_mock_answer(litellm_server, agent, workspace, tmp_path, stream):
+    profile = write_profile(tmp_path, litellm_server.url + "/v1", model="mock-answer", stream=stream)
+    result = run(agent, profile, workspace, "--json")
+    assert result.code == 0, result.stderr
+    assert result.of("Done")[-1]["answer"] == ANSWER
