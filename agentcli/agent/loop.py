@@ -8,7 +8,6 @@ the session's Approver.
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -17,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from agentcli.agent.approval import Approver, Decision
 from agentcli.agent.planner import plan_batches
 from agentcli.agent.validate import validate_arguments
+from agentcli.core import jsonsafe
 from agentcli.core.errors import ErrorCode, ProviderError, ProviderErrorCode, ToolError
 from agentcli.core.events import (
     AgentEvent,
@@ -281,6 +281,7 @@ class Agent:
                     s.request_messages(), visible, s.plan, s.settings(), s.parse_context(), on_event=queue.put_nowait
                 )
             )
+            getter: asyncio.Future[AgentEvent] | None = None
             try:
                 while not task.done() or not queue.empty():
                     getter = asyncio.ensure_future(queue.get())
@@ -300,8 +301,13 @@ class Agent:
                     continue
                 raise
             finally:
-                if not task.done():
-                    task.cancel()
+                # cancelled mid-request (Ctrl-C in chat): end both tasks here, or asyncio later
+                # reports them as "destroyed but pending"
+                pending = [t for t in (task, getter) if t is not None and not t.done()]
+                for t in pending:
+                    t.cancel()
+                if pending:
+                    await asyncio.wait(pending)
             yield response
             return
 
@@ -369,7 +375,7 @@ class Agent:
                     f"Use the tools available now: {names}.",
                 )
                 return
-        size = len(json.dumps(call.arguments, ensure_ascii=False, default=str).encode())
+        size = len(jsonsafe.dumps(call.arguments, ensure_ascii=False, default=str).encode())
         if size > s.profile.limits.max_tool_args_bytes:
             yield ToolError.of(
                 ErrorCode.VALIDATION,

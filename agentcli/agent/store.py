@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from agentcli.agent.serialize import message_from_dict, message_to_dict, result_from_dict, result_to_dict
+from agentcli.core import jsonsafe
 from agentcli.core.errors import ErrorCode, ToolError, UsageError
 from agentcli.core.redact import redact
 from agentcli.core.types import Message, Role, ToolResult
@@ -43,7 +44,7 @@ class Transcript:
 
     def write(self, record_type: str, /, **data: Any) -> None:
         record = {"type": record_type, "t": round(time.time(), 3), **data}
-        line = redact(json.dumps(record, ensure_ascii=False, default=str)) + "\n"
+        line = redact(jsonsafe.dumps(record, ensure_ascii=False, default=str)) + "\n"
         os.write(self._fd, line.encode())  # one write per record: never interleaved
 
     def message(self, m: Message) -> None:
@@ -73,7 +74,7 @@ def read_records(path: Path) -> tuple[list[dict[str, Any]], int]:
     with open(path, encoding="utf-8", errors="replace") as f:
         for line in f:
             try:
-                records.append(json.loads(line))
+                records.append(jsonsafe.loads(line))
             except json.JSONDecodeError:
                 skipped += 1  # a torn last line after a crash: never fatal
     return records, skipped

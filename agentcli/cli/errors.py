@@ -2,7 +2,7 @@
 
 Exit codes: 0 done, 1 the model or a tool failed, 2 usage/profile error,
 3 stopped at a checkpoint or by a guard, 4 no usable answer (empty or cut at the
-length limit twice), 130 interrupted.
+length limit twice), 130 interrupted, 141 stdout closed (a pipe reader left).
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from agentcli.core.errors import AgentCliError, ConfigError, ProviderError, Usag
 from agentcli.core.events import StopReason
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_STOPPED, EXIT_INCOMPLETE, EXIT_INTERRUPTED = 0, 1, 2, 3, 4, 130
+EXIT_PIPE_CLOSED = 141  # 128 + SIGPIPE: what a shell reports for any program whose reader went away
 
 # How a run ended -> the process exit code.
 EXIT_CODES: dict[StopReason, int] = {
@@ -46,7 +47,8 @@ def _say(label: str, message: str, hint: str | None) -> None:
 
 def run_guarded(fn: Callable[..., int | None], **options: Any) -> int:
     """Run a command body; user mistakes become one clear message, never a traceback."""
-    from agentcli.cli.logging_setup import configure as configure_logging, log_crash
+    from agentcli.cli.logging_setup import configure as configure_logging
+    from agentcli.cli.logging_setup import log_crash
 
     configure_logging()  # AGENTCLI_DEBUG=1 only
     try:
@@ -54,6 +56,9 @@ def run_guarded(fn: Callable[..., int | None], **options: Any) -> int:
     except KeyboardInterrupt:
         sys.stderr.write("agent: interrupted\n")
         return EXIT_INTERRUPTED
+    except BrokenPipeError:  # `agent ... | head -1`: the reader is gone; stop quietly, like any filter
+        _silence_stdout()
+        return EXIT_PIPE_CLOSED
     except AgentCliError as exc:
         label = next(lbl for typ, lbl in _LABELS if isinstance(exc, typ))
         _say(label, exc.message, exc.hint)
@@ -63,6 +68,18 @@ def run_guarded(fn: Callable[..., int | None], **options: Any) -> int:
         log_crash(exc)
         _say("internal error", f"{type(exc).__name__}: {exc}", f"details were written to {path}; please report it")
         return EXIT_FAILED
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's last flush cannot fail again."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # no real file descriptor (a test's captured stream): nothing to flush
+        pass
 
 
 def _crash_report(exc: BaseException) -> str:

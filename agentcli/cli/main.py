@@ -119,9 +119,10 @@ def parse(
     tools: Annotated[Optional[str], typer.Option(help="Comma-separated tool names that were offered.")] = None,
     json_out: JsonOpt = False,
     jsonl: Annotated[Optional[str], typer.Option("--jsonl", help="Batch mode: one request per line; '-' for stdin.")] = None,
+    debug: Annotated[bool, typer.Option("--debug", help="Also report parser failures that were caught (stderr).")] = False,
 ) -> None:
     """Show the tool calls, text and repairs agentcli finds in a model's output."""
-    _dispatch("parse", file=file, provider=provider, tools=tools, json_out=json_out, jsonl=jsonl)
+    _dispatch("parse", file=file, provider=provider, tools=tools, json_out=json_out, jsonl=jsonl, debug=debug)
 
 
 @app.command()

@@ -57,6 +57,8 @@ class LimitsConfig(_Strict):
     request_timeout: float = Field(120.0, gt=0)
     connect_timeout: float = Field(10.0, gt=0)
     stream_idle_timeout: float = Field(60.0, gt=0)
+    max_response_bytes: int = Field(32_000_000, ge=1024)  # one model response, streamed or not
+    max_response_seconds: float = Field(900.0, gt=0)  # one model response, first byte to last
     max_retries: int = Field(2, ge=0, le=10)
     retry_budget_s: float = Field(120.0, gt=0)  # wall budget for one call including retries
     validation_retries: int = Field(3, ge=0, le=20)

@@ -16,6 +16,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable, Mapping, TypeVar
 
+from agentcli.core import jsonsafe
 from agentcli.core.errors import ProviderError, ProviderErrorCode as Code
 from agentcli.core.events import Notice, RetryScheduled
 from agentcli.core.redact import redact
@@ -139,7 +140,7 @@ def _should_retry_header(headers: Mapping[str, str]) -> bool | None:
 def body_message(text: str) -> str:
     """The human part of an error body: error.message, error, message or detail; else the raw text."""
     try:
-        data = json.loads(text)
+        data = jsonsafe.loads(text)
     except (ValueError, TypeError):
         return text.strip()
     if isinstance(data, list) and data and isinstance(data[0], dict):

@@ -6,9 +6,13 @@ Only framing lives here; what a chunk means is the wire layer's business.
 from __future__ import annotations
 
 import asyncio
-import json
+import re
+import time
 from dataclasses import dataclass
 from typing import Any, AsyncIterator
+
+from agentcli.core import jsonsafe
+from agentcli.core.errors import ProviderError, ProviderErrorCode
 
 
 class StreamStalled(TimeoutError):
@@ -23,6 +27,70 @@ class BadChunk(ValueError):
 class SSEEvent:
     event: str  # "message" when the server sent no `event:` field
     data: str
+
+
+class ResponseTooLarge(BadChunk):
+    """The response passed the profile's max_response_bytes (an endless or runaway stream)."""
+
+
+class ResponseTooSlow(TimeoutError):
+    """The response was still arriving at the profile's max_response_seconds."""
+
+
+_EOL = re.compile(r"\r\n|\r|\n")
+
+
+async def bounded_lines(chunks: AsyncIterator[str], *, max_bytes: int, max_seconds: float) -> AsyncIterator[str]:
+    """Lines (without their ends) from decoded text chunks, within a byte and a time budget.
+
+    httpx would buffer a line that never ends without limit; splitting here lets the budget
+    see every chunk. Ends are \r\n, \r or \n as SSE allows, never Unicode separators, which are
+    legal inside JSON strings. Text arrives already decoded (httpx keeps multi-byte characters
+    whole across chunks).
+    """
+    deadline = time.monotonic() + max_seconds
+    used = 0
+    buf = ""
+    async for chunk in chunks:
+        used += len(chunk.encode("utf-8", "surrogatepass"))
+        if used > max_bytes:
+            raise ResponseTooLarge(f"the response passed {max_bytes} bytes")
+        if time.monotonic() > deadline:
+            raise ResponseTooSlow(f"the response took longer than {max_seconds:g} s")
+        buf += chunk
+        held = buf.endswith("\r")  # may be the first half of \r\n: decide with the next chunk
+        parts = _EOL.split(buf[:-1] if held else buf)
+        buf = parts.pop() + ("\r" if held else "")
+        for line in parts:
+            yield line
+    buf = buf.removesuffix("\r")
+    if buf:
+        yield buf
+
+
+async def read_body(chunks: AsyncIterator[bytes], *, max_bytes: int, max_seconds: float) -> bytes:
+    """A whole (non-streamed) body within the same byte and time budget as a stream."""
+    deadline = time.monotonic() + max_seconds
+    parts: list[bytes] = []
+    used = 0
+    async for chunk in chunks:
+        used += len(chunk)
+        if used > max_bytes:
+            raise ResponseTooLarge(f"the response passed {max_bytes} bytes")
+        if time.monotonic() > deadline:
+            raise ResponseTooSlow(f"the response took longer than {max_seconds:g} s")
+        parts.append(chunk)
+    return b"".join(parts)
+
+
+def too_much(exc: ResponseTooLarge | ResponseTooSlow, target: Any) -> ProviderError:
+    """A response over budget: not retried (the same request would run over again)."""
+    what = "max_response_bytes" if isinstance(exc, ResponseTooLarge) else "max_response_seconds"
+    return ProviderError(
+        ProviderErrorCode.SERVER, f"{exc} from {target.url}; stopped reading",
+        url=target.url, model=target.model, retryable=False,
+        hint=f"If this model really answers at such length, raise limits.{what} in the profile.",
+    )
 
 
 async def idle_lines(lines: AsyncIterator[str], idle_timeout: float) -> AsyncIterator[str]:
@@ -75,7 +143,7 @@ async def ndjson_objects(lines: AsyncIterator[str]) -> AsyncIterator[dict[str, A
 
 def decode_json(text: str) -> dict[str, Any]:
     try:
-        value = json.loads(text)
+        value = jsonsafe.loads(text)
     except ValueError as exc:
         raise BadChunk(f"stream chunk is not JSON: {text[:80]!r}") from exc
     if not isinstance(value, dict):

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable
 import httpx
 
 from agentcli import __version__
-
+from agentcli.core import jsonsafe
 from agentcli.core.errors import ProviderError, ProviderErrorCode as Code
 from agentcli.config.providers import default_api_key_env, default_url as default_base_url
 from agentcli.providers._http import (
@@ -31,7 +31,7 @@ from agentcli.providers._http import (
     run_with_retries,
     trim,
 )
-from agentcli.providers._sse import BadChunk, StreamStalled, decode_json, idle_lines, ndjson_objects, sse_events
+from agentcli.providers._sse import BadChunk, ResponseTooLarge, ResponseTooSlow, StreamStalled, bounded_lines, decode_json, idle_lines, ndjson_objects, read_body, sse_events, too_much
 from agentcli.providers.transforms import apply_overrides, check_overrides, pipeline
 
 if TYPE_CHECKING:
@@ -56,9 +56,10 @@ def masked_headers(headers: Any) -> dict[str, str]:
 
 
 def _body_bytes(body: Any) -> int:
-    import json
+    return len(jsonsafe.dumps(body, ensure_ascii=False, default=str).encode())
 
-    return len(json.dumps(body, ensure_ascii=False, default=str).encode())
+
+_JSON = {"Content-Type": "application/json"}  # bodies are encoded by jsonsafe.body (any string survives)
 
 
 def resolve_key(profile: Profile, provider: str, url: str, api_key: str | None) -> tuple[str | None, str | None]:
@@ -222,8 +223,15 @@ class Provider:
 
     async def _post(self, url: str, body: dict[str, Any], plan: WirePlan, ctx: ParseContext, target: Target) -> ParsedResponse:
         t0 = time.monotonic()
+        limits = self.profile.limits
         try:
-            resp = await self.client.post(url, json=body)
+            async with self.client.stream("POST", url, content=jsonsafe.body(body), headers=_JSON) as streamed:
+                content = await read_body(streamed.aiter_bytes(), max_bytes=limits.max_response_bytes,
+                                          max_seconds=limits.max_response_seconds)
+                resp = httpx.Response(streamed.status_code, headers=streamed.headers, content=content,
+                                      request=streamed.request)
+        except (ResponseTooLarge, ResponseTooSlow) as exc:
+            raise too_much(exc, target) from None
         except httpx.HTTPError as exc:
             log.debug("POST %s failed after %.0f ms: %s", url, (time.monotonic() - t0) * 1000, type(exc).__name__,
                       extra={"secrets": target.secrets})
@@ -270,7 +278,7 @@ class Provider:
             log.debug("error body (%d): %s", resp.status_code, trim(resp.text), extra={"secrets": target.secrets})
             raise error_from_status(resp.status_code, resp.text, resp.headers, target, self.refine_error)
         try:
-            data = resp.json()
+            data = jsonsafe.loads(resp.content)
         except ValueError:
             data = None
         if not isinstance(data, dict):
@@ -294,7 +302,7 @@ class Provider:
         headers_in = False
         t0 = time.monotonic()
         try:
-            async with self.client.stream("POST", url, json=body) as resp:
+            async with self.client.stream("POST", url, content=jsonsafe.body(body), headers=_JSON) as resp:
                 log.debug("response POST %s status=%d (stream) %.0f ms to headers", url, resp.status_code,
                           (time.monotonic() - t0) * 1000, extra={"secrets": target.secrets})
                 if resp.status_code >= 400:
@@ -317,6 +325,8 @@ class Provider:
                             break
         except ProviderError:
             raise
+        except (ResponseTooLarge, ResponseTooSlow) as exc:
+            raise too_much(exc, target) from None
         except (httpx.HTTPError, StreamStalled, BadChunk) as exc:
             log.debug("stream from %s failed after %.0f ms: %s", url, (time.monotonic() - t0) * 1000,
                       type(exc).__name__, extra={"secrets": target.secrets})
@@ -340,7 +350,9 @@ class Provider:
         return parsed
 
     async def _items(self, resp: httpx.Response) -> AsyncIterator[Chunk]:
-        lines = idle_lines(resp.aiter_lines(), self.profile.limits.stream_idle_timeout)
+        limits = self.profile.limits
+        lines = bounded_lines(idle_lines(resp.aiter_text(), limits.stream_idle_timeout),
+                              max_bytes=limits.max_response_bytes, max_seconds=limits.max_response_seconds)
         if self.stream_format == "ndjson":
             async for obj in ndjson_objects(lines):
                 yield self.stream_item("", obj)
@@ -357,7 +369,8 @@ class Provider:
 
         async def once() -> dict[str, Any]:
             try:
-                resp = await self.client.request(method, f"{self.url}{path}", json=json_body)
+                resp = await self.client.request(method, f"{self.url}{path}", content=None if json_body is None else jsonsafe.body(json_body),
+                                                 headers=None if json_body is None else _JSON)
             except httpx.HTTPError as exc:
                 raise error_from_exception(exc, target, timeout=self.profile.limits.request_timeout) from None
             return self._json_or_raise(resp, target)

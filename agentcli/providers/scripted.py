@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from agentcli.config.providers import api_kinds
+from agentcli.core import jsonsafe
 from agentcli.core.errors import ConfigError, ProviderError, ProviderErrorCode as Code
 from agentcli.providers._http import error_from_status, hint_for, run_with_retries
 from agentcli.providers.base import Provider, _Attempt
@@ -65,7 +66,7 @@ def check_turn(turn: Any, where: str = "turn") -> Turn:
 def load_script(path: Path) -> tuple[str, list[Turn]]:
     """(api, turns) from a script file; problems are ConfigErrors naming the file."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = jsonsafe.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise ConfigError(f"cannot read script: {exc.strerror}", file=str(path), key="script") from None
     except ValueError as exc:

@@ -14,6 +14,7 @@ import secrets
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
+from agentcli.core import jsonsafe
 from agentcli.core.errors import ConfigError
 
 Body = dict[str, Any]
@@ -99,7 +100,7 @@ def arguments_string_to_object(body: Body) -> Body:
             fn = call.get("function")
             if isinstance(fn, dict) and isinstance(fn.get("arguments"), str):
                 try:
-                    value = json.loads(fn["arguments"] or "{}")
+                    value = jsonsafe.loads(fn["arguments"] or "{}")
                 except ValueError:
                     continue  # leave it: the server will say what it dislikes
                 if isinstance(value, dict):
@@ -152,7 +153,7 @@ def content_tag_fallback(body: Body) -> Body:
             if end == -1:
                 break
             try:
-                obj = json.loads(text[start + len(_OPEN) : end])
+                obj = jsonsafe.loads(text[start + len(_OPEN) : end])
             except ValueError:
                 obj = None
             if isinstance(obj, dict) and isinstance(obj.get("name"), str):

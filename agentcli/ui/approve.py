@@ -5,14 +5,16 @@ from __future__ import annotations
 import json
 
 from agentcli.agent.approval import Decision
+from agentcli.core import jsonsafe
 from agentcli.core.events import Checkpoint, CheckpointKind
-from agentcli.ui.escape import visible
+from agentcli.ui.approval_view import Block, blocks_for, render_block, screen_rows
+from agentcli.ui.escape import styled
 from agentcli.ui.render import make_console
 
 _KEYS = {
     "yes": ("y", "yes"), "no": ("n", "no"), "always": ("a", "always for this tool"),
     "edit": ("e", "edit the arguments"), "abort": ("q", "abort the run"), "retry": ("r", "retry"),
-    "skip": ("s", "skip"), "guidance": ("g", "give guidance"),
+    "skip": ("s", "skip"), "guidance": ("g", "give guidance"), "view": ("v", "view all lines"),
 }
 
 
@@ -22,47 +24,62 @@ class TerminalApprover:
     def __init__(self, input_fn=input) -> None:  # type: ignore[no-untyped-def]
         self.console = make_console(stderr=True)
         self.input = input_fn
+        self._summarised = False
 
     async def decide(self, cp: Checkpoint) -> Decision:
         c = self.console
         c.print()
-        c.rule(f"[bold yellow]checkpoint: {cp.kind.value.replace('_', ' ')}[/]", style="yellow")
-        c.print(visible(cp.message), markup=False)
-        if cp.call is not None:
-            args = json.dumps(cp.call.arguments, ensure_ascii=False, indent=2)
-            c.print(f"[bold]{visible(cp.call.name)}[/] ", end="")
-            c.print(visible(args), markup=False)
-        if cp.preview:
-            from rich.syntax import Syntax
-
-            is_diff = cp.preview.startswith(("---", "@@", "diff"))
-            c.print(Syntax(visible(cp.preview), "diff" if is_diff else "bash", theme="ansi_dark", word_wrap=True))
+        c.rule(styled((f"checkpoint: {cp.kind.value.replace('_', ' ')}", "bold yellow")), style="yellow")
+        self._show(cp, expanded=False)
         if cp.kind is CheckpointKind.ASK_USER:
             answer = self._ask("your answer (empty to abort): ")
             return Decision("guidance", text=answer) if answer.strip() else Decision("abort")
         options = [o for o in cp.options if o in _KEYS] or ["yes", "no", "abort"]
-        menu = "  ".join(f"[bold]{_KEYS[o][0]}[/] {_KEYS[o][1]}" for o in options)
+        if self._summarised:
+            options = [*options, "view"]
+        menu = styled(*[p for o in options for p in ((_KEYS[o][0], "bold"), f" {_KEYS[o][1]}  ")])
         while True:
             c.print(menu)
             key = self._ask("> ").strip().lower()
             chosen = next((o for o in options if key in (_KEYS[o][0], o)), None)
             if chosen is None:
-                c.print("[red]please choose one of the letters above[/]")
+                c.print(styled(("please choose one of the letters above", "red")))
+                continue
+            if chosen == "view":
+                self._show(cp, expanded=True)
                 continue
             if chosen == "edit":
                 raw = self._ask("new arguments as JSON: ")
                 try:
-                    new = json.loads(raw)
+                    new = jsonsafe.loads(raw)
                     if not isinstance(new, dict):
                         raise ValueError("not an object")
                 except ValueError as exc:
-                    c.print(f"[red]not a JSON object ({exc}); try again[/]")
+                    c.print(styled(("not a JSON object (", "red"), (str(exc), "red"), ("); try again", "red")))
                     continue
-                c.print("will run: " + visible(json.dumps(new, ensure_ascii=False)), markup=False)
+                c.print(styled("will run: ", json.dumps(new, ensure_ascii=False)))
                 return Decision("edit", arguments=new)
             if chosen == "guidance":
                 return Decision("guidance", text=self._ask("guidance for the model: "))
             return Decision(chosen)  # type: ignore[arg-type]
+
+    def _show(self, cp: Checkpoint, *, expanded: bool) -> None:
+        """The message, the call and its preview: every block counted, nothing cut silently."""
+        c = self.console
+        c.print(styled(cp.message))
+        blocks: list[Block] = []
+        if cp.call is not None:
+            c.print(styled(("tool ", "dim"), (cp.call.name, "bold")))
+            blocks = blocks_for(cp.call.arguments, cp.preview)
+        elif cp.preview:
+            blocks = [Block("preview", cp.preview)]
+        rows = screen_rows(c)
+        self._summarised = False
+        for block in blocks:
+            lines = render_block(block, max_rows=rows, expanded=expanded)
+            self._summarised |= any("press v to view all" in line.plain for line in lines)
+            for line in lines:
+                c.print(line)
 
     def _ask(self, prompt: str) -> str:
         try:

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import json
+import functools
 import sys
 from typing import Any
 
+from agentcli.core import jsonsafe
 from agentcli.core.events import (
     Checkpoint,
     Done,
@@ -18,13 +19,26 @@ from agentcli.core.events import (
     TurnStarted,
 )
 from agentcli.core.redact import StreamScrubber, redact
-from agentcli.ui.escape import short_args, visible
+from agentcli.ui.escape import short_args, styled, visible
 
 
 def make_console(stderr: bool = False):  # type: ignore[no-untyped-def]
+    """A console for untrusted text: markup and emoji codes off, and every plain string it renders
+    (print arguments, table cells, titles) made visible at this one boundary (see ui.escape)."""
+    return _safe_console_class()(stderr=stderr, highlight=False, soft_wrap=True, markup=False, emoji=False)
+
+
+@functools.cache
+def _safe_console_class():  # type: ignore[no-untyped-def]
     from rich.console import Console
 
-    return Console(stderr=stderr, highlight=False, soft_wrap=True)
+    class SafeConsole(Console):
+        """Console whose str -> Text step escapes hidden characters; Text objects pass as built."""
+
+        def render_str(self, text: str, **kwargs: Any):  # type: ignore[no-untyped-def]
+            return super().render_str(visible(text), **kwargs)
+
+    return SafeConsole
 
 
 class JsonRenderer:
@@ -54,7 +68,7 @@ class JsonRenderer:
         self._write({k: v for k, v in record.items() if v not in (None, "")})
 
     def _write(self, record: dict[str, Any]) -> None:
-        self.stream.write(redact(json.dumps(record, ensure_ascii=False, default=str)) + "\n")
+        self.stream.write(redact(jsonsafe.dumps(record, ensure_ascii=False, default=str)) + "\n")
         self.stream.flush()
 
 
@@ -80,7 +94,7 @@ class TerminalRenderer:
             self._write_text(rest)
         rest = self._think_scrub.flush()
         if rest:
-            self.err.print(visible(rest), style="dim italic", end="")
+            self.err.print(styled((rest, "dim italic")), end="")
 
     def _write_text(self, text: str) -> None:
         if self._thinking:
@@ -118,22 +132,19 @@ class TerminalRenderer:
             self._running[event.call.id] = label
             if self.err.is_terminal:
                 self._stop_status()
-                self._status = self.err.status(" · ".join(self._running.values()), spinner="dots")
+                self._status = self.err.status(styled(" · ".join(self._running.values())), spinner="dots")
                 self._status.start()
         elif isinstance(event, ToolFinished):
             self._tool_done(event)
         elif isinstance(event, RetryScheduled):
             self._newline()
-            self.err.print(f"[yellow]↻ {visible(event.reason)}, retrying in {event.delay_s:.1f} s "
-                           f"(attempt {event.attempt})[/]")
+            self.err.print(styled(("↻ ", "yellow"), (event.reason, "yellow"),
+                                  (f", retrying in {event.delay_s:.1f} s (attempt {event.attempt})", "yellow")))
         elif isinstance(event, Notice):
             self._newline()
             style = {"warning": "yellow", "error": "red"}.get(event.level, "dim")
             mark = {"warning": "!", "error": "✗"}.get(event.level, "·")
-            from rich.text import Text
-
-            # Notices quote servers (an MCP server's stderr, an error body): text, never markup.
-            self.err.print(Text(f"{mark} {visible(redact(event.message))}", style=style))
+            self.err.print(styled((f"{mark} ", style), (redact(event.message), style)))
         elif isinstance(event, Checkpoint):
             self._newline()
             self._stop_status()
@@ -151,7 +162,7 @@ class TerminalRenderer:
                 self._thinking = True
             text = self._think_scrub.feed(ev.text)
             if text:
-                self.err.print(visible(text), style="dim italic", end="")
+                self.err.print(styled((text, "dim italic")), end="")
         elif ev.kind is StreamKind.DONE:
             self._release()
 
@@ -159,30 +170,30 @@ class TerminalRenderer:
         label = self._running.pop(ev.call.id, f"{ev.call.name} {short_args(ev.call.arguments)}")
         self._stop_status()
         if self._running and self.err.is_terminal:
-            self._status = self.err.status(" · ".join(self._running.values()), spinner="dots")
+            self._status = self.err.status(styled(" · ".join(self._running.values())), spinner="dots")
             self._status.start()
         first = (ev.result.content.strip().splitlines() or [""])[0]
-        first = visible(redact(first))[:100]
+        first = redact(first)[:100]
         if ev.result.ok:
-            self.err.print(f"[green]✓[/] [bold]{visible(label)}[/] [dim]{first}[/]")
+            self.err.print(styled(("✓", "green"), " ", (label, "bold"), " ", (first, "dim")))
         else:
             code = getattr(ev.result.error, "code", None)
             code = getattr(code, "value", "error")
-            msg = visible(redact(getattr(ev.result.error, "message", first)))[:160]
-            self.err.print(f"[red]✗[/] [bold]{visible(label)}[/] [red]{code}[/]: {msg}")
+            msg = redact(str(getattr(ev.result.error, "message", first)))[:160]
+            self.err.print(styled(("✗", "red"), " ", (label, "bold"), " ", (str(code), "red"), ": ", msg))
 
     def _done(self, d: Done) -> None:
         self._stop_status()
         self._newline()
         if d.answer and redact(d.answer).strip() != redact(self._streamed_text).strip():
-            self.out.print(visible(redact(d.answer)), markup=False)
+            self.out.print(styled(redact(d.answer)))
         parts = [f"{d.turns} turn{'s' * (d.turns != 1)}", f"{d.tools_run} tool call{'s' * (d.tools_run != 1)}"]
         if d.usage.input_tokens or d.usage.output_tokens:
             parts.append(f"{d.usage.input_tokens}+{d.usage.output_tokens} tokens")
         parts.append(f"{d.elapsed_s:.1f} s")
         color = "green" if d.stop in ("answered", "submitted") else ("red" if d.stop == "error" else "yellow")
-        self.err.print(f"[{color}]■ {d.stop}[/] [dim]· {' · '.join(parts)}[/]")
+        self.err.print(styled((f"■ {d.stop}", color), " ", (f"· {' · '.join(parts)}", "dim")))
         if d.files_changed:
-            self.err.print("[dim]files changed:[/] " + ", ".join(visible(f) for f in d.files_changed))
+            self.err.print(styled(("files changed: ", "dim"), ", ".join(d.files_changed)))
         if d.error:
-            self.err.print(visible(redact(d.error)), style=color, markup=False)  # "[request]" is text
+            self.err.print(styled((redact(d.error), color)))

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from typing import Any
 
+from agentcli.ui.escape import styled
 from agentcli.ui.render import TerminalRenderer, make_console
 from agentcli.ui.slash import COMMANDS, Repl, dispatch
 
@@ -59,6 +61,17 @@ def _key_bindings():  # type: ignore[no-untyped-def]
     return kb
 
 
+def _drain(loop: asyncio.AbstractEventLoop) -> None:
+    """Cancel and finish whatever cancelled turns left behind, as asyncio.run does on exit."""
+    tasks = [t for t in asyncio.all_tasks(loop) if not t.done()]
+    for t in tasks:
+        t.cancel()
+    if tasks:
+        loop.run_until_complete(asyncio.gather(*tasks, return_exceptions=True))
+    loop.run_until_complete(loop.shutdown_asyncgens())
+    loop.run_until_complete(loop.shutdown_default_executor())
+
+
 def run_repl(session: Any, approver: Any, *, transport: Any = None) -> int:
     from prompt_toolkit import PromptSession
     from prompt_toolkit.history import FileHistory
@@ -73,13 +86,14 @@ def run_repl(session: Any, approver: Any, *, transport: Any = None) -> int:
                            key_bindings=_key_bindings(), complete_while_typing=False)
     state = Repl(session, console, transport)
     loop = asyncio.new_event_loop()
-    console.print(f"[dim]agent chat · {session.profile.model} via {session.profile.provider} · tier {session.tier.label}"
-                  f" · /help for commands · Ctrl-D to exit[/]")
+    console.print(styled((f"agent chat · {session.profile.model} via {session.profile.provider} · tier {session.tier.label}"
+                          " · /help for commands · Ctrl-D to exit", "dim")))
 
     async def turn(line: str) -> None:
         render = TerminalRenderer()
-        async for event in Agent(session, approver).run(line):
-            render(event)
+        async with contextlib.aclosing(Agent(session, approver).run(line)) as events:  # closed even when cancelled
+            async for event in events:
+                render(event)
 
     try:
         while state.running:
@@ -106,10 +120,11 @@ def run_repl(session: Any, approver: Any, *, transport: Any = None) -> int:
                     loop.run_until_complete(task)
                 except (asyncio.CancelledError, KeyboardInterrupt):
                     pass
-                console.print("\n[yellow]turn cancelled[/]")
+                console.print("\nturn cancelled", style="yellow")
     finally:
         loop.run_until_complete(session.provider.aclose())
         loop.run_until_complete(session.close_tool_sources())
+        _drain(loop)
         loop.close()
         if session.transcript:
             session.transcript.close()

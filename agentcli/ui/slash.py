@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agentcli.core import jsonsafe
 from agentcli.core.errors import AgentCliError
 from agentcli.core.types import Role, Tier
-from agentcli.ui.escape import visible
+from agentcli.ui.escape import styled
 
 
 @dataclass
@@ -26,8 +26,8 @@ def _model(r: Repl, arg: str) -> None:
 
     if not arg:
         s = r.session
-        r.console.print(f"model [bold]{s.profile.model}[/] via {s.profile.provider} ({s.provider.url}); "
-                        f"tools {'native' if s.plan.native_tools else 'emulated: ' + str(s.plan.dialect)}")
+        r.console.print(styled("model ", (s.profile.model, "bold"), f" via {s.profile.provider} ({s.provider.url}); "
+                               f"tools {'native' if s.plan.native_tools else 'emulated: ' + str(s.plan.dialect)}"))
         return
     rep = switch(r.session, arg, transport=r.transport)
     _show_switch(r, rep)
@@ -37,15 +37,16 @@ def _show_switch(r: Repl, rep: Any) -> None:
     spec = rep.spec
     version = ".".join(map(str, spec.get("version") or [])) or "?"
     size = spec.get("size_label") or (f"{spec['size']}B" if spec.get("size") else "?")
-    r.console.print(f"switched to [bold]{visible(rep.model)}[/] via {rep.provider}: family [cyan]{spec.get('family')}[/] "
-                    f"version {version} size {size} provider {spec.get('provider') or rep.provider}")
+    r.console.print(styled("switched to ", (str(rep.model), "bold"), f" via {rep.provider}: family ",
+                           (str(spec.get("family")), "cyan"),
+                           f" version {version} size {size} provider {spec.get('provider') or rep.provider}"))
     for k, (old, new) in rep.changed.items():
-        r.console.print(f"  {k}: {old} → [bold]{new}[/]")
-    r.console.print(f"  wire: {rep.plan}; the conversation carries over")
+        r.console.print(styled(f"  {k}: {old} → ", (str(new), "bold")))
+    r.console.print(styled(f"  wire: {rep.plan}; the conversation carries over"))
     if rep.inherited_from:
-        r.console.print(f"  [dim]custom model: capabilities inherited from {rep.inherited_from}[/]")
+        r.console.print(styled((f"  custom model: capabilities inherited from {rep.inherited_from}", "dim")))
     if rep.warning:
-        r.console.print(f"[yellow]{rep.warning}[/]")
+        r.console.print(styled((str(rep.warning), "yellow")))
 
 
 def _profile(r: Repl, arg: str) -> None:
@@ -53,11 +54,11 @@ def _profile(r: Repl, arg: str) -> None:
     from agentcli.config import load_profile
 
     if not arg:
-        r.console.print(f"profile [bold]{r.session.profile.name}[/]")
+        r.console.print(styled("profile ", (r.session.profile.name, "bold")))
         return
     loaded = load_profile(arg, workspace=r.session.workspace)
     for w in loaded.warnings:
-        r.console.print(f"[yellow]! {w}[/]")
+        r.console.print(styled((f"! {w}", "yellow")))
     _show_switch(r, apply_profile(r.session, loaded.profile, transport=r.transport))
 
 
@@ -66,10 +67,10 @@ def _tier(r: Repl, arg: str) -> None:
     if arg:
         tier = Tier.parse(arg)
         if tier > s.max_tier:
-            r.console.print(f"[red]{tier.label} is above this profile's max_tier ({s.max_tier.label})[/]")
+            r.console.print(styled((f"{tier.label} is above this profile's max_tier ({s.max_tier.label})", "red")))
             return
         s.set_tier(tier)
-    r.console.print(f"tier [bold]{s.tier.label}[/] (profile cap: {s.max_tier.label})")
+    r.console.print(styled("tier ", (s.tier.label, "bold"), f" (profile cap: {s.max_tier.label})"))
 
 
 def _tools(r: Repl, arg: str) -> None:
@@ -79,13 +80,13 @@ def _tools(r: Repl, arg: str) -> None:
     visible_now = {t.name for t in s.visible_tools()}
     table = Table("tool", "server", "tier", "read-only", "visible now", box=None)
     for t in sorted(s.registry.all(), key=lambda t: (t.namespace or "", t.tier, t.name)):
-        table.add_row(t.name, t.namespace or "built-in", t.tier.label, "yes" if t.read_only else "",
-                      "[green]yes[/]" if t.name in visible_now else "[dim]no[/]")
+        table.add_row(styled(t.name), styled(t.namespace or "built-in"), t.tier.label, "yes" if t.read_only else "",
+                      styled(("yes", "green")) if t.name in visible_now else styled(("no", "dim")))
     r.console.print(table)
     for st in s.mcp.status() if s.mcp is not None else ():
         if st.state != "running" or st.error:
             line = f"MCP server {st.name}: {st.state}" + (f" — {st.error}" if st.error else "")
-            r.console.print(visible(line), markup=False)
+            r.console.print(styled(line))
 
 
 def _doctor(r: Repl, arg: str) -> None:
@@ -98,12 +99,12 @@ def _history(r: Repl, arg: str) -> None:
     for i, m in enumerate(r.session.history):
         if m.role is Role.TOOL:
             for res in m.tool_results:
-                r.console.print(f"[dim]{i:3}[/] tool {res.tool_name}: {'ok' if res.ok else 'error'} "
-                                f"{visible((res.content.splitlines() or [''])[0][:80])}", markup=False)
+                r.console.print(styled((f"{i:3}", "dim"), f" tool {res.tool_name}: {'ok' if res.ok else 'error'} ",
+                                       (res.content.splitlines() or [""])[0][:80]))
             continue
-        text = visible((m.text.strip().splitlines() or [""])[0][:100])
+        text = (m.text.strip().splitlines() or [""])[0][:100]
         calls = ", ".join(c.name for c in m.tool_calls)
-        r.console.print(f"{i:3} {m.role.value}: {text}" + (f" [calls: {calls}]" if calls else ""), markup=False)
+        r.console.print(styled(f"{i:3} {m.role.value}: ", text, (f" [calls: {calls}]" if calls else "", "dim")))
 
 
 def _undo(r: Repl, arg: str) -> None:
@@ -128,8 +129,8 @@ def _save(r: Repl, arg: str) -> None:
     path = Path(arg or f"agent-session-{r.session.id}.json").expanduser()
     data = {"id": r.session.id, "model": r.session.profile.model, "provider": r.session.profile.provider,
             "messages": [message_to_dict(m) for m in r.session.history]}
-    path.write_text(redact(json.dumps(data, indent=2, ensure_ascii=False)))
-    r.console.print(f"saved {len(r.session.history)} messages to {path}")
+    path.write_text(redact(jsonsafe.dumps(data, indent=2, ensure_ascii=False)))
+    r.console.print(styled(f"saved {len(r.session.history)} messages to ", str(path)))
 
 
 def _compact(r: Repl, arg: str) -> None:
@@ -139,8 +140,8 @@ def _compact(r: Repl, arg: str) -> None:
 
 def _help(r: Repl, arg: str) -> None:
     for name, (_, text) in COMMANDS.items():
-        r.console.print(f"  [bold]/{name}[/] {text}")
-    r.console.print("  [dim]Enter sends · Esc then Enter (or Alt+Enter) adds a line · Ctrl-C cancels a turn · Ctrl-D exits[/]")
+        r.console.print(styled("  ", (f"/{name}", "bold"), f" {text}"))
+    r.console.print(styled(("  Enter sends · Esc then Enter (or Alt+Enter) adds a line · Ctrl-C cancels a turn · Ctrl-D exits", "dim")))
 
 
 def _exit(r: Repl, arg: str) -> None:
@@ -167,11 +168,11 @@ def dispatch(r: Repl, line: str) -> None:
     name, _, arg = line[1:].partition(" ")
     entry = COMMANDS.get(name.strip().lower())
     if entry is None:
-        r.console.print(f"[red]unknown command /{visible(name)}[/]; /help lists them")
+        r.console.print(styled(("unknown command /", "red"), (name, "red"), "; /help lists them"))
         return
     try:
         entry[0](r, arg.strip())
     except AgentCliError as exc:
-        r.console.print(f"[red]{visible(exc.message)}[/]" + (f"\n[dim]hint: {visible(exc.hint)}[/]" if exc.hint else ""))
+        r.console.print(styled((exc.message, "red"), (f"\nhint: {exc.hint}" if exc.hint else "", "dim")))
     except ValueError as exc:
-        r.console.print(f"[red]{visible(str(exc))}[/]")
+        r.console.print(styled((str(exc), "red")))

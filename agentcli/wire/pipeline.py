@@ -15,7 +15,7 @@ import re
 from typing import Any
 
 from agentcli.core.types import ParsedResponse, Repair, ToolCall
-from agentcli.wire import dialects, repair
+from agentcli.wire import dialects, failures, repair
 from agentcli.wire.dialects._base import MAX_CALLS
 from agentcli.wire.types import Candidate, NativeParse, ParseContext
 
@@ -174,7 +174,8 @@ def _parse_within(
             break
         try:
             cands, rest = d.parse(text[:reach])
-        except Exception:  # noqa: BLE001 - a parser bug must not lose the turn
+        except Exception as exc:  # noqa: BLE001 - a parser bug must not lose the turn (but is counted)
+            failures.record(f"dialect {d.name}", exc)
             return None
         if len(cands) > budget or not cands:
             return cands, rest + text[reach:], text[:reach], text[reach:]
@@ -184,7 +185,8 @@ def _parse_within(
         reach = _reach(text, markers, rx, limit * (budget + 1) * 5 // (4 * len(cands)) + 1)
     try:
         cands, rest = d.parse(text)
-    except Exception:  # noqa: BLE001
+    except Exception as exc:  # noqa: BLE001
+        failures.record(f"dialect {d.name}", exc)
         return None
     return cands, rest, text, ""
 

@@ -10,6 +10,7 @@ import json
 import re
 from typing import Any
 
+from agentcli.core import jsonsafe
 from agentcli.core.types import Tool
 
 Fix = tuple[str, str]  # (repair kind, detail)
@@ -48,7 +49,7 @@ def cheap_repair(s: str) -> Any:
     inside strings, and trailing commas. None when the text is still not JSON."""
     for candidate in (s, _STRING_OR_TRAILING_COMMA.sub(lambda m: "" if m.group() == "," else m.group(), s)):
         try:
-            return json.loads(candidate, strict=False)
+            return jsonsafe.loads(candidate, strict=False)
         except ValueError:
             continue
         except RecursionError:
@@ -93,7 +94,7 @@ def _decode_string(text: str, repair: bool, fixes: list[Fix], budget: RepairBudg
     if not s:
         return {}
     try:
-        return json.loads(s)
+        return jsonsafe.loads(s)
     except ValueError as exc:
         err = exc
     if not repair:
@@ -135,7 +136,7 @@ def unwrap_arguments(args: dict[str, Any], schema: dict[str, Any] | None, repair
             break
         if isinstance(inner, str):
             try:
-                inner = json.loads(inner)
+                inner = jsonsafe.loads(inner)
             except ValueError:
                 break
             if not isinstance(inner, dict):
@@ -154,7 +155,7 @@ def decode_text_values(args: dict[str, Any], schema: dict[str, Any] | None) -> d
             s = value.strip()
             if s and (s[0] in '{["-' or s[0].isdigit() or s in ("true", "false", "null")):
                 try:
-                    value = json.loads(s)
+                    value = jsonsafe.loads(s)
                 except ValueError:
                     pass
         out[key] = value
@@ -230,7 +231,7 @@ def _convert(value: Any, types: set[str]) -> Any:
             return s.lower() == "true"
         if ("array" in types or "object" in types) and s[:1] in "[{":
             try:
-                decoded = json.loads(s)
+                decoded = jsonsafe.loads(s)
             except ValueError:
                 return _NO
             if ("array" in types and isinstance(decoded, list)) or ("object" in types and isinstance(decoded, dict)):

@@ -8,9 +8,9 @@ a non-streamed parse, so any chunking of a response ends in the same ParsedRespo
 from __future__ import annotations
 
 import dataclasses
-import json
 from typing import TYPE_CHECKING, Any
 
+from agentcli.core import jsonsafe
 from agentcli.core.events import StreamEvent, StreamKind
 from agentcli.wire.names import NameMap
 
@@ -33,7 +33,7 @@ def complete_parse(plan: WirePlan, native: NativeParse, ctx: ParseContext) -> Pa
             args = cand.arguments
             if isinstance(args, str):
                 try:
-                    decoded = json.loads(args)
+                    decoded = jsonsafe.loads(args)
                 except ValueError:
                     decoded = None
                 if isinstance(decoded, dict):
@@ -58,6 +58,8 @@ class StreamAssembler:
         self._index: dict[tuple[str, int], int] = {}  # (source, source index) -> turn index
         self._started: list[tuple[int, str | None, str | None]] = []  # (index, call id, name)
         self._finished = False
+        # an emoji sent as two escaped UTF-16 halves, split over two chunks, is joined whole
+        self._joiners = {StreamKind.TEXT: jsonsafe.SurrogateJoiner(), StreamKind.THINKING: jsonsafe.SurrogateJoiner()}
 
     @property
     def complete(self) -> bool:
@@ -69,6 +71,9 @@ class StreamAssembler:
             raise RuntimeError("stream already finished")
         out: list[StreamEvent] = []
         for event in self._native.feed(chunk):
+            joiner = self._joiners.get(event.kind)
+            if joiner is not None and event.text:
+                event = dataclasses.replace(event, text=joiner.feed(event.text))
             if event.kind is StreamKind.TEXT:
                 out.extend(self._route("text", self._text.feed(event.text)))
             else:
@@ -95,8 +100,14 @@ class StreamAssembler:
         if self._finished:
             raise RuntimeError("stream already finished")
         self._finished = True
-        events = self._route("text", self._text.flush())
+        held = self._joiners[StreamKind.TEXT].flush()
+        events = self._route("text", self._text.feed(held) + self._text.flush())
+        thought = self._joiners[StreamKind.THINKING].flush()
+        if thought:
+            events.append(StreamEvent(StreamKind.THINKING, text=thought))
         parsed = complete_parse(self.plan, self._native.finish(), self.ctx)
+        parsed.text = jsonsafe.join_surrogates(parsed.text or "")
+        parsed.thinking = jsonsafe.join_surrogates(parsed.thinking or "")
         unused = list(self._started)
         next_index = len(self._index)
         for call in parsed.tool_calls:

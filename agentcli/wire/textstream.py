@@ -266,7 +266,10 @@ class TextStream:
         for d in self._markerless if readable else ():
             try:
                 cands, _ = d.parse(region)
-            except Exception:  # noqa: BLE001
+            except Exception as exc:  # noqa: BLE001
+                from agentcli.wire import failures
+
+                failures.record(f"stream detector {d.name}", exc)
                 cands = []
             if cands:
                 break

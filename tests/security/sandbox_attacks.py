@@ -106,9 +106,11 @@ class World:
         return {str(p): p.read_bytes() for p in sorted(self.outside.rglob("*")) if p.is_file()}
 
     def protected_state(self) -> dict[str, bytes]:
-        paths = [self.ws / ".git" / "config", *sorted((self.ws / ".git" / "hooks").rglob("*"))]
-        agent = self.ws / ".agent"
-        return {str(p): p.read_bytes() for p in paths if p.is_file()} | {"<.agent>": str(agent.exists()).encode()}
+        """Every file in .git/config, .git/hooks/ and .agent/ (the sandbox may leave an empty .agent/ as
+        its mount point; a file in it would be a change)."""
+        paths = [self.ws / ".git" / "config", *sorted((self.ws / ".git" / "hooks").rglob("*")),
+                 *sorted((self.ws / ".agent").rglob("*"))]
+        return {str(p): p.read_bytes() if p.is_file() else b"<dir>" for p in paths if p.exists()}
 
 
 class UnixSink:

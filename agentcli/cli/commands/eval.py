@@ -7,10 +7,10 @@ same scenarios to the profiles' real endpoints (layers on only: a live run costs
 from __future__ import annotations
 
 import asyncio
-import json
 import sys
 from typing import Any
 
+from agentcli.core import jsonsafe
 from agentcli.core.errors import UsageError
 
 
@@ -66,8 +66,9 @@ def execute(
         extra = {"matrix": mx.trial_matrix(results, subjects), "golden": golden,
                  "golden_matrix": mx.golden_matrix(golden)}
     if json_out:
-        sys.stdout.write(json.dumps(report.to_json(results, extra), ensure_ascii=False) + "\n")
+        sys.stdout.write(jsonsafe.dumps(report.to_json(results, extra), ensure_ascii=False) + "\n")
         return 0
+    from agentcli.ui.escape import styled
     from agentcli.ui.render import make_console
 
     console = make_console()
@@ -82,5 +83,6 @@ def execute(
             console.print(table)
         gaps = [r for r in golden if not r["parsed"]]
         for r in gaps:
-            console.print(f"[yellow]golden fixture {r['id']} not parsed[/] ({r['known_gap'] or 'regression'}): {r['source']}")
+            console.print(styled((f"golden fixture {r['id']} not parsed", "yellow"),
+                                 f" ({r['known_gap'] or 'regression'}): {r['source']}"))
     return 0

@@ -7,10 +7,10 @@ assistant text. `--jsonl` runs a batch: one request per line, one answer per lin
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import Any
 
+from agentcli.core import jsonsafe
 from agentcli.core.errors import UsageError
 from agentcli.core.types import ParsedResponse, Tool
 
@@ -59,7 +59,7 @@ def parse_input(kind: str | None, data: Any, tools: list[Tool]) -> ParsedRespons
         kind = "text"
         if isinstance(data, str):
             try:
-                decoded = json.loads(data)
+                decoded = jsonsafe.loads(data)
             except ValueError:
                 decoded = None
             api = detect_api(decoded)
@@ -76,7 +76,7 @@ def parse_input(kind: str | None, data: Any, tools: list[Tool]) -> ParsedRespons
     if kind not in _kinds():
         raise ValueError(f"unknown kind {kind!r}; expected one of {', '.join(_kinds())}")
     if isinstance(data, str):
-        data = json.loads(data)
+        data = jsonsafe.loads(data)
     if not isinstance(data, dict):
         raise ValueError(f"a {kind} response body must be a JSON object")
     from agentcli.wire import native
@@ -173,7 +173,7 @@ def _batch(path: str) -> int:
             continue
         rid: Any = None
         try:
-            req = json.loads(line)
+            req = jsonsafe.loads(line)
             if not isinstance(req, dict):
                 raise ValueError("each line must be a JSON object")
             rid = req.get("id")
@@ -183,40 +183,64 @@ def _batch(path: str) -> int:
             answer = {"id": rid, "tool_calls": row["tool_calls"], "text": row["text"], "repairs": row["repairs"]}
         except Exception as exc:  # noqa: BLE001 - one bad line never stops the batch
             answer = {"id": rid, "tool_calls": [], "text": "", "repairs": [], "error": f"line {n}: {exc}"}
-        out.write(json.dumps(answer, ensure_ascii=False) + "\n")
+        out.write(jsonsafe.dumps(answer, ensure_ascii=False) + "\n")
     out.flush()
     return 0
 
 
 def _show(resp: ParsedResponse) -> None:
-    from rich.console import Console
     from rich.table import Table
 
-    console = Console()
+    from agentcli.ui.escape import styled
+    from agentcli.ui.render import make_console
+
+    console = make_console()
     if resp.tool_calls:
         table = Table(title=f"{len(resp.tool_calls)} tool call(s)", title_justify="left")
         for col in ("#", "name", "arguments", "dialect", "note"):
             table.add_column(col, overflow="fold")
         for i, c in enumerate(resp.tool_calls):
             note = c.error or ("not an offered tool" if c.unknown else "")
-            table.add_row(str(i), c.name, json.dumps(c.arguments, ensure_ascii=False), c.dialect, note)
+            args = jsonsafe.dumps(c.arguments, ensure_ascii=False, default=str)
+            table.add_row(str(i), styled(c.name), styled(args), styled(str(c.dialect or "")), styled(note))
         console.print(table)
     else:
         console.print("no tool calls")
     if resp.thinking:
-        console.print("[bold]thinking[/bold]")
-        console.print(resp.thinking, markup=False, highlight=False)
-    console.print("[bold]text[/bold]" + ("" if resp.text else " (none)"))
+        console.print(styled(("thinking", "bold")))
+        console.print(styled(resp.thinking))
+    console.print(styled(("text", "bold"), "" if resp.text else " (none)"))
     if resp.text:
-        console.print(resp.text, markup=False, highlight=False)
+        console.print(styled(resp.text))
     if resp.repairs:
-        console.print("[bold]repairs[/bold]")
+        console.print(styled(("repairs", "bold")))
         for r in resp.repairs:
-            console.print(f"- {r.kind}: {r.detail}", markup=False, highlight=False)
+            console.print(styled(f"- {r.kind}: {r.detail}"))
 
 
-def execute(file: str | None = None, provider: str | None = None, tools: str | None = None, json_out: bool = False, jsonl: str | None = None) -> int:
+def execute(file: str | None = None, provider: str | None = None, tools: str | None = None, json_out: bool = False,
+            jsonl: str | None = None, debug: bool = False) -> int:
     """Parse one input (FILE, '-' or stdin) or a --jsonl batch and print what was found."""
+    try:
+        return _execute(file, provider, tools, json_out, jsonl)
+    finally:
+        if debug:
+            _report_failures()
+
+
+def _report_failures() -> None:
+    """--debug: the parser exceptions that were caught (and so degraded to text), on stderr."""
+    from agentcli.wire import failures
+
+    counts = failures.counts()
+    sys.stderr.write(f"parser failures: {sum(counts.values())}\n")
+    for where, n in sorted(counts.items()):
+        sys.stderr.write(f"  {where}: {n}\n")
+    for f in failures.recent():
+        sys.stderr.write(f"  last in {f.where}: {f.error}\n".encode("utf-8", "backslashreplace").decode("utf-8"))
+
+
+def _execute(file: str | None, provider: str | None, tools: str | None, json_out: bool, jsonl: str | None) -> int:
     if jsonl is not None:
         return _batch(jsonl)
     if provider is not None and provider not in _kinds():
@@ -227,7 +251,7 @@ def execute(file: str | None = None, provider: str | None = None, tools: str | N
     except ValueError as exc:
         raise UsageError(f"cannot parse the input: {exc}") from None
     if json_out:
-        sys.stdout.write(json.dumps(to_json(resp), ensure_ascii=False, indent=2) + "\n")
+        sys.stdout.write(jsonsafe.dumps(to_json(resp), ensure_ascii=False, indent=2) + "\n")
     else:
         _show(resp)
     return 0

@@ -15,12 +15,13 @@ APPROVE_MODES = ("ask", "edits", "all")
 def load(profile_ref: str | None, workspace: Path | None, model: str | None, max_turns: int | None) -> Any:
     """Load a profile, print its warnings, apply command-line overrides."""
     from agentcli.config import load_profile
+    from agentcli.ui.escape import styled
     from agentcli.ui.render import make_console
 
     loaded = load_profile(profile_ref, workspace=workspace, interactive=sys.stdin.isatty())
     err = make_console(stderr=True)
     for w in loaded.warnings:
-        err.print(f"[yellow]! {w}[/]")
+        err.print(styled(("! ", "yellow"), (str(w), "yellow")))
     profile = loaded.profile
     if model:
         profile.model = model
@@ -75,8 +76,8 @@ def execute(
 
     approver, mode = choose_approver(yes, approve, unsandboxed)
     if unsandboxed:
-        make_console(stderr=True).print("[bold red]! --dangerously-run-unsandboxed: where the OS sandbox cannot "
-                                        "start, shell commands run with your full permissions, unasked[/]")
+        make_console(stderr=True).print("! --dangerously-run-unsandboxed: where the OS sandbox cannot "
+                                        "start, shell commands run with your full permissions, unasked", style="bold red")
     saved = None
     if resume is not None:
         from agentcli.agent.store import find_session, load_session
@@ -98,7 +99,7 @@ def execute(
     if saved is not None:
         session.history = saved.history
         if saved.skipped_lines:
-            make_console(stderr=True).print(f"[yellow]! skipped {saved.skipped_lines} torn line(s) in the transcript[/]")
+            make_console(stderr=True).print(f"! skipped {saved.skipped_lines} torn line(s) in the transcript", style="yellow")
     render = JsonRenderer() if json_out else TerminalRenderer()
     try:
         done = asyncio.run(drive(session, approver, goal, render))

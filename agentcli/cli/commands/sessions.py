@@ -15,6 +15,7 @@ def execute(json_out: bool = False) -> int:
         return 0
     from rich.table import Table
 
+    from agentcli.ui.escape import styled
     from agentcli.ui.render import make_console
 
     if not sessions:
@@ -22,8 +23,9 @@ def execute(json_out: bool = False) -> int:
         return 0
     table = Table("id", "profile", "model", "goal", "ended", box=None)
     for s in sessions:
-        goal = (s.meta.get("goal") or "")[:50]
-        table.add_row(s.id, str(s.meta.get("profile", "")), str(s.meta.get("model", "")), goal,
-                      (s.end or {}).get("stop", "[yellow]interrupted[/]"))
+        goal = str(s.meta.get("goal") or "")[:50]
+        stop = (s.end or {}).get("stop")
+        table.add_row(styled(str(s.id)), styled(str(s.meta.get("profile", ""))), styled(str(s.meta.get("model", ""))),
+                      styled(goal), styled(str(stop)) if stop else styled(("interrupted", "yellow")))
     make_console().print(table)
     return 0

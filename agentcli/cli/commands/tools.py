@@ -106,25 +106,25 @@ class _Spec(BuiltinTool):
 
 
 def _render(table: list[dict[str, Any]], servers: list[dict[str, Any]], title: str) -> None:
-    from rich.console import Console
     from rich.table import Table
-    from rich.text import Text
 
-    from agentcli.ui.escape import visible
+    from agentcli.ui.escape import styled
+    from agentcli.ui.render import make_console
 
-    console = Console(highlight=False)
-    grid = Table(title=title, title_justify="left")
+    console = make_console()
+    grid = Table(title=styled(title), title_justify="left")
     for col in ("tool", "server", "tier", "read-only", "state", "what it does"):
         grid.add_column(col, overflow="fold")
     for r in table:
         ro = "" if r["read_only"] is None else ("yes" if r["read_only"] else "no")
-        grid.add_row(*(Text(visible(str(v))) for v in (r["name"], r["server"] or "built-in", r["tier"] or "-", ro,
-                                                       r["state"], r["description"])))
+        # Names, states and descriptions come from servers: text, never markup.
+        grid.add_row(*(styled(str(v)) for v in (r["name"], r["server"] or "built-in", r["tier"] or "-", ro,
+                                                r["state"], r["description"])))
     console.print(grid)
     for s in servers:
         if s.get("error"):
             line = f"! MCP server {s['name']}: {s['error']}" if s["name"] else f"! {s['error']}"
-            console.print(Text(visible(line + (f" (fix: {s['hint']})" if s.get("hint") else "")), style="yellow"))
+            console.print(styled((line + (f" (fix: {s['hint']})" if s.get("hint") else ""), "yellow")))
 
 
 def execute(profile: str | None = None, tier: str | None = None, json_out: bool = False) -> int:
@@ -148,5 +148,9 @@ def execute(profile: str | None = None, tier: str | None = None, json_out: bool 
     title = f"Tools at tier {effective.label}" + (f" (profile {name}, max {max_tier.label})" if name else "")
     _render(table, servers, title)
     if wanted > max_tier:
-        print(f"Tier {wanted.label} is above the profile's max_tier ({max_tier.label}); showing {effective.label}.")
+        from agentcli.ui.escape import styled
+        from agentcli.ui.render import make_console
+
+        make_console().print(styled(f"Tier {wanted.label} is above the profile's max_tier ({max_tier.label}); "
+                                    f"showing {effective.label}."))
     return 0

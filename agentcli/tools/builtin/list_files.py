@@ -8,6 +8,7 @@ from typing import Any
 
 from agentcli.core.types import Tier, Tool
 from agentcli.tools.base import BuiltinTool, ToolContext, arg_bool, arg_int, arg_str
+from agentcli.tools.names import is_odd, shown
 
 MAX_ENTRIES = 1000
 MAX_SCAN = 100_000  # stop counting hidden-from-view entries after this many
@@ -70,7 +71,7 @@ class ListFiles(BuiltinTool):
         ws = ctx.workspace
         base = ws.relative(ws.resolve(path, write=False))
         lines: list[str] = []
-        used, shown, hidden_count, scanned = 0, 0, 0, 0
+        used, count, hidden_count, scanned, odd = 0, 0, 0, 0, 0
         budget = ctx.budget
         for e in ws.walk(path, max_depth=depth, include_hidden=hidden, skip_dirs=_NOT_ENTERED):
             scanned += 1
@@ -81,27 +82,31 @@ class ListFiles(BuiltinTool):
                 continue
             shown_rel = e.rel if base == "." else e.rel[len(base) + 1:]
             mark = {"dir": "/", "link": "@", "other": "|"}.get(e.kind, "")
-            row = f"{shown_rel}{mark}"
+            odd += is_odd(shown_rel)
+            row = f"{shown(shown_rel)}{mark}"
             if detailed and e.kind == "file":
                 row += f"  ({e.size} bytes)"
             row += "\n"
-            if shown >= MAX_ENTRIES or used + len(row.encode()) > budget:
+            if count >= MAX_ENTRIES or used + len(row.encode()) > budget:
                 hidden_count += 1
                 continue
             lines.append(row)
             used += len(row.encode())
-            shown += 1
-        where = "the workspace root" if base == "." else base + "/"
+            count += 1
+        where = "the workspace root" if base == "." else shown(base) + "/"
         if not lines and not hidden_count:
-            extra = f" matching {pattern!r}" if pattern else ""
+            extra = f" matching {shown(pattern)!r}" if pattern else ""
             return f"No entries{extra} in {where}."
         out = "".join(lines)
+        if odd:
+            out += (f"[{odd} name(s) are not valid UTF-8 or hold control characters; they are shown with "
+                    "\\xNN escapes]\n")
         if hidden_count:
-            more = "more than " + str(MAX_SCAN - shown) if hidden_count < 0 else str(hidden_count)
-            out += (f"[{shown} entries shown, {more} more not shown. Narrow with a deeper path, a pattern, "
+            more = "more than " + str(MAX_SCAN - count) if hidden_count < 0 else str(hidden_count)
+            out += (f"[{count} entries shown, {more} more not shown. Narrow with a deeper path, a pattern, "
                     "or a smaller max_depth.]")
         elif detailed:
-            out += f"[{shown} entries in {where}]"
+            out += f"[{count} entries in {where}]"
         return out
 
 

@@ -1,16 +1,24 @@
-"""search: matching lines across workspace files, grouped by file, capped with a count of the rest."""
+"""search: matching lines across workspace files, grouped by file, capped with a count of the rest.
+
+Patterns come from a model, so they run on RE2 (google-re2): matching time is linear in the
+line for every pattern, where a backtracking engine takes forever on `^(a+)+$`. RE2 has no
+backreferences or lookaround; such a pattern gets a clear error the model can act on. The scan
+runs in a worker thread that checks a stop flag between files and lines, so cancelling the
+call (Ctrl-C) ends it at once.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import fnmatch
-import re
+import threading
 import time
 from typing import Any
 
 from agentcli.core.errors import ErrorCode, ToolFailure
 from agentcli.core.types import Tier, Tool
 from agentcli.tools.base import BuiltinTool, ToolContext, arg_bool, arg_int, arg_str, clip_line
+from agentcli.tools.names import shown
 
 MAX_FILE_BYTES = 5 * 1024 * 1024
 MAX_FILES = 50_000
@@ -37,7 +45,7 @@ class Search(BuiltinTool):
         parameters={
             "type": "object",
             "properties": {
-                "pattern": {"type": "string", "description": "Text to find, or a Python regular expression."},
+                "pattern": {"type": "string", "description": "Text to find, or a regular expression (RE2 syntax: no backreferences or lookaround)."},
                 "path": {
                     "type": "string",
                     "description": "File or directory to search, relative to the workspace root (default '.').",
@@ -81,13 +89,9 @@ class Search(BuiltinTool):
         if pattern == "":
             raise ToolFailure.of(ErrorCode.VALIDATION, "pattern is empty", "Pass the text you are looking for.")
         kind = arg_str(args, "type", "literal", choices=("literal", "regex"))
-        flags = 0 if arg_bool(args, "case_sensitive", True) else re.IGNORECASE
-        try:
-            rx = re.compile(pattern if kind == "regex" else re.escape(pattern), flags)
-        except re.error as exc:
-            raise ToolFailure.of(ErrorCode.VALIDATION, f"invalid regular expression: {exc}",
-                                 "Fix the expression, or set type to 'literal' to search for the text as written.") from None
+        rx = compile_pattern(pattern, literal=kind == "literal", case_sensitive=arg_bool(args, "case_sensitive", True))
         job = _Job(
+            pattern=pattern,
             rx=rx,
             path=arg_str(args, "path", "."),
             include=arg_str(args, "include_pattern", None),
@@ -96,12 +100,34 @@ class Search(BuiltinTool):
             context=arg_int(args, "context_lines", 2, lo=0, hi=10),
             ctx=ctx,
         )
-        return await asyncio.to_thread(job.run)
+        try:
+            return await asyncio.to_thread(job.run)
+        finally:
+            job.stop.set()  # cancelled (Ctrl-C) or done: the worker thread stops at its next check
+
+
+def compile_pattern(pattern: str, *, literal: bool, case_sensitive: bool) -> Any:
+    """An RE2 pattern object (linear-time matching), or a validation error the model can fix."""
+    import re2
+
+    options = re2.Options()
+    options.log_errors = False  # RE2 would otherwise write its own message to stderr
+    options.case_sensitive = case_sensitive
+    options.literal = literal
+    try:
+        return re2.compile(pattern, options)
+    except (re2.error, ValueError) as exc:  # ValueError: a lone surrogate cannot become UTF-8
+        detail = exc.args[0].decode("utf-8", "replace") if exc.args and isinstance(exc.args[0], bytes) else str(exc)
+        raise ToolFailure.of(
+            ErrorCode.VALIDATION, f"invalid or unsupported regular expression: {detail}",
+            "Fix the expression (backreferences and lookaround are not supported: matching runs in linear "
+            "time), or set type to 'literal' to search for the text as written.") from None
 
 
 class _Job:
-    def __init__(self, *, rx: re.Pattern[str], path: str, include: str | None, exclude: str | None,
+    def __init__(self, *, pattern: str, rx: Any, path: str, include: str | None, exclude: str | None,
                  max_results: int, context: int, ctx: ToolContext) -> None:
+        self.pattern, self.stop = pattern, threading.Event()
         self.rx, self.path, self.include, self.exclude = rx, path, include, exclude
         self.max_results, self.context, self.ctx = max_results, context, ctx
         self.shown = 0
@@ -120,6 +146,8 @@ class _Job:
         files: list[str] = []
         pruned: list[str] = []
         for e in ws.walk(self.path, max_depth=64, include_hidden=True, skip_dirs=_SKIP_DIRS):
+            if self.stop.is_set():
+                break
             if any(e.rel.startswith(p) for p in pruned):
                 continue
             if e.kind == "dir":
@@ -145,6 +173,8 @@ class _Job:
         timed_out = False
         budget = self.ctx.budget
         for rel in self._files():
+            if self.stop.is_set():
+                break
             if time.monotonic() > deadline:
                 timed_out = True
                 break
@@ -158,7 +188,12 @@ class _Job:
         return self._render(timed_out)
 
     def _scan(self, rel: str, lines: list[str], budget: int) -> None:
-        hits = [i for i, line in enumerate(lines) if self.rx.search(line[:MAX_LINE_CHARS])]
+        hits = []
+        for i, line in enumerate(lines):
+            if self.rx.search(line[:MAX_LINE_CHARS]):
+                hits.append(i)
+            if not i % 4096 and self.stop.is_set():
+                return
         if not hits:
             return
         self.total += len(hits)
@@ -166,7 +201,7 @@ class _Job:
         if self.full:
             return
         hit_set = set(hits)
-        block: list[str] = [f"{rel}\n"]
+        block: list[str] = [f"{shown(rel)}\n"]
         size = len(block[0].encode())
         shown_here = 0
         last = -1
@@ -203,7 +238,7 @@ class _Job:
         where = self.path if self.path not in ("", ".") else "the workspace"
         if self.total == 0:
             note = " (stopped early: time limit)" if timed_out else ""
-            return f"No matches for {self.rx.pattern!r} in {where}{note}."
+            return f"No matches for {shown(self.pattern)!r} in {shown(where)}{note}."
         text = "".join(self.out)
         rest = self.total - self.shown
         tail: list[str] = []

@@ -7,12 +7,12 @@ dialect stays fast on megabyte outputs; nothing here raises on model text.
 from __future__ import annotations
 
 import functools
-import json
 import re
 from collections.abc import Callable, Iterator
 from itertools import islice
 from typing import Any
 
+from agentcli.core import jsonsafe
 from agentcli.wire.dialects._callscan import decode_at
 from agentcli.wire.types import Candidate
 
@@ -30,7 +30,10 @@ def total(parse: Callable[[Any, str], ParseResult]) -> Callable[[Any, str], Pars
             return [], text if isinstance(text, str) else ""
         try:
             return parse(self, text)
-        except Exception:  # a parser bug must never take the turn down
+        except Exception as exc:  # a parser bug must never take the turn down, nor pass unseen
+            from agentcli.wire import failures
+
+            failures.record(f"dialect {getattr(self, 'name', type(self).__name__)}", exc)
             return [], text
 
     return wrapper
@@ -100,7 +103,7 @@ INVALID: Any = _Invalid()
 def loads(s: str) -> Any:
     """json.loads that returns INVALID instead of raising."""
     try:
-        return json.loads(s)
+        return jsonsafe.loads(s)
     except (ValueError, RecursionError, TypeError):
         return INVALID
 

@@ -13,6 +13,7 @@ import json
 import re
 from typing import TYPE_CHECKING, Any
 
+from agentcli.core import jsonsafe
 from agentcli.wire import repair
 from agentcli.wire.dialects import _prompt
 from agentcli.wire.dialects._base import MAX_CALLS, Dialect
@@ -133,7 +134,7 @@ class JsonBlockDialect(Dialect):
             return None
         src = text[p:].rstrip()
         try:
-            value = json.loads(src + closers)
+            value = jsonsafe.loads(src + closers)
         except ValueError:
             return None
         calls = calls_from_value(value) if isinstance(value, dict) else None
@@ -166,7 +167,7 @@ class JsonBlockDialect(Dialect):
 
 def _loads(s: str) -> Any:
     try:
-        return json.loads(s)
+        return jsonsafe.loads(s)
     except ValueError:
         return None
 

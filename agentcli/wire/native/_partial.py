@@ -8,8 +8,9 @@ enough (see `PartialArgs.snapshot`), keeping huge streamed arguments linear.
 
 from __future__ import annotations
 
-import json
 from typing import Any
+
+from agentcli.core import jsonsafe
 
 _CLOSER = {"{": "}", "[": "]"}
 
@@ -142,7 +143,7 @@ class PartialArgs:
         if text is None:
             return self._last
         try:
-            value = json.loads(text)
+            value = jsonsafe.loads(text)
         except ValueError:
             return self._last
         if isinstance(value, dict):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from agentcli.core import jsonsafe
 from agentcli.core.types import Role
 from agentcli.wire import schema as schemas
 from agentcli.wire.names import NameMap, safe_id
@@ -324,7 +325,7 @@ class AnthropicStream(NativeStream):
                     data["input"] = data.get("input") if isinstance(data.get("input"), dict) else {}
                 else:
                     try:
-                        data["input"] = json.loads(raw)
+                        data["input"] = jsonsafe.loads(raw)
                     except ValueError:
                         data["input"] = raw  # truncated: the repair layer gets the text
             content.append(data)
