@@ -116,10 +116,11 @@ def _render(table: list[dict[str, Any]], servers: list[dict[str, Any]], title: s
     for col in ("tool", "server", "tier", "read-only", "state", "what it does"):
         grid.add_column(col, overflow="fold")
     for r in table:
-        ro = "" if r["read_only"] is None else ("yes" if r["read_only"] else "no")
+        ro = "" if r.get("read_only") is None else ("yes" if r["read_only"] else "no")
+        state = r.get("state") or ("visible" if r.get("visible") else "hidden")
         # Names, states and descriptions come from servers: text, never markup.
-        grid.add_row(*(styled(str(v)) for v in (r["name"], r["server"] or "built-in", r["tier"] or "-", ro,
-                                                r["state"], r["description"])))
+        grid.add_row(*(styled(str(v)) for v in (r["name"], r.get("server") or "built-in", r.get("tier") or "-", ro,
+                                                state, r.get("description", ""))))
     console.print(grid)
     for s in servers:
         if s.get("error"):
