@@ -43,7 +43,7 @@ class Adaptation:
         """A native-tools model that writes its calls as text: after it happens twice,
         learn its dialect for this endpoint so that parser is tried first."""
         text = [c.dialect for c in calls if c.dialect and not c.dialect.startswith("native")]
-        if not s.plan.native_tools or not text:
+        if not s.plan.native_tools or not text or not s.layers.fallback:
             return None
         self.text_call_turns += 1
         if self.text_call_turns != 2 or s.learned is None:
@@ -67,7 +67,7 @@ class Adaptation:
             return None
         self.unread_call = not response.tool_calls
         self.emulation_failures += 1
-        if self.emulation_failures < 2 or style_is_pinned(s.profile.tools):
+        if self.emulation_failures < 2 or style_is_pinned(s.profile.tools) or not s.layers.fallback:
             return None
         old, new = s.plan.dialect, next_emulation_style(s.plan.dialect)
         if new is None:

@@ -10,16 +10,40 @@ THRESHOLD = 0.8  # fraction of the context window that triggers compaction
 KEEP_RECENT = 4  # messages always kept verbatim at the end
 
 
-def estimate_tokens(messages: list[Message]) -> int:
+def message_tokens(m: Message) -> int:
     """About 4 characters a token, plus a little per message and call (good enough to act early)."""
-    total = 0
-    for m in messages:
-        total += 4 + (len(m.text) + len(m.thinking)) // 4
-        for c in m.tool_calls:
-            total += 8 + len(str(c.arguments)) // 4
-        for r in m.tool_results:
-            total += 8 + len(r.content) // 4
+    total = 4 + (len(m.text) + len(m.thinking)) // 4
+    for c in m.tool_calls:
+        total += 8 + len(str(c.arguments)) // 4
+    for r in m.tool_results:
+        total += 8 + len(r.content) // 4
     return total
+
+
+def estimate_tokens(messages: list[Message]) -> int:
+    return sum(message_tokens(m) for m in messages)
+
+
+class TokenTally:
+    """A running estimate over a history that grows at its end: each turn counts only the
+    messages added since the last one, instead of the whole conversation again. A history
+    that was cut or rewritten (undo, compaction) is counted afresh."""
+
+    def __init__(self) -> None:
+        self._count = 0
+        self._last: Message | None = None
+        self._total = 0
+
+    def estimate(self, history: list[Message], start: int = 0) -> int:
+        """Tokens of history[start:] (`start` skips a head that changes each turn, like the system prompt)."""
+        n = self._count
+        if n <= start or len(history) < n or history[n - 1] is not self._last:
+            n, self._total = start, 0
+        for i in range(n, len(history)):
+            self._total += message_tokens(history[i])
+        self._count = len(history)
+        self._last = history[-1] if len(history) > start else None
+        return self._total
 
 
 def _cut_point(history: list[Message], keep: int) -> int:
@@ -59,5 +83,8 @@ def compact(history: list[Message], keep: int = KEEP_RECENT) -> tuple[list[Messa
             *history[cut:]], len(folded)
 
 
-def needs_compaction(messages: list[Message], context_window: int) -> bool:
-    return estimate_tokens(messages) > THRESHOLD * context_window
+def needs_compaction(messages: list[Message], context_window: int, tally: TokenTally | None = None) -> bool:
+    """`messages` is the system prompt then the history; with a tally, the history is counted incrementally."""
+    if tally is None or not messages:
+        return estimate_tokens(messages) > THRESHOLD * context_window
+    return message_tokens(messages[0]) + tally.estimate(messages, start=1) > THRESHOLD * context_window

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from agentcli.agent.approval import Approver, Decision
 from agentcli.agent.planner import plan_batches
-from agentcli.agent.validate import validate_arguments
+from agentcli.agent.validate import terse, validate_arguments
 from agentcli.core import jsonsafe
 from agentcli.core.errors import ErrorCode, ProviderError, ProviderErrorCode, ToolError
 from agentcli.core.events import (
@@ -292,7 +292,8 @@ class Agent:
                         getter.cancel()
                 response = task.result()
             except ProviderError as exc:
-                if exc.code is ProviderErrorCode.TOOLS_UNSUPPORTED and s.plan.native_tools and attempt == 1:
+                if (exc.code is ProviderErrorCode.TOOLS_UNSUPPORTED and s.plan.native_tools and attempt == 1
+                        and s.layers.fallback):
                     note = s.adapt.fall_back_to_emulation(s, exc.message)
                     yield Notice("warning", note, "fallback")
                     continue
@@ -329,6 +330,8 @@ class Agent:
             async for ev in self._run_batch(batch, results):
                 yield ev
             batch = []
+            if error is not None and not s.layers.messages:
+                error = terse(error, call, known=tool is not None)
             if error is not None:
                 result = ToolResult(call.id, call.name, False, error.render(), error)
                 s.record_result(result)

@@ -11,7 +11,9 @@ after that is `stuck` (a checkpoint, or the end of a non-interactive run).
 
 from __future__ import annotations
 
+import hashlib
 import json
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -29,27 +31,47 @@ def call_signature(call: ToolCall) -> str:
     return call.name + "\x00" + json.dumps(call.arguments, sort_keys=True, default=str)
 
 
+def _digest(text: str) -> bytes:
+    return hashlib.blake2b(text.encode("utf-8", "replace"), digest_size=12).digest()
+
+
 @dataclass
 class RepeatGuard:
-    steps: list[tuple[str, str, bool]] = field(default_factory=list)  # (call sig, result content, ok)
-    messages: list[str] = field(default_factory=list)
+    """Counts per signature, so each call costs the same however long the session has run
+    (scanning every past call per call made a long session quadratic)."""
+
+    enabled: bool = True  # `agent eval` turns the guard off to measure what it contributes
+    calls: dict[str, int] = field(default_factory=dict)  # signature -> calls made
+    pairs: dict[tuple[str, bytes, bool], int] = field(default_factory=dict)  # (sig, result digest, ok) -> count
+    errors: dict[str, int] = field(default_factory=dict)  # signature -> failures in a row
+    recent: deque[str] = field(default_factory=lambda: deque(maxlen=ALTERNATION_STEPS))
+    messages: deque[str] = field(default_factory=lambda: deque(maxlen=IDENTICAL_MESSAGES))
     level: dict[str, int] = field(default_factory=dict)  # signature -> 1 noted, 2 denied
+
+    def reset(self) -> None:
+        """Forget every call and message (/undo, /clear); the on/off switch stays."""
+        for table in (self.calls, self.pairs, self.errors, self.recent, self.messages, self.level):
+            table.clear()
 
     def before(self, call: ToolCall) -> Verdict:
         """Decide before running: a signature already noted is denied, then stuck."""
-        lvl = self.level.get(call_signature(call), 0)
+        if not self.enabled:
+            return "run"
+        sig = call_signature(call)
+        lvl = self.level.get(sig, 0)
         if lvl >= 2:
             return "stuck"
         if lvl == 1:
-            self.level[call_signature(call)] = 2
+            self.level[sig] = 2
             return "deny"
         return "run"
 
     def after(self, call: ToolCall, result: ToolResult) -> str | None:
         """Record a finished call; return a note for the model when a trigger fires."""
+        if not self.enabled:
+            return None
         sig = call_signature(call)
-        self.steps.append((sig, result.content, result.ok))
-        count, why = self._trigger(sig)
+        count, why = self._record(sig, result)
         if not count:
             return None
         self.level.setdefault(sig, 1)
@@ -61,30 +83,28 @@ class RepeatGuard:
             "The next identical call will be refused."
         )
 
-    def _trigger(self, sig: str) -> tuple[int, str]:
-        same = [s for s in self.steps if s[0] == sig]
-        last = same[-1]
-        pairs = sum(1 for s in same if s[1] == last[1] and s[2] == last[2])
+    def _record(self, sig: str, result: ToolResult) -> tuple[int, str]:
+        made = self.calls[sig] = self.calls.get(sig, 0) + 1
+        key = (sig, _digest(result.content), result.ok)
+        pairs = self.pairs[key] = self.pairs.get(key, 0) + 1
+        errors = self.errors[sig] = 0 if result.ok else self.errors.get(sig, 0) + 1
+        self.recent.append(sig)
         if pairs >= IDENTICAL_PAIRS:
             return pairs, "same result each time"
-        errors = 0
-        for s in reversed(same):
-            if s[2]:
-                break
-            errors += 1
         if errors >= IDENTICAL_ERRORS:
-            return len(same), "it failed each time"
-        tail = [s[0] for s in self.steps[-ALTERNATION_STEPS:]]
+            return made, "it failed each time"
+        tail = list(self.recent)
         if (
             len(tail) == ALTERNATION_STEPS
             and tail[0] != tail[1]
             and all(tail[i] == tail[i % 2] for i in range(ALTERNATION_STEPS))
         ):
-            return len(same), "alternating between two calls without progress"
+            return made, "alternating between two calls without progress"
         return 0, ""
 
     def message(self, text: str) -> bool:
         """Record an assistant message without calls; True when it is stuck repeating itself."""
+        if not self.enabled:
+            return False
         self.messages.append(text.strip())
-        tail = self.messages[-IDENTICAL_MESSAGES:]
-        return len(tail) == IDENTICAL_MESSAGES and len(set(tail)) == 1
+        return len(self.messages) == IDENTICAL_MESSAGES and len(set(self.messages)) == 1

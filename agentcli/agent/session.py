@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 from agentcli.agent.adapt import Adaptation
 from agentcli.agent.approval import Decision
+from agentcli.agent.context import TokenTally
+from agentcli.agent.layers import Layers
 from agentcli.agent.prompts import system_prompt
 from agentcli.agent.repeat import RepeatGuard
 from agentcli.agent.store import Transcript
@@ -50,7 +52,8 @@ class Session:
     learned: Any = None  # agentcli.models LearnedStore
     pending_close: list[Any] = field(default_factory=list)  # providers replaced by /model
     adapt: Adaptation = field(default_factory=Adaptation)  # what this session learns about the model
-    repair: bool = True  # the parser's repair layer; `agent eval` turns it off to measure its gain
+    layers: Layers = field(default_factory=Layers)  # all on; `agent eval` turns them off to measure each
+    tally: TokenTally = field(default_factory=TokenTally)  # running token estimate of the history
     mcp: Any = None  # agentcli.tools.mcp.manager McpManager: the profile's MCP servers, started on first use
     catalog: Any = None  # agentcli.tools.deferred ToolCatalog: tools held back for tool_search
     tool_notes: list[str] = field(default_factory=list)  # said once, at the next run's start
@@ -64,7 +67,7 @@ class Session:
     def truncate(self, keep: int) -> None:
         """Drop history after `keep` messages (/undo, /clear), durably."""
         self.history = self.history[:keep]
-        self.guard = RepeatGuard()
+        self.guard.reset()
         if self.transcript:
             self.transcript.write("truncate", keep=keep)
 
@@ -88,7 +91,7 @@ class Session:
         from agentcli.agent.context import compact, needs_compaction
 
         window = int(getattr(self.capability.capability, "context_window", 0) or 0)
-        if not force and (not window or not needs_compaction(self.request_messages(), window)):
+        if not force and (not window or not needs_compaction(self.request_messages(), window, self.tally)):
             return 0
         self.history, folded = compact(self.history)
         if folded and self.transcript:
@@ -151,7 +154,9 @@ class Session:
 
         offered = [t for t in self.registry.all() if t.name not in set(self.profile.tools.deny)]
         prompted = None if self.plan.native_tools else self.plan.dialect
-        return ParseContext.of(offered, prefer=self.plan.parsers[:1], repair=self.repair, prompted=prompted)
+        on = self.layers
+        return ParseContext.of(offered, prefer=self.plan.parsers[:1], repair=on.repair, prompted=prompted,
+                               names=on.names, coerce=on.coercion)
 
     def settings(self) -> RequestSettings:
         from agentcli.wire.types import RequestSettings
@@ -159,8 +164,14 @@ class Session:
         p = self.profile
         return RequestSettings(
             model=p.model, stream=p.stream, temperature=p.temperature,
-            max_output_tokens=p.limits.max_output_tokens, overrides=dict(p.request),
+            max_output_tokens=self._output_cap(), overrides=dict(p.request),
         )
+
+    def _output_cap(self) -> int | None:
+        """The profile's output limit, never above what the model can write (APIs refuse more)."""
+        asked = self.profile.limits.max_output_tokens
+        most = getattr(self.capability.capability, "max_output_tokens", None)
+        return min(asked, most) if asked and most else asked
 
     def judge_command(self, call: ToolCall) -> Any:
         from agentcli.tools.shell_rules import judge

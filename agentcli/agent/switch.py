@@ -12,7 +12,7 @@ from typing import Any
 from agentcli.agent.session import Session
 from agentcli.core.errors import UsageError
 
-COMPARED = ("native_tools", "parallel_tools", "context_window", "reasoning", "emulation_style")
+COMPARED = ("native_tools", "parallel_tools", "context_window", "emulation_style")
 
 
 @dataclass

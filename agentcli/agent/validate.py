@@ -8,7 +8,7 @@ from functools import lru_cache
 from typing import Any
 
 from agentcli.core.errors import ErrorCode, ToolError
-from agentcli.core.types import Tool
+from agentcli.core.types import Tool, ToolCall
 
 
 @lru_cache(maxsize=256)
@@ -51,3 +51,13 @@ def validate_arguments(tool: Tool, arguments: dict[str, Any]) -> ToolError | Non
         f"Call {tool.name} again with arguments matching {_expected(tool)}. You sent: {received}",
         problems=problems,
     )
+
+
+def terse(error: ToolError, call: ToolCall, known: bool) -> ToolError:
+    """The error a naive client gives (eval's `messages` layer off): that the call failed, not why
+    nor how to fix it. Only the model's own mistakes are shortened; refusals keep their reasons."""
+    if error.code is not ErrorCode.VALIDATION:
+        return error
+    if call.unknown or not known:
+        return ToolError.of(ErrorCode.VALIDATION, f"Unknown tool {call.name!r}.")
+    return ToolError.of(ErrorCode.VALIDATION, f"Invalid arguments for {call.name}.")

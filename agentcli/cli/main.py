@@ -120,9 +120,11 @@ def parse(
     json_out: JsonOpt = False,
     jsonl: Annotated[Optional[str], typer.Option("--jsonl", help="Batch mode: one request per line; '-' for stdin.")] = None,
     debug: Annotated[bool, typer.Option("--debug", help="Also report parser failures that were caught (stderr).")] = False,
+    model: Annotated[Optional[str], typer.Option("--model", "-m", help="Read calls as a run with this model would.")] = None,
 ) -> None:
     """Show the tool calls, text and repairs agentcli finds in a model's output."""
-    _dispatch("parse", file=file, provider=provider, tools=tools, json_out=json_out, jsonl=jsonl, debug=debug)
+    _dispatch("parse", file=file, provider=provider, tools=tools, json_out=json_out, jsonl=jsonl, debug=debug,
+              model=model)
 
 
 @app.command()
@@ -155,9 +157,10 @@ def eval_(
     json_out: JsonOpt = False,
     live: Annotated[bool, typer.Option("--live", help="Use the real endpoints of the profiles (needs keys).")] = False,
     matrix: Annotated[bool, typer.Option("--matrix", help="Show the family x dialect x provider matrix.")] = False,
+    layers: Annotated[Optional[str], typer.Option(help="Layer variants: all (offline default), or on,off (live default) and layer names (repair,names,coercion,messages,fallback,repeat_guard).")] = None,
 ) -> None:
-    """Measure tool-calling reliability over scripted (or live) scenarios."""
-    _dispatch("eval", profiles=profile or [], scenarios=scenarios, trials=trials, jobs=jobs, json_out=json_out, live=live, matrix=matrix)
+    """Measure tool-calling reliability over scripted (or live) scenarios, and what each layer contributes."""
+    _dispatch("eval", profiles=profile or [], scenarios=scenarios, trials=trials, jobs=jobs, json_out=json_out, live=live, matrix=matrix, layers=layers)
 
 
 @profiles_app.command("list")

@@ -85,7 +85,7 @@ def golden_matrix(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def trial_matrix(trials: list[Trial], subjects: list[Subject]) -> list[dict[str, Any]]:
     """Per persona and layers: family, dialect, provider, native or emulated, and how its trials went."""
     info = {s.name: s for s in subjects}
-    groups: dict[tuple[str, bool], list[Trial]] = defaultdict(list)
+    groups: dict[tuple[str, str], list[Trial]] = defaultdict(list)
     for t in trials:
         groups[(t.subject, t.layers)].append(t)
     rows = []
@@ -96,7 +96,7 @@ def trial_matrix(trials: list[Trial], subjects: list[Subject]) -> list[dict[str,
         rows.append({
             "profile": name, "family": s.family if s else "", "provider": s.api if s else "",
             "mode": "native" if ts[0].native else "emulated", "dialect": ts[0].plan_dialect or "native",
-            "layers": "on" if layers else "off", "trials": n,
+            "layers": layers, "trials": n,
             "success_rate": round(sum(t.passed for t in ts) / n, 3),
             "valid_call_rate": round(sum(t.right_args for t in ts) / calls, 3),
             "repair_needed_rate": round(sum(t.repairs > 0 for t in ts) / n, 3),

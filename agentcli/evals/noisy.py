@@ -11,9 +11,10 @@ from __future__ import annotations
 import json
 import random
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from agentcli.testing.model import NEUTRAL, Call, Policy, read_view
 from agentcli.testing.writers import Out, write_turn
@@ -148,11 +149,16 @@ class ScriptedModel:
     """fn(messages, tools, plan) -> turn, for ScriptedProvider.from_function.
 
     `leak` is the dialect this model slips into when it writes a call as text; `preludes` are
-    raw turns (provider faults) served before the first real answer."""
+    raw turns (provider faults) served before the first real answer; `rejects_native_tools`
+    plays a server that refuses requests carrying native tools (as Ollama and llama.cpp do
+    for some models), on the APIs where servers really say so.
+
+    After a mistake the model corrects only what the error told it: an error that does not name
+    the right tool, the argument it got wrong or the broken JSON leaves it repeating the mistake."""
 
     def __init__(
         self, policy: Policy, *, noise: NoiseConfig | None = None, seed: int = 0, leak: str = "hermes",
-        preludes: list[dict[str, Any]] | None = None,
+        preludes: list[dict[str, Any]] | None = None, rejects_native_tools: bool = False,
     ) -> None:
         self.policy = policy
         self.noise = noise
@@ -161,16 +167,22 @@ class ScriptedModel:
         self.preludes = list(preludes or ())
         self.requests = 0
         self.faults: list[str] = []  # every fault written, in order (for reports and tests)
+        self.rejects_native_tools = rejects_native_tools
+        self.slip: tuple[str, Call, Out] | None = None  # the last mistake: (fault, meant, written)
 
     def __call__(self, messages: list[Message], tools: list[Tool], plan: WirePlan) -> dict[str, Any]:
         self.requests += 1
         if self.preludes:
             return self.preludes.pop(0)
+        if self.rejects_native_tools and plan.native_tools and tools and plan.api in REJECTS_TOOLS:
+            return {"fault": REJECTS_TOOLS[plan.api]}
         view = read_view(messages)
         action = self.policy(view)
         if action.turn is not None:
             return action.turn
         outs = [Out(c.name, dict(c.args), dialect=action.dialect) for c in action.calls]
+        if self._repeat_slip(view, action.calls, outs):
+            return write_turn(plan, action.text, outs, (_estimate(messages), 0))
         fault = action.fault
         if fault is None and action.noisable and outs and self.noise and self.rng.random() < self.noise.rate:
             fault = self._pick(action.calls, view)
@@ -186,7 +198,28 @@ class ScriptedModel:
                 bad.dialect = bad.dialect or outs[i].dialect
                 outs[i] = bad
                 self.faults.append(fault)
+                self.slip = (fault, action.calls[i], bad)
         return write_turn(plan, action.text, outs, (_estimate(messages), 0))
+
+    def _repeat_slip(self, view: Any, calls: list[Call], outs: list[Out]) -> bool:
+        """After a refused mistake the error did not explain, write the same mistake again."""
+        slip, self.slip = self.slip, None
+        last = view.exchanges[-1] if view.exchanges else None
+        if slip is None or last is None or not last.model_fault:
+            return False
+        fault, meant, wrote = slip
+        errors = "\n".join(r.content for r in last.results if not r.ok)
+        if wrote.name != meant.name:
+            errors = errors.replace(wrote.name, "")  # its own wrong name echoed back teaches nothing
+        if any(re.search(rf"\b{re.escape(word)}\b", errors) for word in lesson(meant, wrote)):
+            return False
+        for i, c in enumerate(calls):
+            if c.key() == meant.key():
+                outs[i] = Out(wrote.name, dict(wrote.args), raw=wrote.raw, dialect=wrote.dialect or outs[i].dialect)
+                self.faults.append(fault)
+                self.slip = slip
+                return True
+        return False
 
     def _pick(self, calls: list[Call], view: Any) -> str | None:
         assert self.noise is not None
@@ -203,6 +236,28 @@ class ScriptedModel:
         if not usable:
             return None
         return self.rng.choices([k for k, _ in usable], weights=[w for _, w in usable])[0]
+
+
+# What a server answers when a request carries native tools the model cannot take (the markers
+# the providers recognise: Ollama's 400, llama.cpp without --jinja). Other APIs never refuse tools.
+REJECTS_TOOLS: dict[str, dict[str, Any]] = {
+    "openai": {"status": 500, "body": {"error": {"message": "tools param requires --jinja flag", "type": "server_error"}}},
+    "ollama": {"status": 400, "body": {"error": "registry.ollama.ai/library/model does not support tools"}},
+}
+
+
+def lesson(meant: Call, wrote: Out) -> set[str]:
+    """What an error must name for the model to fix this mistake: the right tool, the arguments it
+    got wrong, or that the JSON was broken."""
+    if wrote.name != meant.name:
+        return {meant.name}
+    if wrote.raw is not None:
+        return {"JSON"}
+    wrong = {k for k, v in meant.args.items() if wrote.args.get(k, _MISSING) != v}
+    return wrong or {k for k in wrote.args if k not in meant.args}
+
+
+_MISSING = object()
 
 
 def _estimate(messages: list[Message]) -> int:

@@ -1,9 +1,9 @@
 """Run scenarios through the real loop: one temp workspace per trial, trials in parallel, metrics out.
 
 A trial is the agent loop end to end (session, provider, parsers, validation, tools, guards),
-with the scripted model in place of a server unless the run is live. "Layers off" is the
-naive client the layers are measured against: calls read only from the native fields (or
-the one prompted dialect), no repair, and no second chance after a validation error.
+with the scripted model in place of a server unless the run is live. Each trial runs under
+one layer variant (`agentcli.agent.layers.variants`): "on", one layer off, or all off. Every
+variant keeps the profile's retry budget, so a difference is the layer's, not the budget's.
 """
 
 from __future__ import annotations
@@ -13,13 +13,21 @@ import shutil
 import tempfile
 import time
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
-from agentcli.core.errors import AgentCliError, ErrorCode, ToolError
-from agentcli.core.types import Tier
+from agentcli.agent.layers import ALL_ON, Layers
+from agentcli.core.errors import (
+    AgentCliError,
+    ErrorCode,
+    ProviderError,
+    ProviderErrorCode,
+    ToolError,
+)
 from agentcli.core.events import Done, Notice, RetryScheduled, ToolFinished
+from agentcli.core.types import Tier
 from agentcli.evals import scenarios as sc_table
 from agentcli.evals.noisy import NoiseConfig, ScriptedModel
 
@@ -31,9 +39,14 @@ NOT_REPAIRS = frozenset({"", "tier", "fallback", "repeat", "compact"})
 MAX_TURNS = 12
 
 
+SCRIPTED = "scripted: "  # the label of every offline row: a scripted persona, never a real model
+
+
 @dataclass(slots=True)
 class Subject:
-    """What is evaluated: a built-in persona or a user's profile."""
+    """What is evaluated: a scripted persona (offline), or a user's profile against its endpoint (live).
+
+    `name` is the row label: "scripted: <persona>" offline, the profile's own name only live."""
 
     name: str
     profile: Profile
@@ -41,6 +54,7 @@ class Subject:
     family: str = ""
     leak: str = "hermes"
     noise: NoiseConfig | None = None
+    live: bool = False
 
 
 @dataclass(slots=True)
@@ -49,7 +63,7 @@ class Trial:
 
     subject: str
     scenario: str
-    layers: bool
+    layers: str  # the variant label: "on", "off" or "no-<layer>"
     index: int
     passed: bool
     reason: str | None
@@ -69,6 +83,8 @@ class Trial:
     dialects: list[str] = field(default_factory=list)
     native: bool = True
     plan_dialect: str | None = None
+    noisy: bool = False  # the persona injects random faults, so any scenario may need any layer
+    endpoint_error: str | None = None  # live: the endpoint could not be used (no figure for the model)
 
     @property
     def first_attempt(self) -> bool:
@@ -83,16 +99,16 @@ def subject_for_persona(name: str) -> Subject:
     from agentcli.evals.personas import PERSONAS
 
     p = PERSONAS[name]
-    return Subject(p.name, p.profile(), p.api, p.family, p.leak, p.noise)
+    return Subject(SCRIPTED + p.name, p.profile(), p.api, p.family, p.leak, p.noise)
 
 
-def subject_for_profile(ref: str) -> Subject:
-    """A user's profile: live it talks to its endpoint; offline the scripted model speaks its API."""
+def subject_for_profile(ref: str, live: bool = False) -> Subject:
+    """A user's profile: live it talks to its endpoint; offline the scripted model speaks its API and
+    the wire plan its model id negotiates, and the row says so ("scripted: <api> <model>")."""
     from agentcli.config import load_profile
-    from agentcli.providers import provider_class
-
-    from agentcli.testing.writers import TEXT
     from agentcli.models import resolve_capability
+    from agentcli.providers import provider_class
+    from agentcli.testing.writers import TEXT
 
     profile = load_profile(ref, interactive=False).profile
     api = provider_class(profile.provider).api
@@ -101,8 +117,8 @@ def subject_for_profile(ref: str) -> Subject:
                                      provider=profile.provider).capability.text_dialect
     except ValueError:
         dialect = None
-    return Subject(profile.name or ref, profile, api, family=profile.model,
-                   leak=dialect if dialect in TEXT else "hermes")
+    name = (profile.name or ref) if live else f"{SCRIPTED}{api} {profile.model}"
+    return Subject(name, profile, api, family=profile.model, leak=dialect if dialect in TEXT else "hermes", live=live)
 
 
 def _is_validation(ev: ToolFinished) -> bool:
@@ -114,14 +130,14 @@ async def _no_sleep(_seconds: float) -> None:
     return None
 
 
-def _prepare(profile: Profile, scenario: sc_table.Scenario, layers: bool) -> Profile:
+def _prepare(profile: Profile, scenario: sc_table.Scenario, layers: Layers) -> Profile:
+    """The trial's profile: the scenario's limits; the retry budget is the profile's in every variant."""
     p = profile.model_copy(deep=True)
     p.limits.max_turns = min(p.limits.max_turns, MAX_TURNS)
     for key, value in scenario.limits.items():
         setattr(p.limits, key, value)
-    if not layers:
-        p.tools.call_parser = "native"
-        p.limits.validation_retries = 0
+    if not layers.fallback:
+        p.tools.call_parser = "native"  # calls only from the plan's own form (native fields or the prompted dialect)
     return p
 
 
@@ -130,8 +146,8 @@ def seed_for(subject: str, scenario: str, index: int, base: int = 0) -> int:
     return zlib.crc32(f"{base}:{subject}:{scenario}:{index}".encode())
 
 
-async def run_trial(subject: Subject, scenario_name: str, layers: bool, index: int, *, live: bool = False,
-                    base_seed: int = 0) -> Trial:
+async def run_trial(subject: Subject, scenario_name: str, variant: str = "on", index: int = 0, *,
+                    layers: Layers = ALL_ON, live: bool = False, base_seed: int = 0) -> Trial:
     from agentcli.agent.approval import PolicyApprover
     from agentcli.agent.build import open_session
     from agentcli.agent.loop import Agent
@@ -155,7 +171,8 @@ async def run_trial(subject: Subject, scenario_name: str, layers: bool, index: i
 
             model = ScriptedModel(scenario.policy, noise=subject.noise, leak=subject.leak,
                                   seed=seed_for(subject.name, scenario_name, index, base_seed),
-                                  preludes=[dict(t) for t in scenario.preludes])
+                                  preludes=[dict(t) for t in scenario.preludes],
+                                  rejects_native_tools=scenario.rejects_native_tools)
             # The provider gets a keyless scripted copy; the session keeps the real profile, so the
             # capability and wire plan are the ones a live run would negotiate.
             offline = profile.model_copy(update={"provider": "scripted", "url": None, "api_key_env": ""})
@@ -165,7 +182,9 @@ async def run_trial(subject: Subject, scenario_name: str, layers: bool, index: i
             tier = profile.tools.max_tier  # the profile's cap wins; the check then judges the outcome
         session = open_session(profile, ws, tier=tier, goal=goal, approve_mode="all", record=False,
                                provider=provider)
-        session.repair = layers
+        session.layers = layers
+        session.guard.enabled = layers.repeat_guard
+        endpoint = _watch_endpoint(session)
         events: list[Any] = []
         started = time.perf_counter()
         try:
@@ -176,21 +195,45 @@ async def run_trial(subject: Subject, scenario_name: str, layers: bool, index: i
         elapsed = (time.perf_counter() - started) * 1000
         done = events[-1]
         assert isinstance(done, Done)
-        outcome = sc_table.Outcome(ws, root, events, done, before)
-        try:
-            reason = scenario.check(outcome)
-        except Exception as exc:  # a check must report, never crash the whole eval
-            reason = f"check raised {type(exc).__name__}: {exc}"
-        return _measure(subject, scenario, layers, index, events, done, reason, elapsed, model, session.plan)
+        unusable = endpoint[-1] if endpoint and done.stop == "error" and done.error == endpoint[-1] else None
+        if unusable:
+            reason: str | None = f"endpoint: {unusable}"
+        else:
+            outcome = sc_table.Outcome(ws, root, events, done, before)
+            try:
+                reason = scenario.check(outcome)
+            except Exception as exc:  # noqa: BLE001 - a check must report, never crash the whole eval
+                reason = f"check raised {type(exc).__name__}: {exc}"
+        trial = _measure(subject, scenario, variant, index, events, done, reason, elapsed, model, session.plan)
+        trial.endpoint_error = unusable
+        return trial
     finally:
         shutil.rmtree(root, ignore_errors=True)
 
 
-def _measure(subject: Subject, scenario: sc_table.Scenario, layers: bool, index: int, events: list[Any],
+def _watch_endpoint(session: Any) -> list[str]:
+    """Collect the provider errors the retry policy gave up on: a trial that ends on one measured the
+    endpoint, not the model. A server refusing native tools is an answer, for the fallback layer."""
+    seen: list[str] = []
+    complete = session.provider.complete
+
+    async def watched(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return await complete(*args, **kwargs)
+        except ProviderError as exc:
+            if exc.code is not ProviderErrorCode.TOOLS_UNSUPPORTED:
+                    seen.append(exc.message + (f" ({exc.hint})" if exc.hint else ""))
+            raise
+
+    session.provider.complete = watched
+    return seen
+
+
+def _measure(subject: Subject, scenario: sc_table.Scenario, variant: str, index: int, events: list[Any],
              done: Done, reason: str | None, elapsed: float, model: ScriptedModel | None, plan: Any) -> Trial:
     finished = [e for e in events if isinstance(e, ToolFinished)]
     return Trial(
-        subject.name, scenario.name, layers, index, reason is None, reason, done.stop,
+        subject.name, scenario.name, variant, index, reason is None, reason, done.stop,
         calls=len(finished),
         right_tool=sum(1 for e in finished if e.call.name in scenario.tools and not e.call.unknown),
         right_args=sum(1 for e in finished if not _is_validation(e)),
@@ -206,6 +249,7 @@ def _measure(subject: Subject, scenario: sc_table.Scenario, layers: bool, index:
         dialects=[e.call.dialect for e in finished],
         native=bool(plan.native_tools),
         plan_dialect=plan.dialect,
+        noisy=subject.noise is not None,
     )
 
 
@@ -213,12 +257,17 @@ def _measure(subject: Subject, scenario: sc_table.Scenario, layers: bool, index:
 class Job:
     subject: Subject
     scenario: str
-    layers: bool
+    variant: str
+    layers: Layers
     index: int
 
 
-def plan_jobs(subjects: list[Subject], scenarios: list[str], trials: int, layers: tuple[bool, ...]) -> list[Job]:
-    return [Job(s, n, on, i) for s in subjects for n in scenarios for on in layers for i in range(trials)]
+def plan_jobs(subjects: list[Subject], scenarios: list[str], trials: int,
+              variants: dict[str, Layers] | None = None) -> list[Job]:
+    """Every (subject, scenario, variant, trial); `variants` defaults to layers on only."""
+    table = variants if variants is not None else {"on": ALL_ON}
+    return [Job(s, n, label, on, i) for s in subjects for n in scenarios for label, on in table.items()
+            for i in range(trials)]
 
 
 async def run_jobs(jobs: list[Job], *, concurrency: int = 1, live: bool = False, base_seed: int = 0,
@@ -229,16 +278,16 @@ async def run_jobs(jobs: list[Job], *, concurrency: int = 1, live: bool = False,
     async def one(job: Job) -> Trial:
         async with gate:
             try:
-                trial = await run_trial(job.subject, job.scenario, job.layers, job.index, live=live,
-                                        base_seed=base_seed)
+                trial = await run_trial(job.subject, job.scenario, job.variant, job.index, layers=job.layers,
+                                        live=live, base_seed=base_seed)
             except AgentCliError:
                 raise  # a missing key or a bad profile is the user's to fix, not a failed trial
             except Exception as exc:  # noqa: BLE001 - one broken trial must not end the whole eval
-                trial = Trial(job.subject.name, job.scenario, job.layers, job.index, False,
-                              f"trial crashed: {type(exc).__name__}: {exc}", "crashed")
+                trial = Trial(job.subject.name, job.scenario, job.variant, job.index, False,
+                              f"trial crashed: {type(exc).__name__}: {exc}", "crashed",
+                              noisy=job.subject.noise is not None)
         if progress:
             progress(trial)
         return trial
 
     return list(await asyncio.gather(*(one(j) for j in jobs)))
-

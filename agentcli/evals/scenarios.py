@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from agentcli.core.events import Done, Notice, ToolFinished
 from agentcli.testing.model import Action, Call, Policy, Step, View, linear
@@ -57,6 +58,10 @@ class Scenario:
     tier: str | None = None
     limits: dict[str, Any] = field(default_factory=dict)
     preludes: tuple[dict[str, Any], ...] = ()  # raw provider turns served first (faults)
+    # The layers this scenario exercises: turning any other one off should make no difference
+    # to a clean model (the eval reports it when it does). Empty: a control scenario.
+    layers: frozenset[str] = frozenset()
+    rejects_native_tools: bool = False  # the endpoint refuses requests carrying native tools
 
 
 def _answered(o: Outcome) -> str | None:
@@ -151,6 +156,7 @@ def _missing_arg() -> Scenario:
         _says("TANGO-42"),
         frozenset({"read_file", "search", "submit"}),
         files={"notes.txt": NOTES},
+        layers=frozenset({"messages"}),
     )
 
 
@@ -165,6 +171,7 @@ def _type_error() -> Scenario:
         _says("2,grace"),
         frozenset({"read_file", "search", "submit"}),
         files={"data.csv": "id,name\n1,ada\n2,grace\n3,linus\n"},
+        layers=frozenset({"coercion", "messages"}),
     )
 
 
@@ -184,6 +191,7 @@ def _unknown_tool() -> Scenario:
         _says("2 items"),
         frozenset({"read_file", "search", "submit"}),
         files={"todo.md": "# Todo\n- buy milk\n- call Sam\n"},
+        layers=frozenset({"messages"}),
     )
 
 
@@ -256,6 +264,7 @@ def _xml_leak() -> Scenario:
         _says("8731"),
         frozenset({"read_file", "search", "submit"}),
         files={"config.ini": "[server]\nhost = 0.0.0.0\nport = 8731\n"},
+        layers=frozenset({"fallback"}),
     )
 
 
@@ -270,6 +279,9 @@ def _malformed() -> Scenario:
         _says("2.7.1"),
         frozenset({"read_file", "search", "submit"}),
         files={"version.txt": "v2.7.1\n"},
+        # Where an API carries arguments as objects (Anthropic, Ollama, Gemini), broken JSON can only
+        # be written as text in the reply, so reading it needs the fallback layer too.
+        layers=frozenset({"repair", "messages", "fallback"}),
     )
 
 
@@ -293,6 +305,7 @@ def _repeat() -> Scenario:
         _all(_says("pending"), bounded),
         frozenset({"read_file", "submit"}),
         files={"status.txt": "pending\n"},
+        layers=frozenset({"repeat_guard"}),
     )
 
 
@@ -399,6 +412,38 @@ def _provider_retry() -> Scenario:
     )
 
 
+def _name_variant() -> Scenario:
+    return Scenario(
+        "name_variant", "the tool name comes with a prefix or in capitals (functions.read_file, READ_FILE)",
+        "Which city is named in city.txt?",
+        linear([
+            Step([Call("read_file", {"path": "city.txt"})], fault="name_variant"),
+            Step(answer=_answer("city.txt names {city}.", city=_grep(r"City: (\w+)"))),
+        ]),
+        _says("Lisbon"),
+        frozenset({"read_file", "search", "submit"}),
+        files={"city.txt": "City: Lisbon\n"},
+        layers=frozenset({"names", "messages"}),
+    )
+
+
+def _tools_rejected() -> Scenario:
+    return Scenario(
+        "tools_rejected", "the server refuses native tools (llama.cpp without --jinja, some Ollama models): "
+        "the session switches to prompt emulation",
+        "What version is recorded in version.txt?",
+        linear([
+            Step([Call("read_file", {"path": "version.txt"})]),
+            Step(answer=_answer("version.txt records version {v}.", v=_grep(r"v(\d+\.\d+\.\d+)"))),
+        ]),
+        _says("2.7.1"),
+        frozenset({"read_file", "search", "submit"}),
+        files={"version.txt": "v2.7.1\n"},
+        layers=frozenset({"fallback"}),
+        rejects_native_tools=True,
+    )
+
+
 def snapshot(root: Path, workspace: Path) -> dict[str, bytes]:
     """Every file under root but outside the workspace."""
     out: dict[str, bytes] = {}
@@ -424,6 +469,8 @@ SCENARIOS: dict[str, Callable[[], Scenario]] = {
     "tier_escalation": _tier,
     "path_escape": _escape,
     "provider_retry": _provider_retry,
+    "name_variant": _name_variant,
+    "tools_rejected": _tools_rejected,
 }
 
 

@@ -1,7 +1,7 @@
 """The model layer: parse model ids, resolve what a model can do, remember what we learned.
 
     spec = parse_model_id("ollama/llama3.3:70b")      # family llama, version (3, 3), 70B
-    cap = get_capability("claude-sonnet-4-20250514")  # native tools, reasoning, 200k window
+    cap = get_capability("claude-sonnet-4-20250514")  # native tools, 200k window
     r = resolve_capability(spec, overrides=profile.capabilities, learned=store.get(m, url))
     r.sources["native_tools"]                         # "registry", "learned", "profile override", ...
 

@@ -10,12 +10,13 @@ Custom fine-tunes take the family and registry layers from their base, reported 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from functools import lru_cache
-from typing import Any, Mapping
+from typing import Any
 
 from agentcli.models import registry
-from agentcli.models.families import rule_for, overlays_for
+from agentcli.models.families import overlays_for, rule_for
 from agentcli.models.parser import UNKNOWN, parse_model_id
 from agentcli.models.spec import ModelSpec
 
@@ -38,25 +39,21 @@ SOURCE_OVERRIDE = "profile override"
 
 @dataclass(frozen=True, slots=True)
 class ModelCapability:
-    """What the wire layer may rely on for one model."""
+    """What the wire layer may rely on for one model. Every field changes what agentcli does (a field
+    nothing reads is deleted, not shown: tool_streaming, json_mode, reasoning and the Anthropic
+    wire facts went that way; the Anthropic adapter owns those)."""
 
     native_tools: bool = False
-    """Tools go in the API's own field and calls come back structured."""
+    """Tools go in the API's own field and calls come back structured (the negotiator's first choice)."""
     parallel_tools: bool = False
-    """The model may call several tools in one turn."""
-    tool_streaming: bool = False
-    """Tool-call arguments arrive incrementally while streaming."""
-    json_mode: bool = False
-    """A reliable JSON output mode exists."""
-    reasoning: bool = False
-    """The model thinks before answering (o-series, R1, Claude 3.7+, Qwen3, ...)."""
+    """The model may call several tools in one turn (the plan says so; `/model` warns when it changes)."""
     max_output_tokens: int = 4_096
+    """The most the model can write in one reply: a profile's larger [limits] max_output_tokens is
+    clamped to it, since APIs refuse a request that asks for more."""
     context_window: int = 8_192
-    needs_tool_schema_strict: bool = False
-    """The API validates tool schemas strictly (Anthropic)."""
-    tool_result_in_user_message: bool = False
-    """Tool results travel inside a user message (Anthropic's API), not a tool role."""
+    """Sizes the tool definitions' share of the prompt and decides when history is compacted."""
     supports_tool_choice_required: bool = True
+    """tool_choice=required is honoured (the negotiator asks for it only then)."""
     emulation_style: str = "json"
     """Prompt style when tools are emulated: one of EMULATION_STYLES."""
     text_dialect: str | None = None

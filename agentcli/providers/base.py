@@ -14,8 +14,6 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable
 
-import httpx
-
 from agentcli import __version__
 from agentcli.core import jsonsafe
 from agentcli.core.errors import ProviderError, ProviderErrorCode as Code
@@ -35,6 +33,8 @@ from agentcli.providers._sse import BadChunk, ResponseTooLarge, ResponseTooSlow,
 from agentcli.providers.transforms import apply_overrides, check_overrides, pipeline
 
 if TYPE_CHECKING:
+    import httpx  # imported where a request is made: offline commands never load it
+
     from agentcli.config.schema import Profile
     from agentcli.core.types import Message, ParsedResponse, Tool
     from agentcli.wire.types import ParseContext, RequestSettings, WirePlan
@@ -150,6 +150,8 @@ class Provider:
     @property
     def client(self) -> httpx.AsyncClient:
         if self._client is None:
+            import httpx
+
             limits = self.profile.limits
             headers = {"user-agent": USER_AGENT, **self.profile.headers, **self.auth_headers()}
             self._client = httpx.AsyncClient(
@@ -222,6 +224,8 @@ class Provider:
             raise
 
     async def _post(self, url: str, body: dict[str, Any], plan: WirePlan, ctx: ParseContext, target: Target) -> ParsedResponse:
+        import httpx
+
         t0 = time.monotonic()
         limits = self.profile.limits
         try:
@@ -294,6 +298,8 @@ class Provider:
         self, url: str, body: dict[str, Any], plan: WirePlan, ctx: ParseContext,
         target: Target, emit: OnEvent, state: _Attempt,
     ) -> ParsedResponse:
+        import httpx
+
         from agentcli import wire
 
         state.emitted = False
@@ -368,6 +374,8 @@ class Provider:
         target = self.target()
 
         async def once() -> dict[str, Any]:
+            import httpx
+
             try:
                 resp = await self.client.request(method, f"{self.url}{path}", content=None if json_body is None else jsonsafe.body(json_body),
                                                  headers=None if json_body is None else _JSON)

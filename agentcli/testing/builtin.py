@@ -4,7 +4,8 @@
 from __future__ import annotations
 
 import importlib
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 PREFIX = "builtin:"
 
@@ -19,7 +20,7 @@ def is_builtin(script: str | None) -> bool:
 
 def load_builtin(script: str) -> tuple[str, Callable[..., dict[str, Any]]]:
     """`builtin:NAME` -> (api, fn(messages, tools, plan) -> turn); KeyError names the known models."""
-    name = script[len(PREFIX):] if script.startswith(PREFIX) else script
+    name = script.removeprefix(PREFIX)
     try:
         api, ref = BUILTIN_MODELS[name]
     except KeyError:

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 # Misspellings the demo knows how to fix, as whole words (lower case -> fix).
 TYPOS = {"helo": "hello", "wrold": "world", "teh": "the", "recieve": "receive", "seperate": "separate",
          "occured": "occurred", "definately": "definitely", "adress": "address", "untill": "until"}
-_FIX_WORDS = re.compile(r"\b(fix|typo|correct|spelling)\b", re.I)
+_FIX_WORDS = re.compile(r"\b(fix|typo|correct|spelling)\b", re.IGNORECASE)
 _TEXT_EXT = (".py", ".txt", ".md", ".toml", ".json", ".cfg", ".ini", ".js", ".ts", ".rs", ".go", ".yaml", ".yml")
 
 

@@ -9,8 +9,9 @@ really happened (a validation error makes it resend the call cleanly, as a good 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Union
+from typing import TYPE_CHECKING, Any
 
 from agentcli.core.errors import ErrorCode, ToolError
 from agentcli.core.types import Role
@@ -83,8 +84,8 @@ class Action:
     turn: dict[str, Any] | None = None  # a raw scripted turn (a provider fault) instead of a reply
 
 
-Calls = Union[list[Call], Callable[[View], list[Call]]]
-Text = Union[str, Callable[[View], str]]
+Calls = list[Call] | Callable[[View], list[Call]]
+Text = str | Callable[[View], str]
 
 
 @dataclass(slots=True)

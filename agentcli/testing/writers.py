@@ -8,8 +8,9 @@ exactly what the prompt asked for; the raw-JSON forms below exist to carry broke
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from agentcli.wire.types import WirePlan

@@ -41,6 +41,11 @@ def _safe_console_class():  # type: ignore[no-untyped-def]
     return SafeConsole
 
 
+# Characters str.splitlines() and some JSON-lines readers take as line ends; inside a JSON string
+# (the only place they can be) their escapes mean the same: one record stays one line for everyone.
+_LINE_BREAKS = {0x85: "\\u0085", 0x2028: "\\u2028", 0x2029: "\\u2029"}
+
+
 class JsonRenderer:
     """One JSON object per event on stdout: the same events the terminal shows."""
 
@@ -68,7 +73,8 @@ class JsonRenderer:
         self._write({k: v for k, v in record.items() if v not in (None, "")})
 
     def _write(self, record: dict[str, Any]) -> None:
-        self.stream.write(redact(jsonsafe.dumps(record, ensure_ascii=False, default=str)) + "\n")
+        line = redact(jsonsafe.dumps(record, ensure_ascii=False, default=str)).translate(_LINE_BREAKS)
+        self.stream.write(line + "\n")
         self.stream.flush()
 
 

@@ -116,7 +116,8 @@ def run_dialects(text: str, names: list[str], ctx: ParseContext | None = None) -
     """Each dialect on the text the previous ones left; a dialect that raises is skipped (degrade to text).
 
     With offered tools, calls from name-strict dialects (JSON in prose) whose name resolves to no
-    tool are not calls: their text stays in place. At most MAX_CALLS calls are read.
+    tool are not calls: their text stays in place; so are embedded calls (in prose, or bare) from
+    any dialect. At most MAX_CALLS calls are read.
     """
     found, rest, _ = _run_dialects(text, names, ctx, MAX_CALLS)
     return found, rest
@@ -144,8 +145,9 @@ def _run_dialects(text: str, names: list[str], ctx: ParseContext | None, limit: 
         if got is None:
             continue
         cands, rest, head, tail = got
-        if cands and ctx is not None and ctx.tools and strict and name != ctx.prompted:
-            kept = [c for c in cands if repair.resolve_name(c.name, ctx.tools, repair=ctx.repair)[0] is not None]
+        weak = strict and ctx is not None and name != ctx.prompted
+        if cands and ctx is not None and ctx.tools and (weak or any(c.embedded for c in cands)):
+            kept = [c for c in cands if not (weak or c.embedded) or _offered(c.name, ctx)]
             if len(kept) < len(cands):
                 rest = _without(head, kept) + tail
                 cands = kept
@@ -154,6 +156,10 @@ def _run_dialects(text: str, names: list[str], ctx: ParseContext | None, limit: 
         found.extend(cands)
         text = rest  # a dialect may also drop its own no-op directives (a lone token, "directly answer")
     return found, text, capped
+
+
+def _offered(name: str, ctx: ParseContext) -> bool:
+    return repair.resolve_name(name, ctx.tools, repair=ctx.names)[0] is not None
 
 
 def _parse_within(
@@ -232,7 +238,7 @@ def build_call(
     name = cand.name.strip()
     unknown = False
     if ctx.tools:
-        resolved, fix = repair.resolve_name(name, ctx.tools, repair=ctx.repair)
+        resolved, fix = repair.resolve_name(name, ctx.tools, repair=ctx.names)
         if resolved is None:
             unknown = True
         else:
@@ -257,7 +263,7 @@ def build_call(
         return call, repairs
     if cand.text_values:
         args = repair.decode_text_values(args, schema)
-    if ctx.repair and schema:
+    if ctx.coerce and schema:
         args, more = repair.coerce_arguments(args, schema)
         fixes.extend(more)
     repairs.extend(Repair(kind, detail, call_id) for kind, detail in fixes)

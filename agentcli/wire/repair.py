@@ -7,6 +7,7 @@ fixed silently. JSON repair itself is the json-repair library's job (imported la
 from __future__ import annotations
 
 import json
+import math
 import re
 from typing import Any
 
@@ -86,7 +87,26 @@ def decode_arguments(
         raise ArgumentError(f"arguments must be a JSON object, got {type(value).__name__}")
     value, more = unwrap_arguments(value, schema, repair)
     fixes.extend(more)
+    if not finite(value):
+        raise ArgumentError("arguments hold a number JSON cannot carry (infinite or NaN)")
     return value, fixes
+
+
+def finite(value: Any) -> bool:
+    """No float in `value` is infinite or NaN: `1e999` decodes to inf, which would be sent on as the
+    literal `Infinity`, and no JSON parser accepts that. One pass, no recursion."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, float):
+            if not math.isfinite(v):
+                return False
+        elif isinstance(v, dict):
+            stack.extend(v.values())
+        elif isinstance(v, list):
+            stack.extend(v)
+    return True
+
 
 
 def _decode_string(text: str, repair: bool, fixes: list[Fix], budget: RepairBudget) -> Any:

@@ -50,6 +50,9 @@ class Candidate:
     id: str | None = None
     error: str | None = None  # the dialect saw a call it cannot complete (truncated): never executed
     fixes: tuple[tuple[str, str], ...] = ()  # (kind, detail) repairs the dialect made to find the call
+    # Found in prose or bare (no list, tag or token around it): with tools offered, a call only
+    # when its name is one of them; otherwise its text stays text.
+    embedded: bool = False
 
 
 @dataclass(slots=True)
@@ -60,6 +63,8 @@ class ParseContext:
     tools: dict[str, Tool] = field(default_factory=dict)
     prefer: tuple[str, ...] = ()
     repair: bool = True  # the repair layer can be switched off (eval measures its gain)
+    names: bool = True  # forgiving tool-name resolution (its own layer in the eval)
+    coerce: bool = True  # argument values coerced to the schema (its own layer in the eval)
     # The dialect the model was prompted to write (emulation). Its calls are calls even when
     # the name is wrong, so the model hears "unknown tool" instead of its call becoming prose.
     prompted: str | None = None
@@ -67,9 +72,11 @@ class ParseContext:
     @classmethod
     def of(
         cls, tools: list[Tool] | None = None, prefer: tuple[str, ...] = (), repair: bool = True,
-        prompted: str | None = None,
+        prompted: str | None = None, names: bool | None = None, coerce: bool | None = None,
     ) -> ParseContext:
-        return cls({t.name: t for t in tools or ()}, prefer, repair, prompted)
+        """`names` and `coerce` follow `repair` unless given: no repair means none of the three."""
+        return cls({t.name: t for t in tools or ()}, prefer, repair, repair if names is None else names,
+                   repair if coerce is None else coerce, prompted)
 
 
 @dataclass(slots=True)

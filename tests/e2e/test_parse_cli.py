@@ -74,3 +74,23 @@ def test_jsonl_batch_in_order_with_bad_lines(tmp_path):
     assert out[2]["tool_calls"][0]["arguments"] == {"city": "Paris"}
     assert out[4]["text"] == "Checking." and out[4]["tool_calls"][0]["name"] == "get_weather"
     assert out[5] == {"id": "f", "tool_calls": [], "text": "No tools needed: 42.", "repairs": []}
+
+
+def test_model_option_reads_as_that_model_would():
+    # A Llama 3.1 run reads the built-in tool form after the python tag; a wrong model id is a usage error.
+    text = '<|python_tag|>brave_search.call(query="gold price")<|eom_id|>'
+    r = agent("-", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--tools", "brave_search", "--json", stdin=text)
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert [(c["name"], c["arguments"]) for c in out["tool_calls"]] == [("brave_search", {"query": "gold price"})]
+
+
+def test_megabyte_arguments_are_clipped_for_display_not_for_json():
+    big = "x" * 1_000_000
+    reply = '<tool_call>{"name": "write_file", "arguments": {"path": "a", "content": "' + big + '"}}</tool_call>'
+    shown = agent("-", stdin=reply)
+    assert shown.returncode == 0, shown.stderr
+    words = "".join(ch for ch in shown.stdout if ch.isalnum())  # the table folds the note across lines
+    assert "morecharactersjsonshowsall" in words and len(shown.stdout) < 20_000
+    full = agent("-", "--json", stdin=reply)
+    assert json.loads(full.stdout)["tool_calls"][0]["arguments"]["content"] == big

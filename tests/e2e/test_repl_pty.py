@@ -110,6 +110,16 @@ def test_checkpoint_answered_in_a_terminal(tmp_path):
         assert "return a + b" in (ws / "calc.py").read_text()
 
 
+def _wait_for_request(server, polls: int = 6000) -> None:
+    import time
+
+    for _ in range(polls):
+        if server.requests:
+            return
+        time.sleep(0.01)
+    raise AssertionError("the model request never reached the server")
+
+
 def test_ctrl_c_cancels_the_turn_not_the_session(tmp_path):
     ws = tmp_path / "ws"
     ws.mkdir()
@@ -125,9 +135,7 @@ def test_ctrl_c_cancels_the_turn_not_the_session(tmp_path):
         try:
             child.expect("qwen2.5:7b>")
             child.sendline("a slow question")
-            import time
-
-            time.sleep(1.0)
+            _wait_for_request(ol)  # Ctrl-C while the turn waits for the model, however busy the machine
             child.sendintr()
             child.expect("turn cancelled")
             child.expect("qwen2.5:7b>")

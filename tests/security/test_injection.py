@@ -192,11 +192,16 @@ def test_run_tier_egress_stops_at_approval(scene):
           f"({len(egress)} egress-capable), 0 connections at the sink")
 
 
-@pytest.mark.parametrize(
-    "entry", CORPUS["commands"] + CORPUS["outside_writes"], ids=lambda e: e["command"][:50].replace("\n", " "))
+def _known_gaps(entries: list[dict]) -> list:
+    """Corpus entries; one with a `gap` note is a strict xfail: the suite fails the day it passes,
+    so a fixed gap must move to `fixed` instead of staying silently expected."""
+    return [pytest.param(e, id=e["command"][:50].replace("\n", " "),
+                         marks=[pytest.mark.xfail(strict=True, reason=f"known gap: {e['gap']}")] if e.get("gap") else [])
+            for e in entries]
+
+
+@pytest.mark.parametrize("entry", _known_gaps(CORPUS["commands"] + CORPUS["outside_writes"]))
 def test_no_egress_or_outside_write_is_auto_allowed(entry):
-    if entry.get("gap"):
-        pytest.xfail(f"known gap: {entry['gap']}")
     v = judge(_fill(entry["command"], 4444), RULES)
     assert v.decision in ("ask", "deny"), f"{entry['command']!r} auto-allowed: {v.reason}"
 

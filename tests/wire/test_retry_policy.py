@@ -143,10 +143,16 @@ async def test_retry_after_is_honoured(headers, delay, sleeps):
     assert sleeps.delays == [pytest.approx(delay)]
 
 
-async def test_retry_after_http_date_is_honoured(sleeps):
-    date = email.utils.formatdate(time.time() + 5, usegmt=True)
+async def test_retry_after_http_date_is_honoured(sleeps, monkeypatch):
+    import types
+
+    from agentcli.providers import _http
+
+    now = 1_700_000_000.0  # a fixed clock: the delay must not depend on how busy the machine is
+    monkeypatch.setattr(_http, "time", types.SimpleNamespace(time=lambda: now, monotonic=time.monotonic))
+    date = email.utils.formatdate(now + 5, usegmt=True)
     await run_with_retries(Script(status_error(429, retry_after=date)), policy(sleeps), TARGET)
-    assert 3.0 <= sleeps.delays[0] <= 5.0
+    assert sleeps.delays == [pytest.approx(5.0)]
 
 
 async def test_retry_after_over_the_cap_fails_at_once(sleeps):
@@ -202,14 +208,23 @@ async def test_partial_output_gets_a_notice_before_the_retry(sleeps):
 
 async def test_cancellation_during_backoff_exits_at_once():
     attempt = Script(*[status_error(503) for _ in range(3)])
-    task = asyncio.create_task(run_with_retries(attempt, RetryPolicy(random=lambda: 0.0, sleep=asyncio.sleep), TARGET))
-    await asyncio.sleep(0.05)  # now inside a 0.5 s backoff
-    started = time.monotonic()
+    entered = asyncio.Event()
+    cancelled: list[float] = []
+
+    async def backoff(seconds: float) -> None:  # a backoff that never ends by itself
+        entered.set()
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            cancelled.append(seconds)
+            raise
+
+    task = asyncio.create_task(run_with_retries(attempt, RetryPolicy(random=lambda: 0.0, sleep=backoff), TARGET))
+    await entered.wait()
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    assert time.monotonic() - started < 0.2
-    assert attempt.calls == 1
+    assert len(cancelled) == 1 and attempt.calls == 1  # cancelled inside the backoff, not after it
 
 
 def test_error_messages_are_scrubbed_and_trimmed():

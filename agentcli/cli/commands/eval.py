@@ -1,7 +1,10 @@
-"""`agent eval`: scenarios through the real loop, per profile and scenario, with the layers on and off.
+"""`agent eval`: scenarios through the real loop, per profile and scenario, per layer variant.
 
-Offline (the default) the scripted model plays each profile's wire family; `--live` sends the
-same scenarios to the profiles' real endpoints (layers on only: a live run costs money).
+Offline (the default) scripted personas play each wire family; their rows say "scripted: ...".
+Every layer is turned off on its own and all together, on the same loop with the same retry
+budget, and the report shows what each one contributes. `--live` sends the same scenarios
+to the profiles' real endpoints, layers on and all off by default (a live run costs money);
+trials that could not use the endpoint are shown with their reason and make the exit non-zero.
 """
 
 from __future__ import annotations
@@ -13,6 +16,8 @@ from typing import Any
 from agentcli.core import jsonsafe
 from agentcli.core.errors import UsageError
 
+EXIT_ENDPOINT = 1  # some live trials never reached a usable endpoint: their figures say nothing
+
 
 def _subjects(profiles: list[str], live: bool) -> list[Any]:
     from agentcli.evals.personas import DEFAULT_PERSONAS, PERSONAS
@@ -23,16 +28,37 @@ def _subjects(profiles: list[str], live: bool) -> list[Any]:
     names = profiles or list(DEFAULT_PERSONAS)
     out = []
     for name in names:
-        if name in PERSONAS and not live:
-            out.append(subject_for_persona(name))
+        persona = name.removeprefix("scripted:").strip()
+        if persona in PERSONAS and not live:
+            out.append(subject_for_persona(persona))
         else:
-            out.append(subject_for_profile(name))
+            out.append(subject_for_profile(name, live=live))
+    return out
+
+
+def _variants(spec: str | None, live: bool) -> dict[str, Any]:
+    """--layers: "all" (on, each layer off, all off), or a list of "on", "off" and layer names."""
+    from agentcli.agent.layers import ALL_OFF, ALL_ON, LAYERS, variants
+
+    if spec is None:
+        spec = "on,off" if live else "all"
+    names = [n.strip() for n in spec.split(",") if n.strip()]
+    if names == ["all"]:
+        return variants()
+    out: dict[str, Any] = {"on": ALL_ON}
+    for n in names:
+        if n in ("on", "off"):
+            out[n] = ALL_ON if n == "on" else ALL_OFF
+        elif n.removeprefix("no-") in LAYERS:
+            out[f"no-{n.removeprefix('no-')}"] = ALL_ON.without(n.removeprefix("no-"))
+        else:
+            raise UsageError(f"unknown layer {n!r}", hint=f"use all, on, off or one of: {', '.join(LAYERS)}")
     return out
 
 
 def execute(
     profiles: list[str] | None = None, scenarios: str = "all", trials: int = 3, jobs: int = 1,
-    json_out: bool = False, live: bool = False, matrix: bool = False,
+    json_out: bool = False, live: bool = False, matrix: bool = False, layers: str | None = None,
 ) -> int:
     from agentcli.evals import matrix as mx
     from agentcli.evals import report, runner
@@ -45,8 +71,7 @@ def execute(
     except KeyError as exc:
         raise UsageError(str(exc.args[0])) from None
     subjects = _subjects(list(profiles or ()), live)
-    layers = (True,) if live else (True, False)
-    work = runner.plan_jobs(subjects, names, trials, layers)
+    work = runner.plan_jobs(subjects, names, trials, _variants(layers, live))
     progress = None
     if not json_out and sys.stderr.isatty():
         from agentcli.ui.render import make_console
@@ -59,15 +84,16 @@ def execute(
             err.print(f"\r{done[0]}/{len(work)} trials", end="")
 
     results = asyncio.run(runner.run_jobs(work, concurrency=jobs, live=live, progress=progress))
-    extra: dict[str, Any] = {}
+    unusable = [t for t in results if t.endpoint_error]
+    extra: dict[str, Any] = {"source": "live" if live else "scripted"}
     golden: list[dict[str, Any]] = []
     if matrix:
         golden = mx.run_golden()
-        extra = {"matrix": mx.trial_matrix(results, subjects), "golden": golden,
-                 "golden_matrix": mx.golden_matrix(golden)}
+        extra.update({"matrix": mx.trial_matrix(results, subjects), "golden": golden,
+                      "golden_matrix": mx.golden_matrix(golden)})
     if json_out:
         sys.stdout.write(jsonsafe.dumps(report.to_json(results, extra), ensure_ascii=False) + "\n")
-        return 0
+        return _endpoint_exit(unusable, len(results))
     from agentcli.ui.escape import styled
     from agentcli.ui.render import make_console
 
@@ -85,4 +111,16 @@ def execute(
         for r in gaps:
             console.print(styled((f"golden fixture {r['id']} not parsed", "yellow"),
                                  f" ({r['known_gap'] or 'regression'}): {r['source']}"))
-    return 0
+    return _endpoint_exit(unusable, len(results))
+
+
+def _endpoint_exit(unusable: list[Any], total: int) -> int:
+    """Non-zero when live trials could not use the endpoint, with the first reason on stderr."""
+    if not unusable:
+        return 0
+    from agentcli.core.redact import redact
+
+    first = unusable[0]
+    sys.stderr.write(f"agent: {len(unusable)} of {total} trials could not use the endpoint of "
+                     f"{first.subject}: {redact(first.endpoint_error or '')}\n")
+    return EXIT_ENDPOINT

@@ -48,13 +48,13 @@ def offered(tools: Any) -> list[Tool]:
     return out
 
 
-def parse_input(kind: str | None, data: Any, tools: list[Tool]) -> ParsedResponse:
-    """One input (text or a body of `kind`; None = detect) -> ParsedResponse through the full pipeline."""
-    from agentcli.wire import dialects, pipeline
-    from agentcli.wire.types import ParseContext
+def parse_input(kind: str | None, data: Any, tools: list[Tool], model: str | None = None) -> ParsedResponse:
+    """One input (text or a body of `kind`; None = detect) -> ParsedResponse through the full pipeline.
+    With `model`, the dialect chain is the one a default profile naming that model would use."""
+    from agentcli.wire import pipeline
+    from agentcli.wire.model_parse import context_for
 
-    ctx = ParseContext.of(tools)
-    all_dialects = tuple(dialects.names())
+    ctx, all_dialects = context_for(model, tools)
     if kind is None:
         kind = "text"
         if isinstance(data, str):
@@ -72,7 +72,7 @@ def parse_input(kind: str | None, data: Any, tools: list[Tool]) -> ParsedRespons
     if kind == "text":
         if not isinstance(data, str):
             raise ValueError("kind 'text' needs a string input")
-        return pipeline.parse_text(data, ctx)
+        return pipeline.parse_text(data, ctx, all_dialects)
     if kind not in _kinds():
         raise ValueError(f"unknown kind {kind!r}; expected one of {', '.join(_kinds())}")
     if isinstance(data, str):
@@ -102,7 +102,7 @@ def _stream_items(raw: str) -> list[tuple[str, Any]]:
             out = []
             async for ev in sse_events(source()):
                 if ev.data.strip() != "[DONE]" and ev.event != "ping":
-                    out.append((ev.event, json.loads(ev.data)))
+                    out.append((ev.event, jsonsafe.loads(ev.data)))
             return out
         return [("", obj) async for obj in ndjson_objects(source())]
 
@@ -178,7 +178,7 @@ def _batch(path: str) -> int:
                 raise ValueError("each line must be a JSON object")
             rid = req.get("id")
             kind = req.get("kind", "text")
-            resp = parse_input(kind, req.get("input", ""), offered(req.get("tools")))
+            resp = parse_input(kind, req.get("input", ""), offered(req.get("tools")), req.get("model"))
             row = to_json(resp)
             answer = {"id": rid, "tool_calls": row["tool_calls"], "text": row["text"], "repairs": row["repairs"]}
         except Exception as exc:  # noqa: BLE001 - one bad line never stops the batch
@@ -186,6 +186,17 @@ def _batch(path: str) -> int:
         out.write(jsonsafe.dumps(answer, ensure_ascii=False) + "\n")
     out.flush()
     return 0
+
+
+DISPLAY_LIMIT = 2000  # characters of one argument list, thinking or text shown on the terminal
+
+
+def clip(text: str, limit: int = DISPLAY_LIMIT) -> str:
+    """The head of `text` for display: laying out a megabyte argument costs seconds and shows nothing
+    a person reads. --json prints everything."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… ({len(text) - limit} more characters; --json shows all)"
 
 
 def _show(resp: ParsedResponse) -> None:
@@ -202,27 +213,30 @@ def _show(resp: ParsedResponse) -> None:
         for i, c in enumerate(resp.tool_calls):
             note = c.error or ("not an offered tool" if c.unknown else "")
             args = jsonsafe.dumps(c.arguments, ensure_ascii=False, default=str)
-            table.add_row(str(i), styled(c.name), styled(args), styled(str(c.dialect or "")), styled(note))
+            table.add_row(str(i), styled(clip(c.name, 200)), styled(clip(args)), styled(str(c.dialect or "")),
+                          styled(clip(note, 500)))
         console.print(table)
     else:
         console.print("no tool calls")
     if resp.thinking:
         console.print(styled(("thinking", "bold")))
-        console.print(styled(resp.thinking))
+        console.print(styled(clip(resp.thinking)))
     console.print(styled(("text", "bold"), "" if resp.text else " (none)"))
     if resp.text:
-        console.print(styled(resp.text))
+        console.print(styled(clip(resp.text)))
     if resp.repairs:
         console.print(styled(("repairs", "bold")))
         for r in resp.repairs:
             console.print(styled(f"- {r.kind}: {r.detail}"))
 
 
-def execute(file: str | None = None, provider: str | None = None, tools: str | None = None, json_out: bool = False,
-            jsonl: str | None = None, debug: bool = False) -> int:
+def execute(
+    file: str | None = None, provider: str | None = None, tools: str | None = None, json_out: bool = False,
+    jsonl: str | None = None, debug: bool = False, model: str | None = None,
+) -> int:
     """Parse one input (FILE, '-' or stdin) or a --jsonl batch and print what was found."""
     try:
-        return _execute(file, provider, tools, json_out, jsonl)
+        return _execute(file, provider, tools, json_out, jsonl, model)
     finally:
         if debug:
             _report_failures()
@@ -240,14 +254,16 @@ def _report_failures() -> None:
         sys.stderr.write(f"  last in {f.where}: {f.error}\n".encode("utf-8", "backslashreplace").decode("utf-8"))
 
 
-def _execute(file: str | None, provider: str | None, tools: str | None, json_out: bool, jsonl: str | None) -> int:
+def _execute(
+    file: str | None, provider: str | None, tools: str | None, json_out: bool, jsonl: str | None, model: str | None
+) -> int:
     if jsonl is not None:
         return _batch(jsonl)
     if provider is not None and provider not in _kinds():
         raise UsageError(f"unknown provider shape {provider!r}", hint=f"Use one of: {', '.join(_kinds())}.")
     raw = _read(file or "-")
     try:
-        resp = parse_input(provider, raw, offered(tools))
+        resp = parse_input(provider, raw, offered(tools), model)
     except ValueError as exc:
         raise UsageError(f"cannot parse the input: {exc}") from None
     if json_out:

@@ -12,7 +12,6 @@ def rules(spec: ModelSpec) -> dict[str, Any]:
     caps: dict[str, Any] = {
         "native_tools": True,
         "parallel_tools": True,
-        "json_mode": True,
         "context_window": 131_072,
         "max_output_tokens": 4_096,
         "text_dialect": "command_r",

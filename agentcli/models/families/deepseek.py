@@ -19,12 +19,10 @@ def rules(spec: ModelSpec) -> dict[str, Any]:
     """R1 distills are Qwen/Llama weights without tool training; "chat"/"reasoner" are API aliases."""
     v = spec.version
     if spec.has("distill"):
-        return {"native_tools": False, "reasoning": True, "context_window": 131_072, "max_output_tokens": 32_768}
+        return {"native_tools": False, "context_window": 131_072, "max_output_tokens": 32_768}
     if spec.has("r1", "reasoner"):
         return {
             "native_tools": True,
-            "json_mode": True,
-            "reasoning": True,
             "supports_tool_choice_required": False,
             "context_window": 131_072,
             "max_output_tokens": 32_768,
@@ -35,11 +33,10 @@ def rules(spec: ModelSpec) -> dict[str, Any]:
     if v >= (3,) or (not v and spec.has("chat")):
         return {
             "native_tools": True,
-            "json_mode": True,
             "context_window": 131_072,
             "max_output_tokens": 8_192,
             "text_dialect": _v3_dialect(v),
         }
     if v >= (2,):
-        return {"native_tools": True, "json_mode": True, "context_window": 131_072, "max_output_tokens": 8_192}
+        return {"native_tools": True, "context_window": 131_072, "max_output_tokens": 8_192}
     return {"native_tools": False}

@@ -10,14 +10,12 @@ from agentcli.models.spec import ModelSpec
 def rules(spec: ModelSpec) -> dict[str, Any]:
     """2.5+ reason and emit 64k; 1.5/2.0 emit 8k; 1.0 had a 32k window."""
     v = spec.version
-    caps: dict[str, Any] = {"native_tools": True, "parallel_tools": True, "json_mode": True}
+    caps: dict[str, Any] = {"native_tools": True, "parallel_tools": True}
     if v >= (2, 5):
-        return {**caps, "tool_streaming": True, "reasoning": True, "context_window": 1_048_576, "max_output_tokens": 65_536}
+        return {**caps, "context_window": 1_048_576, "max_output_tokens": 65_536}
     if v >= (1, 5):
         return {
             **caps,
-            "tool_streaming": v >= (2,),
-            "reasoning": spec.has("thinking"),
             "context_window": 1_048_576,
             "max_output_tokens": 8_192,
         }

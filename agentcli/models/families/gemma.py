@@ -14,5 +14,5 @@ def rules(spec: ModelSpec) -> dict[str, Any]:
     v = spec.version
     if v >= (3,):
         small = spec.has("n") or (spec.size is not None and spec.size <= 1)
-        return {"native_tools": False, "json_mode": True, "context_window": 32_768 if small else 131_072, "max_output_tokens": 8_192}
+        return {"native_tools": False, "context_window": 32_768 if small else 131_072, "max_output_tokens": 8_192}
     return {"native_tools": False, "context_window": 8_192}

@@ -14,8 +14,6 @@ def rules(spec: ModelSpec) -> dict[str, Any]:
         return {
             "native_tools": True,
             "parallel_tools": True,
-            "json_mode": True,
-            "reasoning": True,
             "context_window": 204_800 if v >= (4, 6) else 131_072,
             "max_output_tokens": 98_304,
             "text_dialect": "glm4_moe",

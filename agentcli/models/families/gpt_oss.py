@@ -12,8 +12,6 @@ def rules(spec: ModelSpec) -> dict[str, Any]:
     return {
         "native_tools": True,
         "parallel_tools": False,
-        "json_mode": True,
-        "reasoning": True,
         "context_window": 131_072,
         "max_output_tokens": 32_768,
         "text_dialect": "harmony",

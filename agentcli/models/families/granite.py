@@ -13,10 +13,9 @@ def rules(spec: ModelSpec) -> dict[str, Any]:
     if spec.has("code", "guardian", "embedding") or not v or v < (3,):
         return {"native_tools": False, "context_window": 131_072 if spec.has("code") else 8_192}
     if v >= (4,):
-        return {"native_tools": True, "json_mode": True, "context_window": 131_072, "text_dialect": "hermes", "emulation_style": "hermes"}
+        return {"native_tools": True, "context_window": 131_072, "text_dialect": "hermes", "emulation_style": "hermes"}
     return {
         "native_tools": True,
-        "json_mode": True,
         "context_window": 131_072 if v >= (3, 1) else 4_096,
         "text_dialect": "granite",
     }

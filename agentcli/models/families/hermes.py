@@ -6,7 +6,7 @@ from typing import Any
 
 from agentcli.models.spec import ModelSpec
 
-_HERMES = {"native_tools": True, "parallel_tools": True, "json_mode": True, "text_dialect": "hermes", "emulation_style": "hermes"}
+_HERMES = {"native_tools": True, "parallel_tools": True, "text_dialect": "hermes", "emulation_style": "hermes"}
 
 
 def rules(spec: ModelSpec) -> dict[str, Any]:

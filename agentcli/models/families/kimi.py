@@ -9,13 +9,12 @@ from agentcli.models.spec import ModelSpec
 
 def rules(spec: ModelSpec) -> dict[str, Any]:
     """K2 builds from 0905 on (and -thinking) have 256k windows."""
-    caps: dict[str, Any] = {"native_tools": True, "parallel_tools": True, "json_mode": True, "max_output_tokens": 16_384}
+    caps: dict[str, Any] = {"native_tools": True, "parallel_tools": True, "max_output_tokens": 16_384}
     if spec.has("k2"):
         long = spec.has("thinking") or (spec.snapshot or "0") >= "0905"
         caps.update(
             text_dialect="kimi_k2",
             context_window=262_144 if long else 131_072,
-            reasoning=spec.has("thinking"),
         )
         return caps
     return {**caps, "context_window": 131_072}

@@ -13,7 +13,6 @@ def rules(spec: ModelSpec) -> dict[str, Any]:
     if v >= (4,):
         return {
             "native_tools": True,
-            "json_mode": True,
             "context_window": 131_072,
             "max_output_tokens": 8_192,
             "text_dialect": "pythonic",
@@ -22,7 +21,6 @@ def rules(spec: ModelSpec) -> dict[str, Any]:
     if v >= (3, 1):
         caps = {
             "native_tools": True,
-            "json_mode": True,
             "context_window": 131_072,
             "max_output_tokens": 8_192,
             "text_dialect": "llama3_json",
@@ -34,7 +32,7 @@ def rules(spec: ModelSpec) -> dict[str, Any]:
     if v >= (3,):
         if (spec.size or 8) >= 70:
             return {"native_tools": True, "context_window": 8_192, "max_output_tokens": 4_096}
-        return {"native_tools": False, "json_mode": True, "context_window": 8_192}
+        return {"native_tools": False, "context_window": 8_192}
     if v:
         return {"native_tools": False, "context_window": 4_096}
     return {"native_tools": False}  # no version written: assume nothing

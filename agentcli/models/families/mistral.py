@@ -6,7 +6,7 @@ from typing import Any
 
 from agentcli.models.spec import ModelSpec
 
-_MISTRAL = {"text_dialect": "mistral", "emulation_style": "mistral", "json_mode": True}
+_MISTRAL = {"text_dialect": "mistral", "emulation_style": "mistral"}
 # Lines served by Mistral's API with 128k windows and parallel calls.
 _LARGE_LINES = ("large", "medium", "small", "nemo", "ministral", "devstral", "magistral", "pixtral", "codestral")
 
@@ -20,7 +20,6 @@ def mistral_rules(spec: ModelSpec) -> dict[str, Any]:
             **_MISTRAL,
             "native_tools": True,
             "parallel_tools": True,
-            "reasoning": spec.has("magistral"),
             "context_window": 131_072,
             "max_output_tokens": 8_192,
         }

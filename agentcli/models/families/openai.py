@@ -6,14 +6,14 @@ from typing import Any
 
 from agentcli.models.spec import ModelSpec
 
-_NATIVE = {"native_tools": True, "parallel_tools": True, "tool_streaming": True, "json_mode": True}
+_NATIVE = {"native_tools": True, "parallel_tools": True}
 
 
 def gpt_rules(spec: ModelSpec) -> dict[str, Any]:
     """GPT generations differ mostly in window sizes; GPT-5 adds reasoning."""
     v = spec.version
     if v >= (5,):
-        return {**_NATIVE, "reasoning": True, "context_window": 400_000, "max_output_tokens": 128_000}
+        return {**_NATIVE, "context_window": 400_000, "max_output_tokens": 128_000}
     if v >= (4, 1):
         return {**_NATIVE, "context_window": 1_047_576, "max_output_tokens": 32_768}
     if v >= (4,) and spec.has("o", "turbo"):
@@ -29,7 +29,6 @@ def o_series_rules(spec: ModelSpec) -> dict[str, Any]:
     """o1/o3/o4: reasoning models; tool_choice=required is not honoured while they think."""
     return {
         **_NATIVE,
-        "reasoning": True,
         "supports_tool_choice_required": False,
         "context_window": 200_000,
         "max_output_tokens": 100_000,

@@ -6,14 +6,14 @@ from typing import Any
 
 from agentcli.models.spec import ModelSpec
 
-_TOOLS = {"native_tools": True, "json_mode": True}
+_TOOLS = {"native_tools": True}
 
 
 def grok_rules(spec: ModelSpec) -> dict[str, Any]:
     """xAI Grok: OpenAI-style tools; Grok 4 always reasons, with a 256k window."""
     if spec.version >= (4,):
-        return {**_TOOLS, "parallel_tools": True, "tool_streaming": True, "reasoning": True, "context_window": 256_000}
-    return {**_TOOLS, "parallel_tools": True, "tool_streaming": True, "context_window": 131_072}
+        return {**_TOOLS, "parallel_tools": True, "context_window": 256_000}
+    return {**_TOOLS, "parallel_tools": True, "context_window": 131_072}
 
 
 def functionary_rules(spec: ModelSpec) -> dict[str, Any]:
@@ -37,17 +37,17 @@ def jamba_rules(spec: ModelSpec) -> dict[str, Any]:
 
 
 def hunyuan_rules(spec: ModelSpec) -> dict[str, Any]:
-    return {**_TOOLS, "reasoning": True, "context_window": 262_144, "text_dialect": "hunyuan"}
+    return {**_TOOLS, "context_window": 262_144, "text_dialect": "hunyuan"}
 
 
 def minimax_rules(spec: ModelSpec) -> dict[str, Any]:
     """MiniMax M2 changed the call format from M1's."""
     m2 = spec.has("m2")
-    return {**_TOOLS, "reasoning": True, "context_window": 196_608 if m2 else 1_000_000, "text_dialect": "minimax_m2" if m2 else "minimax"}
+    return {**_TOOLS, "context_window": 196_608 if m2 else 1_000_000, "text_dialect": "minimax_m2" if m2 else "minimax"}
 
 
 def seed_oss_rules(spec: ModelSpec) -> dict[str, Any]:
-    return {**_TOOLS, "reasoning": True, "context_window": 524_288, "text_dialect": "seed_oss"}
+    return {**_TOOLS, "context_window": 524_288, "text_dialect": "seed_oss"}
 
 
 def lfm_rules(spec: ModelSpec) -> dict[str, Any]:

@@ -13,7 +13,7 @@ def rules(spec: ModelSpec) -> dict[str, Any]:
     if v >= (4,) and spec.has("mini") and not spec.has("reasoning", "flash"):
         return {"native_tools": True, "context_window": 131_072, "text_dialect": "phi4_mini"}
     if v >= (4,) and spec.has("reasoning"):
-        return {"native_tools": False, "reasoning": True, "context_window": 32_768}
+        return {"native_tools": False, "context_window": 32_768}
     if v >= (4,):
         return {"native_tools": False, "context_window": 16_384}
     if v >= (3, 5):

@@ -6,19 +6,18 @@ from typing import Any
 
 from agentcli.models.spec import ModelSpec
 
-_HERMES = {"text_dialect": "hermes", "emulation_style": "hermes", "json_mode": True}
+_HERMES = {"text_dialect": "hermes", "emulation_style": "hermes"}
 
 
 def rules(spec: ModelSpec) -> dict[str, Any]:
     """Coder and QwQ lines first, then version thresholds."""
     v = spec.version
     if spec.has("qwq"):
-        return {**_HERMES, "native_tools": True, "reasoning": True, "context_window": 131_072, "max_output_tokens": 32_768}
+        return {**_HERMES, "native_tools": True, "context_window": 131_072, "max_output_tokens": 32_768}
     if v >= (3,) and spec.has("coder"):
         return {
             "native_tools": True,
             "parallel_tools": True,
-            "json_mode": True,
             "context_window": 262_144,
             "max_output_tokens": 65_536,
             "text_dialect": "qwen3_coder",
@@ -29,7 +28,6 @@ def rules(spec: ModelSpec) -> dict[str, Any]:
             **_HERMES,
             "native_tools": True,
             "parallel_tools": True,
-            "reasoning": not spec.has("instruct"),  # 2507 "Instruct" builds do not think
             "context_window": 40_960,
             "max_output_tokens": 32_768,
         }

@@ -16,6 +16,8 @@ _DECODER = json.JSONDecoder()
 _SCAN_ONCE = _DECODER.scan_once
 # One token per match: a whole (possibly unterminated) string, or a bracket.
 _TOKENS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?|[{}\[\]]', re.S)
+_FENCE_LINE = re.compile(r"\n[ \t]{0,3}(`{3,}|~{3,})([^\n`]*)")
+_FIRST_FENCE = re.compile(r"[ \t]{0,3}(`{3,}|~{3,})([^\n`]*)")
 _IDENT = re.compile(r"[A-Za-z_][\w.\-:/]{0,127}")
 
 # Keys that may name the tool / hold its arguments in a JSON call object.
@@ -25,6 +27,7 @@ _META_KEYS = frozenset(("id", "type", "call_id", "tool_call_id", "index"))
 _NAME_SET = frozenset(NAME_KEYS)
 _ARG_SET = frozenset(ARG_KEYS)
 _CALL_TYPES = frozenset(("function", "tool_call", "tool_use", "function_call"))
+_WRAPPERS = frozenset(("tool_call", "function_call", "tool_use"))
 
 
 def skip_ws(text: str, i: int) -> int:
@@ -194,8 +197,10 @@ def call_from_obj(obj: Any, *, need_args: bool = True) -> tuple[str, Any, str | 
 def calls_from_value(value: Any, *, need_args: bool = True) -> list[tuple[str, Any, str | None]] | None:
     """Calls in a decoded JSON value: one call object, a non-empty list of them, or {"tool_calls": [...]}.
     None unless every element is call-shaped."""
-    if isinstance(value, dict) and len(value) == 1 and "tool_calls" in value:
-        value = value["tool_calls"]
+    if isinstance(value, dict) and len(value) == 1:
+        key = next(iter(value))
+        if key == "tool_calls" or (key in _WRAPPERS and isinstance(value[key], dict)):
+            value = value[key]  # {"tool_calls": [...]}, {"tool_call": {...}}
     if isinstance(value, list):
         if not value:
             return None
@@ -236,6 +241,35 @@ def salvage_call(body: str) -> tuple[str, str] | None:
     return m.group(1), body[start:].rstrip().removesuffix("}")
 
 
+def close_call(src: str) -> tuple[str, Any, str | None, str] | None:
+    """(name, arguments, id, closers added) for the call object `src` that ends the text missing only
+    its own closing brace(s): closing them gives strict JSON of exactly one call whose arguments are
+    themselves complete. Never a call whose arguments were cut off (that one is truncated)."""
+    end, closers = scan_brackets(src, 0)
+    if end is not None or not closers or len(closers) > 2 or closers.strip("}"):
+        return None
+    try:
+        value = json.loads(src.rstrip() + closers)
+    except (ValueError, RecursionError):
+        return None
+    calls = calls_from_value(value) if isinstance(value, dict) else None
+    if not calls or len(calls) != 1:
+        return None
+    # Open brackets form a chain from the root: more of them than wrapper levels (the call object,
+    # plus "function" in the OpenAI item) means the arguments were cut off, not a brace forgotten.
+    wrappers = 2 if isinstance(value.get("function"), dict) else 1
+    name, args, cid = calls[0]
+    if len(closers) > wrappers:
+        return None
+    if isinstance(args, str):
+        try:
+            if not isinstance(json.loads(args), dict):
+                return None
+        except ValueError:
+            return None
+    return name, args, cid, closers
+
+
 def complete_json(text: str) -> bool:
     """True when `text` (stripped) is one balanced JSON object/array, even if otherwise malformed."""
     t = text.strip()
@@ -243,3 +277,39 @@ def complete_json(text: str) -> bool:
         return False
     end = json_end(t, 0)
     return end is not None
+
+
+def fences(text: str) -> list[tuple[int, int, int, int, str, bool]]:
+    """(fence start, fence end, body start, body end, language, closed) for each fence, in order.
+
+    Fence lines are paired in order (CommonMark: a closer uses the opener's character, at least
+    as many of them, and no info string). One regex pass keyed on the newline finds them (so the
+    engine skips ahead instead of trying every position); a megabyte of fences is ~40k lines, so
+    the loop stays lean."""
+    if "```" not in text and "~~~" not in text:
+        return []
+    out: list[tuple[int, int, int, int, str, bool]] = []
+    n = len(text)
+    opener: tuple[int, int, str, str] | None = None  # (start, body start, marker, language)
+    first = _FIRST_FENCE.match(text)
+    lines = _FENCE_LINE.finditer(text)
+    m = first
+    while True:
+        if m is None:
+            m = next(lines, None)
+            if m is None:
+                break
+            start = m.start() + 1
+        else:
+            start = m.start()
+        marker, info = m.groups()
+        if opener is None:
+            info = info.strip()
+            opener = (start, min(m.end() + 1, n), marker, info.split(None, 1)[0] if info else "")
+        elif marker[0] == opener[2][0] and len(marker) >= len(opener[2]) and not info.strip():
+            out.append((opener[0], m.end(), opener[1], start, opener[3], True))
+            opener = None
+        m = None
+    if opener is not None:  # an unclosed fence runs to the end; its content is not read (truncated output)
+        out.append((opener[0], n, opener[1], n, opener[3], False))
+    return out

@@ -21,6 +21,25 @@ _NAME_MAX = 128
 Found = list[tuple[tuple[int, int], Candidate]]
 
 
+_CODE_CHECK = 20_000  # longer code after a mid-sentence tag is not parsed to check it
+
+
+def _python_code(code: str) -> bool:
+    """`code` parses as Python (checked only where the tag stands mid-sentence, and only so far)."""
+    import ast
+    import warnings
+
+    if len(code) > _CODE_CHECK:
+        return False
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ast.parse(code.strip())
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return True
+
+
 def _ident(s: str) -> bool:
     return bool(s) and all(c.isalnum() or c in "_-." for c in s)
 
@@ -104,6 +123,11 @@ class _Functionary(Dialect):
         tag = text.find(PYTHON_TAG)
         if tag != -1 and text[tag + len(PYTHON_TAG) :].strip():
             code = text[tag + len(PYTHON_TAG) :]
+            first = skip_ws(code, 0)
+            if code.startswith("{", first) and decode_json_at(code, first) is not None:
+                return  # `<|python_tag|>{json}` is Llama 3's JSON call form, not code for the python tool
+            if text[text.rfind("\n", 0, tag) + 1 : tag].strip() and not _python_code(code):
+                return  # the tag named inside a sentence, not followed by code
             found.append(((tag, len(text)), Candidate(name="python", arguments={"code": code},
                                                       raw=text[tag:], dialect=self.name)))
 

@@ -7,7 +7,7 @@ a tag left open at the end of the text with unfinished JSON is a truncated call 
 from __future__ import annotations
 
 from agentcli.wire.dialects._base import Dialect
-from agentcli.wire.dialects._callscan import calls_from_value, complete_json, decode_at, salvage_call, skip_ws
+from agentcli.wire.dialects._callscan import calls_from_value, close_call, complete_json, decode_at, salvage_call, skip_ws
 from agentcli.wire.types import Candidate
 
 
@@ -84,6 +84,11 @@ class TaggedJsonDialect(Dialect):
             return found or None
         name, args = salvaged
         if not closed and not complete_json(rest):
+            shut = close_call(rest) if rest[0] == "{" else None
+            if shut is not None:  # only the object's own brace is missing at the end of the output
+                fix = ("close_brackets", f"the {shut[0]} call object was missing {len(shut[3])} closing brace(s) at the end")
+                found.append(Candidate(shut[0], shut[1], raw, self.name, id=shut[2], fixes=(fix,)))
+                return found
             found.append(Candidate(name, None, raw, self.name, error="truncated tool call (output ended inside it)"))
         else:
             found.append(Candidate(name, args, raw, self.name))

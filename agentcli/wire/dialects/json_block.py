@@ -17,17 +17,24 @@ from agentcli.core import jsonsafe
 from agentcli.wire import repair
 from agentcli.wire.dialects import _prompt
 from agentcli.wire.dialects._base import MAX_CALLS, Dialect
-from agentcli.wire.dialects._callscan import calls_from_value, decode_at, json_end, salvage_call, scan_brackets
+from agentcli.wire.dialects._callscan import (
+    calls_from_value,
+    close_call,
+    decode_at,
+    json_end,
+    salvage_call,
+    scan_brackets,
+)
+from agentcli.wire.dialects._callscan import fences as _fences
 from agentcli.wire.types import Candidate
 
 if TYPE_CHECKING:
     from agentcli.core.types import Tool, ToolCall, ToolResult
 
-_FENCE_LINE = re.compile(r"\n[ \t]{0,3}(`{3,}|~{3,})([^\n`]*)")
-_FIRST_FENCE = re.compile(r"[ \t]{0,3}(`{3,}|~{3,})([^\n`]*)")
 _JSON_LANGS = frozenset(("", "json", "json5", "jsonc", "tool_call", "tool_calls", "tool", "function_call"))
-_KEYS = "name|tool|tool_name|function|function_name|action|type|id|arguments|parameters|args|input|tool_calls"
+_KEYS = "name|tool|tool_name|function|function_name|action|type|id|arguments|parameters|args|input|tool_calls|tool_call|function_call|tool_use"
 _START = re.compile(r'\{\s*"(?:' + _KEYS + r')"\s*:|\[\s*\{\s*"')
+_NAMED = re.compile(r"\s*([A-Za-z_][\w.\-]{0,127})\s*(?=\{)")  # `get_weather{"city": "Paris"}`
 _TO_EOL = re.compile(r"[^\S\n]*(?:\n|\Z)")  # whitespace, then the end of the line
 _LABEL = re.compile(r"(?:Action|Action Input|Tool call|Function call)\s*:\s*$", re.I)
 
@@ -41,6 +48,11 @@ class JsonBlockDialect(Dialect):
     def parse(self, text: str) -> tuple[list[Candidate], str]:
         if "{" not in text:
             return [], text
+        named = _NAMED.match(text)
+        if named:  # the whole message is `name{...}`: a bare call, embedded
+            hit = decode_at(text, named.end(1))
+            if hit is not None and isinstance(hit[0], dict) and not text[hit[1]:].strip():
+                return [Candidate(named.group(1), hit[0], text.strip(), self.name, embedded=True)], ""
         out: list[Candidate] = []
         spans: list[tuple[int, int]] = []
         pos = 0
@@ -111,9 +123,9 @@ class JsonBlockDialect(Dialect):
             if hit is None or hit[1] > stop:
                 end, closers = scan_brackets(text, p, stop)  # bounded: one pass per gap between fences
                 if closers and stop == len(text) and _standalone(text, p, len(text)):
-                    cand = self._unclosed(text, p, closers)
-                    if cand is not None:
-                        out.append(cand)
+                    cands = self._unclosed(text, p, closers)
+                    if cands:
+                        out.extend(cands)
                         spans.append((p, len(text)))
                 if end is None or end > stop:
                     return  # never closes: nothing after it can be a separate call
@@ -121,33 +133,37 @@ class JsonBlockDialect(Dialect):
                 continue
             value, end = hit
             calls = calls_from_value(value)
-            if calls and _standalone(text, p, end):
+            if calls:
+                # A call on its own line is a call; one inside a sentence is embedded: a call only
+                # for an offered tool's name.
+                inline = not _standalone(text, p, end)
+                if inline and not _in_sentence(text, p, end):
+                    pos = end
+                    continue  # glued to other markup (a tag, a word): not this dialect's to read
                 raw = text[p:end]
-                out.extend(Candidate(n, a, raw, self.name, id=cid) for n, a, cid in calls)
+                out.extend(Candidate(n, a, raw, self.name, id=cid, embedded=inline) for n, a, cid in calls)
                 spans.append((p, end))
             pos = end
 
-    def _unclosed(self, text: str, p: int, closers: str) -> Candidate | None:
-        """The call object at `p` that ends the text without its `closers`: a call when closing them
-        gives strict JSON of exactly one call whose arguments are themselves complete."""
-        if len(closers) > 2 or closers.strip("}"):
-            return None
-        src = text[p:].rstrip()
-        try:
-            value = jsonsafe.loads(src + closers)
-        except ValueError:
-            return None
-        calls = calls_from_value(value) if isinstance(value, dict) else None
-        if not calls:
-            return None
-        # Open brackets form a chain from the root: more of them than wrapper levels (the call object,
-        # plus "function" in the OpenAI item) means the arguments were cut off, not a brace forgotten.
-        wrappers = 2 if isinstance(value.get("function"), dict) else 1
-        name, args, cid = calls[0]
-        if len(closers) > wrappers or (isinstance(args, str) and not isinstance(_loads(args), dict)):
-            return None
-        fix = ("close_brackets", f"the {name} call object was missing {len(closers)} closing brace(s) at the end")
-        return Candidate(name, args, text[p:], self.name, id=cid, fixes=(fix,))
+    def _unclosed(self, text: str, p: int, closers: str) -> list[Candidate]:
+        """The call object (or list of calls) at `p` that ends the text without its closing
+        bracket(s): only the wrapper's own brackets may be missing (see close_call)."""
+        if text[p] == "[":
+            if closers != "]":
+                return []
+            try:
+                value = jsonsafe.loads(text[p:].rstrip() + "]")
+            except (ValueError, RecursionError):
+                return []
+            calls = calls_from_value(value)
+            fix = ("close_brackets", "the list of calls was missing its closing bracket at the end")
+            return [Candidate(n, a, text[p:], self.name, id=cid, fixes=(fix,)) for n, a, cid in calls or ()]
+        got = close_call(text[p:])
+        if got is None:
+            return []
+        name, args, cid, shut = got
+        fix = ("close_brackets", f"the {name} call object was missing {len(shut)} closing brace(s) at the end")
+        return [Candidate(name, args, text[p:], self.name, id=cid, fixes=(fix,))]
 
     # --- emulation -------------------------------------------------------------------------
 
@@ -165,13 +181,6 @@ class JsonBlockDialect(Dialect):
         )
 
 
-def _loads(s: str) -> Any:
-    try:
-        return jsonsafe.loads(s)
-    except ValueError:
-        return None
-
-
 def _standalone(text: str, start: int, end: int) -> bool:
     """A bare call ends its line and starts one (or follows a label ending in ':'); JSON mentioned
     mid-sentence ("the API expects [...] as input") is an example."""
@@ -182,48 +191,20 @@ def _standalone(text: str, start: int, end: int) -> bool:
     return not before or before.endswith(":")
 
 
+def _in_sentence(text: str, start: int, end: int) -> bool:
+    """The object stands as a phrase of its own: space (or the text's edge) before it, and space,
+    punctuation or the edge after it."""
+    before = text[start - 1] if start else " "
+    after = text[end] if end < len(text) else " "
+    return (before.isspace() or before in "(:") and (after.isspace() or after in ".,;:!?)")
+
+
 def _inline(name: str, args: dict[str, Any]) -> str:
     return json.dumps({"name": name, "arguments": args}, ensure_ascii=False)
 
 
 def _fence(name: str, args: dict[str, Any]) -> str:
     return "```json\n" + _inline(name, args) + "\n```"
-
-
-def _fences(text: str) -> list[tuple[int, int, int, int, str, bool]]:
-    """(fence start, fence end, body start, body end, language, closed) for each fence, in order.
-
-    Fence lines are paired in order (CommonMark: a closer uses the opener's character, at least
-    as many of them, and no info string). One regex pass keyed on the newline finds them (so the
-    engine skips ahead instead of trying every position); a megabyte of fences is ~40k lines, so
-    the loop stays lean."""
-    if "```" not in text and "~~~" not in text:
-        return []
-    out: list[tuple[int, int, int, int, str, bool]] = []
-    n = len(text)
-    opener: tuple[int, int, str, str] | None = None  # (start, body start, marker, language)
-    first = _FIRST_FENCE.match(text)
-    lines = _FENCE_LINE.finditer(text)
-    m = first
-    while True:
-        if m is None:
-            m = next(lines, None)
-            if m is None:
-                break
-            start = m.start() + 1
-        else:
-            start = m.start()
-        marker, info = m.groups()
-        if opener is None:
-            info = info.strip()
-            opener = (start, min(m.end() + 1, n), marker, info.split(None, 1)[0] if info else "")
-        elif marker[0] == opener[2][0] and len(marker) >= len(opener[2]) and not info.strip():
-            out.append((opener[0], m.end(), opener[1], start, opener[3], True))
-            opener = None
-        m = None
-    if opener is not None:  # an unclosed fence runs to the end; its content is not read (truncated output)
-        out.append((opener[0], n, opener[1], n, opener[3], False))
-    return out
 
 
 def _cut(text: str, spans: list[tuple[int, int]]) -> str:

@@ -1,21 +1,36 @@
 """Llama 3.x JSON calls: `<|python_tag|>{"name": .., "parameters": ..}` or a whole message of them.
 
-Several calls are separated by `;` (vLLM's llama3_json convention). Without the python tag the
-message must consist of call objects only; a call object inside prose belongs to json_block.
+Several calls are separated by `;` (vLLM's llama3_json convention) or by another python tag.
+Without the python tag the message must consist of call objects only, and those are embedded
+calls (kept only for an offered tool's name); a call object inside prose belongs to json_block.
+A message that opens with a broken call object and goes on with good ones keeps the good ones.
+Llama 3.1's built-in tools, `<|python_tag|>brave_search.call(query="...")`, are calls too.
 Llama 4 sometimes writes these JSON objects between its pythonic tags,
 `<|python_start|>{...}<|python_end|>` (vllm#16214); a pythonic list there stays the pythonic dialect's.
 """
 
 from __future__ import annotations
 
+import re
+
 from agentcli.wire.dialects._base import MAX_CALLS, Dialect
-from agentcli.wire.dialects._callscan import calls_from_value, complete_json, decode_at, salvage_call, skip_ws
+from agentcli.wire.dialects._callscan import (
+    calls_from_value,
+    complete_json,
+    decode_at,
+    salvage_call,
+    skip_ws,
+)
 from agentcli.wire.types import Candidate
 
 TAG = "<|python_tag|>"
 PY_START = "<|python_start|>"
 PY_END = "<|python_end|>"
 _EOM = ("<|eom_id|>", "<|eot_id|>")
+# Llama 3.1 built-in tools: `brave_search.call(query="...")` (brave_search, wolfram_alpha, photogen...).
+_BUILTIN = re.compile(r"\s*([A-Za-z_]\w{0,63})\.call\(")
+_NEXT_CALL = re.compile(r'\{\s*"name"\s*:')
+_RESYNC = 8  # broken objects skipped before a whole message is given up on
 
 
 class Llama3JsonDialect(Dialect):
@@ -34,7 +49,7 @@ class Llama3JsonDialect(Dialect):
             body = text[tag + len(TAG):]
             for stop in _EOM:
                 body = body.replace(stop, "")
-            found = self._sequence(body, tagged=True)
+            found = self._sequence(body, tagged=True) or self._builtin(body, text[tag:])
             if found is None:
                 return [], text
             cands, rest = found
@@ -45,7 +60,22 @@ class Llama3JsonDialect(Dialect):
         found = self._sequence(stripped, tagged=False)
         if found is None or (found[1].strip() and len(found[0]) <= MAX_CALLS):
             return [], text
+        for c in found[0]:
+            c.embedded = True  # bare JSON: a call only for an offered tool's name
         return found[0], found[1]  # the rest is left only after a flood of calls
+
+    def _builtin(self, body: str, raw: str) -> tuple[list[Candidate], str] | None:
+        """`brave_search.call(query="...")` after the python tag: the built-in tool, keyword arguments."""
+        m = _BUILTIN.match(body)
+        src = body.strip()
+        if m is None or not src.endswith(")"):
+            return None
+        from agentcli.wire.dialects.pythonic import keyword_calls
+
+        calls = keyword_calls(m.group(1) + src[src.index(".call(") + len(".call"):])
+        if not calls:
+            return None
+        return [Candidate(n, a, raw, self.name, error=err) for n, a, err in calls], ""
 
     def _python_block(self, text: str, start: int) -> tuple[list[Candidate], str] | None:
         """JSON call objects inside <|python_start|>..<|python_end|> (to the end when unclosed)."""
@@ -70,7 +100,11 @@ class Llama3JsonDialect(Dialect):
             hit = decode_at(body, i)
             if hit is None:
                 if not tagged:
-                    return None
+                    nxt = self._resync(body, i, out)
+                    if nxt is None:
+                        return None
+                    i = nxt
+                    continue
                 # Tagged but malformed: everything left is one call for the repair layer.
                 salvaged = salvage_call(body[i:])
                 if salvaged is None:
@@ -80,19 +114,36 @@ class Llama3JsonDialect(Dialect):
                 else:
                     out.append(Candidate(salvaged[0], None, body[i:], self.name, error="truncated tool call (output ended inside it)"))
                 return out, ""
-            calls = calls_from_value(hit[0], need_args=tagged)
+            calls = calls_from_value(hit[0], need_args=False)
             if not calls or (not tagged and not _llama_keys(hit[0])):
                 return None if not out else (out, body[i:])
             out.extend(Candidate(n, a, body[i:hit[1]], self.name, id=cid) for n, a, cid in calls)
             i = skip_ws(body, hit[1])
             if i < len(body) and body[i] == ";":
                 i = skip_ws(body, i + 1)
+            elif body.startswith(TAG, i):  # a python tag before each call
+                i = skip_ws(body, i + len(TAG))
         return (out, body[i:]) if out else None
+
+    def _resync(self, body: str, i: int, out: list[Candidate]) -> int | None:
+        """A whole message whose object at `i` is broken: where the next call object starts (the
+        broken one reported as an error when it names a tool), or None when none follows."""
+        if sum(1 for c in out if c.error) >= _RESYNC:
+            return None
+        m = _NEXT_CALL.search(body, i + 1)
+        if m is None:
+            return None
+        salvaged = salvage_call(body[i:m.start()])
+        if salvaged is None:
+            return None  # not a broken call but an object around one: not this form
+        out.append(Candidate(salvaged[0], None, body[i:m.start()], self.name, error="malformed tool call object"))
+        return m.start()
 
 
 def _llama_keys(obj: object) -> bool:
-    """The untagged form is Llama's own: {"name", "parameters"} (optionally "type": "function")."""
-    return isinstance(obj, dict) and "name" in obj and ("parameters" in obj or "arguments" in obj)
+    """The untagged form is Llama's own: {"name", "parameters"} (optionally "type": "function"), or
+    {"name"} alone for a tool without parameters."""
+    return isinstance(obj, dict) and "name" in obj and ("parameters" in obj or "arguments" in obj or len(obj) == 1)
 
 
 LLAMA3_JSON = Llama3JsonDialect()

@@ -20,6 +20,8 @@ if TYPE_CHECKING:
     from agentcli.core.types import Tool, ToolCall, ToolResult
 
 BOT = "[TOOL_CALLS]"
+EOT = "[/TOOL_CALLS]"
+_JUNK = 200  # how far after the token a call list may still start
 _ARGS = "[ARGS]"
 _CALL_ID = "[CALL_ID]"
 _NAME = re.compile(r"\s*([A-Za-z_][\w.\-]{0,127})\s*")
@@ -50,6 +52,15 @@ class MistralDialect(Dialect):
                 cands, end = self._json_list(text, s, i)
             else:
                 cands, end = self._named(text, s, i)
+                if not cands:  # words before the list ("[TOOL_CALLS] junk [{...}]"): the list is still the call
+                    j = text.find("[{", i, min(len(text), i + _JUNK))
+                    nxt = text.find(BOT, i)
+                    if j >= 0 and (nxt < 0 or j < nxt):
+                        cands, end = self._json_list(text, s, j)
+            if cands:
+                k = skip_ws(text, end)
+                if text.startswith(EOT, k):  # the closing token of some chat templates
+                    end = k + len(EOT)
             out.extend(cands)
             # Without a usable call the token is dropped and what follows stays text.
             pos = end if cands else i

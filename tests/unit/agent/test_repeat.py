@@ -52,3 +52,29 @@ def test_identical_assistant_messages():
     assert not g.message("Let me check.")
     assert not g.message("Let me check.")
     assert g.message("Let me check.")
+
+
+def test_each_call_costs_the_same_however_long_the_session(work):
+    """Counted, not timed: n distinct calls cost linear work (a rescan of every past call per call,
+    as the guard once did, makes a session quadratic)."""
+
+    def session(n):
+        g = RepeatGuard()
+        for i in range(n):
+            step(g, "read_file", {"path": f"f{i}"}, f"content {i}")
+
+    work.assert_linear(session, 300)
+
+
+def test_a_guard_switched_off_never_intervenes_and_reset_keeps_the_switch():
+    g = RepeatGuard(enabled=False)
+    for _ in range(10):
+        assert step(g, "read_file", {"path": "a"}, "same") == ("run", None)
+    assert not any(g.message("same") for _ in range(5))
+    g.reset()
+    assert not g.enabled
+    on = RepeatGuard()
+    for _ in range(4):
+        step(on, "read_file", {"path": "a"}, "same")
+    on.reset()
+    assert on.enabled and step(on, "read_file", {"path": "a"}, "same") == ("run", None)

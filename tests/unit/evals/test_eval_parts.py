@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from agentcli import wire
+from agentcli.agent.layers import ALL_OFF, ALL_ON
 from agentcli.core.events import Checkpoint, CheckpointKind, Done, Notice, ToolFinished
 from agentcli.core.types import Tool
 from agentcli.evals import matrix, report, runner
@@ -58,7 +59,8 @@ def test_percentile_and_aggregate_schema():
     assert report.percentile([1.0] * 19 + [100.0], 95) == 1.0
     assert report.percentile([1.0] * 18 + [100.0, 100.0], 95) == 100.0
     trials = asyncio.run(runner.run_jobs(runner.plan_jobs(
-        [runner.subject_for_persona("noisy-openai")], ["happy_path", "chat_only"], 2, (True, False))))
+        [runner.subject_for_persona("noisy-openai")], ["happy_path", "chat_only"], 2,
+        {"on": ALL_ON, "off": ALL_OFF})))
     out = report.to_json(trials)
     assert json.loads(json.dumps(out)) == out
     rows = out["results"]
@@ -68,9 +70,11 @@ def test_percentile_and_aggregate_schema():
         assert r["trials"] == 2 and 0 <= r["success_rate"] <= 1 and r["p50_ms"] <= r["p95_ms"]
     chat = next(r for r in rows if r["scenario"] == "chat_only" and r["layers"] == "on")
     assert chat["tool_selection_accuracy"] == 1.0 and chat["argument_accuracy"] is None and chat["turns"] == 1
-    assert len(report.tables(trials)) == 2
-    (g,) = out["gain"]
-    assert g["profile"] == "noisy-openai" and g["gain"] == round(g["success_on"] - g["success_off"], 3)
+    assert len(report.tables(trials)) == 3
+    (c,) = out["layers"]
+    assert set(report.CONTRIBUTION_FIELDS) <= set(c)
+    assert c["profile"] == "scripted: noisy-openai" and c["layer"] == "all" and c["variant"] == "off"
+    assert c["contribution"] == round(c["success_on"] - c["success_without"], 3)
 
 
 def test_golden_fixtures_run_through_the_parsers():
@@ -93,8 +97,8 @@ def test_golden_fixtures_run_through_the_parsers():
 
 def test_trial_matrix_rows():
     subjects = [runner.subject_for_persona(n) for n in ("openai-native", "pythonic-emulated")]
-    trials = asyncio.run(runner.run_jobs(runner.plan_jobs(subjects, ["xml_leak"], 1, (True, False))))
-    rows = {(r["profile"], r["layers"]): r for r in matrix.trial_matrix(trials, subjects)}
+    trials = asyncio.run(runner.run_jobs(runner.plan_jobs(subjects, ["xml_leak"], 1, {"on": ALL_ON, "off": ALL_OFF})))
+    rows = {(r["profile"].removeprefix("scripted: "), r["layers"]): r for r in matrix.trial_matrix(trials, subjects)}
     assert rows[("openai-native", "on")]["mode"] == "native"
     assert rows[("pythonic-emulated", "on")]["mode"] == "emulated"
     assert rows[("pythonic-emulated", "on")]["dialect"] == "pythonic"

@@ -6,18 +6,23 @@ import dataclasses
 
 import pytest
 
-from agentcli.evals import runner
-from agentcli.evals.noisy import FAULTS, NoiseConfig
+from agentcli.agent.layers import ALL_OFF, ALL_ON, LAYERS, variants
+from agentcli.evals import report, runner
+from agentcli.evals.noisy import FAULTS, NoiseConfig, lesson
 from agentcli.evals.personas import PERSONAS
-from agentcli.evals.scenarios import SCENARIOS, select
+from agentcli.evals.scenarios import SCENARIOS, get, select
+from agentcli.testing.model import Call
+from agentcli.testing.writers import Out
 
 ALL = list(SCENARIOS)
+ON = {"on": ALL_ON}
+OFF = {"off": ALL_OFF}
 
 
-def _run(subject, names, layers=(True,), trials=1, base_seed=0):
+def _run(subject, names, layers=None, trials=1, base_seed=0):
     import asyncio
 
-    jobs = runner.plan_jobs([subject], names, trials, layers)
+    jobs = runner.plan_jobs([subject], names, trials, layers or ON)
     return asyncio.run(runner.run_jobs(jobs, concurrency=4, base_seed=base_seed))
 
 
@@ -39,34 +44,77 @@ def test_every_scenario_passes_with_layers_on(persona):
 def test_scenario_table_is_complete():
     required = {"happy_path", "parallel_reads", "missing_required_argument", "type_error_recovery", "unknown_tool",
                 "long_arguments_guard", "oversize_output", "xml_leak", "malformed_json", "repeat_loop",
-                "empty_final", "chat_only", "tier_escalation", "path_escape"}
+                "empty_final", "chat_only", "tier_escalation", "path_escape", "name_variant", "tools_rejected"}
     assert required <= set(SCENARIOS)
+    exercised = {layer for n in SCENARIOS for layer in get(n).layers}
+    assert exercised == set(LAYERS), "every layer needs a scenario where it should matter"
     assert select("all") == ALL
     assert select("happy_path, xml_leak") == ["happy_path", "xml_leak"]
     with pytest.raises(KeyError):
         select("happy_path,nope")
 
 
-@pytest.mark.parametrize("persona", ["noisy-openai", "noisy-hermes"])
-def test_layers_off_is_measurably_worse_on_the_noisy_model(persona):
-    trials = _run(runner.subject_for_persona(persona), ALL, layers=(True, False), trials=2)
-    on = [t for t in trials if t.layers]
-    off = [t for t in trials if not t.layers]
-    rate_on = sum(t.passed for t in on) / len(on)
-    rate_off = sum(t.passed for t in off) / len(off)
-    assert rate_on == 1.0
-    assert rate_off <= rate_on - 0.3, (rate_on, rate_off)
-    assert any(t.faults for t in on), "the noisy model injected no fault at all"
-    assert sum(t.repairs for t in on) > 0 and sum(t.repairs for t in off) == 0
-
-
-def test_the_model_reacts_to_the_validation_error():
+def test_every_variant_keeps_the_profiles_retry_budget():
     subject = runner.subject_for_persona("openai-native")
-    t = _run(subject, ["missing_required_argument"])[0]
-    assert t.passed and t.validation_errors == 1 and t.faults == ["drop_required"] and t.turns == 3
-    assert not t.first_attempt
-    off = _run(subject, ["missing_required_argument"], layers=(False,))[0]
-    assert not off.passed and off.stop == "error"
+    for label, layers in variants().items():
+        p = runner._prepare(subject.profile, get("malformed_json"), layers)
+        assert p.limits.validation_retries == subject.profile.limits.validation_retries, label
+        assert p.limits.max_turns == min(subject.profile.limits.max_turns, runner.MAX_TURNS), label
+
+
+@pytest.mark.parametrize("persona", ["openai-native", "hermes-emulated", "ollama-native", "claude-xml-emulated"])
+def test_a_layer_changes_only_the_scenarios_that_exercise_it(persona):
+    """Controls stay controls: with a clean model, turning a layer off moves only the scenarios the
+    table says it matters to (and the report flags nothing as unexpected)."""
+    trials = _run(runner.subject_for_persona(persona), ALL, layers=variants())
+    on = {t.scenario: t.passed for t in trials if t.layers == "on"}
+    assert all(on.values()), on
+    for t in trials:
+        if t.layers in ("on", "off") or t.passed:
+            continue
+        layer = t.layers.removeprefix("no-")
+        assert layer in get(t.scenario).layers, (t.layers, t.scenario, t.reason)
+    rows = report.contributions(trials)
+    assert {r["layer"] for r in rows} == {*LAYERS, "all"}
+    assert all(r["unexpected"] == [] for r in rows), rows
+    controls = [n for n in ALL if not get(n).layers]
+    assert controls and all(t.passed for t in trials if t.scenario in controls), "a control scenario failed"
+
+
+def test_what_each_layer_does_for_a_clean_native_model():
+    by = {(t.scenario, t.layers): t for t in _run(runner.subject_for_persona("openai-native"), ALL, layers=variants())}
+    # Layers that only save a round trip: the same success, one validation retry more.
+    for scenario, variant in (("malformed_json", "no-repair"), ("name_variant", "no-names"),
+                              ("type_error_recovery", "no-coercion")):
+        on, off = by[(scenario, "on")], by[(scenario, variant)]
+        assert on.passed and off.passed and on.validation_errors == 0 and off.validation_errors == 1, (scenario, off)
+        assert off.turns == on.turns + 1
+    # Layers a clean model cannot do without.
+    assert not by[("missing_required_argument", "no-messages")].passed
+    assert not by[("unknown_tool", "no-messages")].passed
+    assert not by[("xml_leak", "no-fallback")].passed and not by[("tools_rejected", "no-fallback")].passed
+    rep = by[("repeat_loop", "no-repeat_guard")]
+    assert not rep.passed and rep.stop == "max_turns"
+    # All off: the naive client still gets the whole retry budget before it gives up.
+    off = by[("missing_required_argument", "off")]
+    assert not off.passed and off.stop == "error" and off.validation_errors == ALL_ON_RETRIES + 1
+
+
+ALL_ON_RETRIES = runner.subject_for_persona("openai-native").profile.limits.validation_retries
+
+
+def test_the_model_fixes_only_what_the_error_told_it():
+    meant = Call("read_file", {"path": "a.txt", "start_line": 3})
+    assert lesson(meant, Out("open_file", meant.args)) == {"read_file"}
+    assert lesson(meant, Out("read_file", meant.args, raw="{path: 'a.txt'}")) == {"JSON"}
+    assert lesson(meant, Out("read_file", {"start_line": 3})) == {"path"}
+    assert lesson(meant, Out("read_file", {"path": "a.txt", "start_line": "3"})) == {"start_line"}
+    assert lesson(Call("list_files", {}), Out("list_files", {"recursive": "false"})) == {"recursive"}
+    subject = runner.subject_for_persona("openai-native")
+    told = _run(subject, ["unknown_tool"])[0]
+    untold = _run(subject, ["unknown_tool"], layers={"no-messages": ALL_ON.without("messages")})[0]
+    assert told.faults == ["unknown_name"] and told.passed
+    assert untold.faults == ["unknown_name"] * untold.validation_errors and not untold.passed
 
 
 def test_repairs_make_first_attempt_fail_but_success_hold():

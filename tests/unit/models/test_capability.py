@@ -14,17 +14,16 @@ from agentcli.models import (
     get_capability,
     is_unknown,
     parse_model_id,
+    registry,
     resolve_capability,
 )
-from agentcli.models import registry
 from agentcli.models.capability import FIELDS
 from agentcli.models.families import FAMILIES, rule_for
 from agentcli.models.learned import LearnedFact
 from agentcli.wire.dialects import DIALECTS
 
 SEED_FIELDS = {
-    "native_tools", "parallel_tools", "tool_streaming", "json_mode", "reasoning", "max_output_tokens",
-    "context_window", "needs_tool_schema_strict", "tool_result_in_user_message",
+    "native_tools", "parallel_tools", "max_output_tokens", "context_window",
     "supports_tool_choice_required", "emulation_style", "text_dialect",
 }
 
@@ -80,11 +79,9 @@ def test_claude_generations_differ():
     c4 = get_capability("claude-sonnet-4-20250514")
     assert (c3.max_output_tokens, c35.max_output_tokens, c37.max_output_tokens, c4.max_output_tokens) == (
         4096, 8192, 64000, 64000)
-    assert not c3.tool_streaming and c35.tool_streaming
-    assert not c35.reasoning and c37.reasoning and c4.reasoning
     assert get_capability("claude-opus-4-1-20250805").max_output_tokens == 32000
     for c in (c3, c35, c4):
-        assert c.native_tools and c.tool_result_in_user_message and c.needs_tool_schema_strict
+        assert c.native_tools and c.parallel_tools
         assert c.context_window == 200_000 and c.emulation_style == "xml"
 
 
@@ -103,8 +100,8 @@ def test_gpt_and_o_series():
     assert get_capability("gpt-4-0613").context_window == 8192
     assert get_capability("gpt-4.1-mini").context_window == 1_047_576
     o3 = get_capability("o3-mini")
-    assert o3.reasoning and not o3.supports_tool_choice_required
-    assert get_capability("gpt-5").reasoning
+    assert not o3.supports_tool_choice_required
+    assert get_capability("gpt-5").context_window == 400_000
 
 
 @pytest.mark.parametrize(
@@ -193,7 +190,7 @@ def test_registry_sources():
     assert r.registry_key == "gpt-4o"
     assert r.sources["context_window"] == "registry"
     assert r.sources["native_tools"] == "family rule"
-    assert r.source("reasoning") == "default"
+    assert r.source("text_dialect") == "default"
 
 
 def test_context_window_written_in_the_id():
@@ -264,15 +261,15 @@ def test_known_family_is_not_unknown():
 
 
 def test_provider_layer():
-    anthropic = resolve_capability("claude-3-5-sonnet-20241022", provider="anthropic")
-    assert anthropic.capability.tool_result_in_user_message is True
-    routed = resolve_capability("openrouter/anthropic/claude-3.5-sonnet")
-    assert routed.capability.tool_result_in_user_message is False
-    assert routed.sources["tool_result_in_user_message"] == "provider"
+    plain = resolve_capability("llama3.1:8b")
+    assert plain.capability.supports_tool_choice_required is True
     ollama = resolve_capability("llama3.1:8b", provider="ollama")
     assert ollama.capability.supports_tool_choice_required is False
+    assert ollama.sources["supports_tool_choice_required"] == "provider"
+    routed = resolve_capability("ollama/llama3.1:8b")
+    assert routed.capability.supports_tool_choice_required is False
     # the profile's provider wins over an id prefix
-    assert resolve_capability("ollama/claude-3.5-sonnet", provider="anthropic").capability.tool_result_in_user_message
+    assert resolve_capability("ollama/llama3.1:8b", provider="openai").capability.supports_tool_choice_required
 
 
 def test_learned_facts_beat_registry_and_family():
@@ -294,7 +291,7 @@ def test_profile_overrides_win_over_everything():
     assert r.capability.native_tools is True and r.sources["native_tools"] == "profile override"
     assert r.capability.context_window == 32768 and r.sources["context_window"] == "profile override"
     assert r.capability.emulation_style == "hermes"
-    assert r.sources["json_mode"] == "family rule"
+    assert r.source("max_output_tokens") != "profile override"  # fields not overridden keep their layer
 
 
 def test_overrides_make_an_unknown_model_native():
@@ -330,7 +327,7 @@ def test_get_capability_accepts_a_spec_and_is_stable():
     spec = parse_model_id("gemini-2.5-pro")
     assert get_capability(spec) == get_capability("gemini-2.5-pro")
     cap = get_capability("gemini-2.5-pro")
-    assert cap.reasoning and cap.context_window == 1_048_576 and cap.max_output_tokens == 65_536
+    assert cap.context_window == 1_048_576 and cap.max_output_tokens == 65_536
     assert cap.to_dict()["context_window"] == 1_048_576
 
 

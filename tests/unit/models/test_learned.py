@@ -104,7 +104,7 @@ def test_file_mode_0600_and_dir_created(cache):
     store.record("m", URL, "native_tools", True, "probe")
     assert stat.S_IMODE(os.stat(store.path).st_mode) == 0o600
     assert stat.S_IMODE(os.stat(store.path.parent).st_mode) & 0o077 == 0
-    store.record("m", URL, "json_mode", True, "probe")  # rewritten, still 0600
+    store.record("m", URL, "parallel_tools", True, "probe")  # rewritten, still 0600
     assert stat.S_IMODE(os.stat(store.path).st_mode) == 0o600
 
 
@@ -118,7 +118,7 @@ def test_write_is_atomic(cache, monkeypatch):
 
     monkeypatch.setattr(learned_mod.os, "replace", boom)
     with pytest.raises(OSError):
-        store.record("m", URL, "json_mode", True, "probe")
+        store.record("m", URL, "parallel_tools", True, "probe")
     assert store.path.read_text() == before  # the old file is intact
     assert [p.name for p in store.path.parent.iterdir()] == ["learned.json"]  # no temp file left
 
@@ -140,7 +140,7 @@ def test_write_goes_through_rename(cache, monkeypatch):
 def test_forget(cache):
     store = LearnedStore()
     store.record("m", URL, "native_tools", True, "probe")
-    store.record("m", URL, "json_mode", True, "probe")
+    store.record("m", URL, "parallel_tools", True, "probe")
     store.record("m", "http://other:8000", "native_tools", False, "probe")
     store.record("n", URL, "native_tools", True, "probe")
     assert store.forget("m", URL) == 2

@@ -4,7 +4,6 @@ Hugging Face repos, router prefixes, fine-tunes)."""
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
 
@@ -308,31 +307,64 @@ def test_every_registry_key_parses_to_a_known_family():
         assert entry.spec.family != "unknown", entry.key
 
 
-def test_no_catastrophic_backtracking():
-    hostile = [
-        "q4_" * 5000,
-        "llama" + "-" * 20000 + "x",
-        "1." * 10000 + "b",
-        "8x" * 5000 + "7b",
-        "a" * 50000,
-        "v" + "0." * 8000,
-        "/".join(["org"] * 3000),
-        "20" * 10000,
-        ":".join(["q4_k_m"] * 2000),
-    ]
-    start = time.perf_counter()
-    for s in hostile:
-        parse_model_id(s)
-    assert time.perf_counter() - start < 1.0
+HOSTILE = {  # shapes that make a backtracking parser explode, as functions of their size
+    "quant": lambda n: "q4_" * n,
+    "dashes": lambda n: "llama" + "-" * (4 * n) + "x",
+    "dots": lambda n: "1." * (2 * n) + "b",
+    "sizes": lambda n: "8x" * n + "7b",
+    "letters": lambda n: "a" * (10 * n),
+    "versions": lambda n: "v" + "0." * (2 * n),
+    "orgs": lambda n: "/".join(["org"] * n),
+    "digits": lambda n: "20" * (2 * n),
+    "tags": lambda n: ":".join(["q4_k_m"] * n),
+}
 
 
-def test_parse_is_fast():
-    ids = [c[0] for c in CASES]
+@pytest.mark.parametrize("shape", list(HOSTILE))
+def test_hostile_ids_cost_linear_work(shape, work):
+    """Counted, not timed: the parse's function calls grow linearly with the id."""
+    build = HOSTILE[shape]
+    work.assert_linear(lambda n: parse_model_id(build(n)), 500)
+
+
+def _nested_unbounded(pattern: str) -> bool:
+    """An unbounded repeat inside another (`(a+)*`): the shape of catastrophic backtracking."""
+    from re import _constants as c, _parser as p  # type: ignore[attr-defined]
+
+    def walk(items, inside: bool) -> bool:  # noqa: ANN001
+        for op, av in items:
+            if op in (c.MAX_REPEAT, c.MIN_REPEAT):
+                lo, hi, sub = av
+                unbounded = hi == c.MAXREPEAT
+                if unbounded and inside:
+                    return True
+                if walk(sub, inside or unbounded):
+                    return True
+            elif op is c.SUBPATTERN and walk(av[-1], inside):
+                return True
+            elif op is c.BRANCH and any(walk(b, inside) for b in av[1]):
+                return True
+        return False
+
+    return walk(p.parse(pattern), False)
+
+
+def test_no_regex_in_the_parser_can_backtrack_catastrophically():
+    import re
+
+    from agentcli.models import parser
+
+    patterns = [v for v in vars(parser).values() if isinstance(v, re.Pattern)] + [parser._family_regex()]
+    assert len(patterns) > 10
+    assert _nested_unbounded(r"(a+)*b") and not _nested_unbounded(r"(\d{1,3})+x")
+    assert [p.pattern for p in patterns if _nested_unbounded(p.pattern)] == []
+
+
+def test_parse_work_per_id_is_bounded(work):
+    """Counted, not timed: every known id parses in a bounded number of calls (no pathological case)."""
     from agentcli.models.parser import _parse
 
+    ids = [c[0] for c in CASES]
     _parse.cache_clear()
-    start = time.perf_counter()
-    for model_id in ids:
-        _parse(model_id)
-    per_id = (time.perf_counter() - start) / len(ids)
-    assert per_id < 500e-6  # uncached; typically ~10-20 µs
+    per_id = [work.calls(_parse.__wrapped__, model_id) for model_id in ids]
+    assert max(per_id) <= 4 * (sum(per_id) / len(per_id)), max(per_id)

@@ -7,7 +7,6 @@ import os
 import shutil
 import socket
 import threading
-import time
 import uuid
 
 import pytest
@@ -69,9 +68,8 @@ async def test_working_directory_stays_inside(box: Box):
 
 
 async def test_stdin_is_empty(box: Box):
-    start = time.monotonic()
     r = await box.call("bash", command="cat; read x; echo got:$?")
-    assert r.ok and "got:1" in r.content and time.monotonic() - start < 5
+    assert r.ok and "got:1" in r.content  # a stdin left open would block `cat` until the call timed out
 
 
 async def test_output_is_bounded_head_and_tail(box: Box):

@@ -7,7 +7,6 @@ import os
 import shutil
 import tempfile
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -190,9 +189,8 @@ def test_symlink_race_leaks_nothing(box: Box):
     t = threading.Thread(target=swapper, daemon=True)
     t.start()
     reads = writes = leaked = 0
-    deadline = time.monotonic() + 1.0
     try:
-        while time.monotonic() < deadline:
+        for _ in range(400):  # rounds counted, not timed: the race runs as long on a busy machine
             for path in ("swap.txt", "swapdir/secret.txt"):
                 try:
                     data = box.ws.read_bytes(path)

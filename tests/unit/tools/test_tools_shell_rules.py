@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import shlex
-import time
 from pathlib import Path
 
 import pytest
@@ -99,12 +98,11 @@ def test_allow_rules_match_the_command_as_written():
     assert judge("lsof", rules).decision == "ask"  # a prefix of the name is not the command
 
 
-def test_long_chains_are_judged_quickly():
-    cmd = "echo ok; " * 5000 + "rm -rf /"
-    start = time.perf_counter()
-    v = judge(cmd, RULES)
-    assert v.decision == "deny"
-    assert time.perf_counter() - start < 2.0
+def test_long_chains_are_judged_in_linear_work(work):
+    def chain(n):
+        assert judge("echo ok; " * n + "rm -rf /", RULES).decision == "deny"
+
+    work.assert_linear(chain, 500)
     assert judge("a" * 200_000, RULES).decision == "ask"
 
 

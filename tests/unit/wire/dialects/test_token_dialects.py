@@ -9,7 +9,6 @@ text-valued parameters that are valid JSON are loaded, other text stays a string
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 from typing import Any
 
@@ -127,11 +126,8 @@ def test_one_megabyte_of_repeated_markers(name: str) -> None:
     dialect = get(name)
     marker = (dialect.markers or (">>>",))[0]
     junk = (marker + " junk {\"a\": [1, 2 <x> ") * (1_000_000 // (len(marker) + 20))
-    start = time.perf_counter()
     cands, rest = dialect.parse(junk)
-    elapsed = time.perf_counter() - start
-    assert cands == [] and rest == junk
-    assert elapsed < 30  # completes; the speed budget itself is a benchmark elsewhere
+    assert cands == [] and rest == junk  # completes; linear work is tests/unit/wire/test_parse_complexity.py's
 
 
 # --- dialect-specific behaviour the shared fixtures do not pin down ---
