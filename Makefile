@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install sandbox demo test test-real capture-real bench fuzz lint clean
+.PHONY: install sandbox demo test test-real capture-real bench fuzz lint clean mcp-npm
 
 install: $(STAMP)
 
@@ -44,7 +44,16 @@ $(REAL_STAMP): $(STAMP) Makefile
 	$(VENV)/litellm/bin/python -m pip install --quiet '$(LITELLM_PIN)'
 	@touch $(REAL_STAMP)
 
-test-real: $(REAL_STAMP)
+# The reference MCP servers from npm that tests/real/test_mcp_*.py start (node is required).
+MCP_NPM := $(VENV)/mcp-npm
+mcp-npm: $(MCP_NPM)/.installed
+
+$(MCP_NPM)/.installed:
+	npm install --prefix $(MCP_NPM) --no-audit --no-fund --silent \
+		@modelcontextprotocol/server-everything @modelcontextprotocol/server-filesystem
+	@touch $@
+
+test-real: $(REAL_STAMP) mcp-npm
 	AGENTCLI_REAL=1 $(BIN)/python -m pytest tests/real
 
 capture-real: $(REAL_STAMP)

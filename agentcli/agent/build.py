@@ -54,11 +54,10 @@ def open_session(
     from agentcli.models import LearnedStore, resolve_capability
     from agentcli.providers import create as create_provider
     from agentcli.tools.base import ToolContext
+    from agentcli.tools.isolation import protect_process_environment
     from agentcli.tools.registry import ToolRegistry
     from agentcli.tools.sandbox import Workspace
     from agentcli.wire import negotiate
-
-    from agentcli.tools.isolation import protect_process_environment
 
     ws = resolve_workspace(workspace)
     max_tier = Tier.parse(profile.tools.max_tier)
@@ -81,6 +80,10 @@ def open_session(
 
         raise ConfigError(str(exc), file=str(profile.source or ""), profile=profile.name, key="tools") from None
     registry = ToolRegistry()  # per session: tools a session adds (MCP, plugins) stay in it
+    from agentcli.tools.deferred import ToolCatalog
+    from agentcli.tools.mcp.manager import manager_for
+
+    mcp, mcp_warnings = manager_for(profile, ws)
     ctx = ToolContext(
         workspace=Workspace(ws), bash=profile.bash, max_output_bytes=profile.limits.max_tool_output_bytes,
         result_mode=profile.tools.result_mode,
@@ -92,6 +95,7 @@ def open_session(
         id=sid, profile=profile, workspace=ws, provider=provider, capability=capability, plan=plan,
         registry=registry, tool_ctx=ctx, tier=starting_tier(tier, profile.tools.start_tier, max_tier), max_tier=max_tier,
         transcript=transcript, approve_mode=approve_mode, interactive=interactive, learned=learned,
+        mcp=mcp, catalog=ToolCatalog() if mcp is not None else None,  # tool_search when tools overflow
     )
     from agentcli.agent.instructions import Instructions
 
@@ -100,6 +104,7 @@ def open_session(
         from agentcli.agent.checkpoints import BlobStore, Recorder, blob_dir
 
         session.recorder = Recorder(ws, BlobStore(blob_dir(transcript.path)))
+    session.tool_notes.extend(mcp_warnings)
     if transcript:
         transcript.write(
             "session", id=sid, profile=profile.name, provider=profile.provider, model=profile.model,

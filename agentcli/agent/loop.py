@@ -121,6 +121,8 @@ class Agent:
         st = _RunState()
         step: Step = RunAgain()
         try:
+            for note in await s.open_tool_sources():  # MCP servers start on first use, in parallel
+                yield Notice("warning", note, "mcp")
             while isinstance(step, RunAgain):
                 async for item in self._turn(st):
                     if isinstance(item, (RunAgain, FinalAnswer, Stopped)):

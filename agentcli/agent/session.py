@@ -58,6 +58,9 @@ class Session:
     ledger: Ledger = field(default_factory=Ledger)  # user requests and the file changes each caused
     recorder: Recorder | None = None  # file checkpoints (None: not recorded, e.g. eval trials)
     instructions: Any = None  # agentcli.agent.instructions Instructions (AGENTS.md files)
+    mcp: Any = None  # agentcli.tools.mcp.manager McpManager: the profile's MCP servers, started on first use
+    catalog: Any = None  # agentcli.tools.deferred ToolCatalog: tools held back for tool_search
+    tool_notes: list[str] = field(default_factory=list)  # said once, at the next run's start
 
     # -- history ---------------------------------------------------------------------
     def add(self, message: Message) -> None:
@@ -131,7 +134,31 @@ class Session:
         from agentcli.wire.emulate import optimize_tool_definitions
 
         goal = next((m.text for m in self.history if m.role is Role.USER), "")
-        return optimize_tool_definitions(tools, max(TOOL_BUDGET_MIN, int(window * TOOL_BUDGET_SHARE)), goal)
+        budget = max(TOOL_BUDGET_MIN, int(window * TOOL_BUDGET_SHARE))
+        if self.catalog is None:
+            return optimize_tool_definitions(tools, budget, goal)
+        from agentcli.tools.deferred import SEARCH_NAME, ToolSearch, fit_tools
+        from agentcli.wire.emulate import estimate_tokens
+
+        kept, search = fit_tools(tools, budget, goal, self.catalog, optimize_tool_definitions, estimate_tokens)
+        if search is None:
+            return kept
+        if self.registry.get(SEARCH_NAME) is None:
+            self.registry.register(ToolSearch(self.catalog))
+        self.registry.get(SEARCH_NAME).spec = search
+        return [search, *kept]
+
+    async def open_tool_sources(self) -> list[str]:
+        """Start the profile's MCP servers (in parallel, once); warnings for those that failed."""
+        notes, self.tool_notes = self.tool_notes, []
+        if self.mcp is None or self.profile.tools.tool_use_mode == "disabled":
+            return notes
+        return notes + await self.mcp.start(self.registry)
+
+    async def close_tool_sources(self) -> None:
+        """Stop the MCP servers with the session (or with its event loop)."""
+        if self.mcp is not None:
+            await self.mcp.aclose()
 
     def set_tier(self, tier: Tier) -> None:
         self.tier = min(tier, self.max_tier)

@@ -25,6 +25,9 @@ app = typer.Typer(
 )
 profiles_app = typer.Typer(help="List, show and create profiles.", no_args_is_help=True, rich_markup_mode=None)
 app.add_typer(profiles_app, name="profiles")
+mcp_app = typer.Typer(help="List, add and remove shared MCP servers (config.toml).", no_args_is_help=True,
+                      rich_markup_mode=None)
+app.add_typer(mcp_app, name="mcp")
 
 # Shared option aliases.
 ProfileOpt = Annotated[
@@ -134,7 +137,7 @@ def parse(
 
 @app.command()
 def tools(profile: ProfileOpt = None, tier: Annotated[Optional[str], typer.Option(help="Show what is visible at this tier.")] = None, json_out: JsonOpt = False) -> None:
-    """List the built-in tools by tier."""
+    """List the built-in tools by tier, and the profile's MCP tools with server, tier and state."""
     _dispatch("tools", profile=profile, tier=tier, json_out=json_out)
 
 
@@ -216,6 +219,36 @@ def profiles_new(
 ) -> None:
     """Write a new profile into the user config dir."""
     _dispatch("profiles", action="new", name=name, provider=provider, model=model, url=url, api_key_env=api_key_env, force=force)
+
+
+@mcp_app.command("list")
+def mcp_list(json_out: JsonOpt = False) -> None:
+    """List the shared MCP servers."""
+    _dispatch("mcp", action="list", json_out=json_out)
+
+
+@mcp_app.command("add")
+def mcp_add(
+    name: str,
+    command: Annotated[Optional[list[str]], typer.Argument(help="Program and arguments (after --) for a stdio server.")] = None,
+    url: Annotated[Optional[str], typer.Option(help="Streamable HTTP endpoint instead of a command.")] = None,
+    env: Annotated[Optional[list[str]], typer.Option(help="NAME=VALUE for the server (repeatable; no secrets).")] = None,
+    env_from: Annotated[Optional[list[str]], typer.Option(help="Pass this variable through by name (repeatable).")] = None,
+    cwd: Annotated[Optional[str], typer.Option(help="Working directory (relative to the workspace).")] = None,
+    tier: Annotated[Optional[str], typer.Option(help="Tier for all its tools: crawl, walk or run.")] = None,
+    startup_timeout: Annotated[Optional[float], typer.Option(help="Seconds to wait for it to start.")] = None,
+    tool_timeout: Annotated[Optional[float], typer.Option(help="Seconds to wait for one tool call.")] = None,
+    force: Annotated[bool, typer.Option("--force", help="Replace a server of the same name.")] = False,
+) -> None:
+    """Add a shared MCP server: agent mcp add NAME -- COMMAND [ARGS...], or --url URL."""
+    _dispatch("mcp", action="add", name=name, argv=command or [], url=url, env=env or [], env_from=env_from or [],
+              cwd=cwd, tier=tier, startup_timeout=startup_timeout, tool_timeout=tool_timeout, force=force)
+
+
+@mcp_app.command("remove")
+def mcp_remove(name: str) -> None:
+    """Remove a shared MCP server."""
+    _dispatch("mcp", action="remove", name=name)
 
 
 def main() -> None:

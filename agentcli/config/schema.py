@@ -9,6 +9,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic_core import PydanticCustomError
 
+from agentcli.config.mcp_schema import McpServerConfig, check_server_names
 from agentcli.config.providers import PROVIDERS, default_api_key_env, default_url
 
 ProviderName = str  # a key of agentcli.config.providers.PROVIDERS, checked by Profile
@@ -105,6 +106,9 @@ class Profile(_Strict):
     capabilities: dict[str, Any] = Field(default_factory=dict)
     limits: LimitsConfig = Field(default_factory=LimitsConfig)
     bash: BashConfig = Field(default_factory=BashConfig)
+    # MCP servers: defined here, or shared in config.toml and enabled by name (docs/mcp.md).
+    mcp_servers: dict[str, McpServerConfig] = Field(default_factory=dict)
+    mcp: list[str] = Field(default_factory=list)
 
     # Set by the loader, not by the file.
     source: Path | None = Field(default=None, exclude=True)
@@ -124,6 +128,11 @@ class Profile(_Strict):
         if v and not _ENV_NAME.match(v):
             raise ValueError("must be the NAME of an environment variable (letters, digits, _), never the key")
         return v
+
+    @field_validator("mcp_servers")
+    @classmethod
+    def _mcp_names(cls, v: dict[str, McpServerConfig]) -> dict[str, McpServerConfig]:
+        return check_server_names(v)
 
     @field_validator("url")
     @classmethod

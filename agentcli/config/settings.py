@@ -10,7 +10,7 @@ from agentcli.core.errors import ConfigError
 
 ENV_PROFILE = "AGENTCLI_PROFILE"
 FALLBACK_PROFILE = "boxxie"  # a local Ollama profile: works with no key
-_KNOWN_KEYS = {"default_profile": str}
+_KNOWN_KEYS: dict[str, type] = {"default_profile": str, "mcp_servers": dict}  # mcp_servers: agentcli.config.mcp
 
 
 @dataclass(frozen=True, slots=True)

@@ -125,6 +125,7 @@ def run_repl(session: Any, approver: Any, *, transport: Any = None) -> int:
                 console.print("\nturn cancelled", style="yellow")
     finally:
         loop.run_until_complete(session.provider.aclose())
+        loop.run_until_complete(session.close_tool_sources())
         _drain(loop)
         loop.close()
         if session.transcript:

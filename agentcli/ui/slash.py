@@ -78,11 +78,15 @@ def _tools(r: Repl, arg: str) -> None:
 
     s = r.session
     visible_now = {t.name for t in s.visible_tools()}
-    table = Table("tool", "tier", "read-only", "visible now", box=None)
-    for t in sorted(s.registry.all(), key=lambda t: (t.tier, t.name)):
-        table.add_row(styled(t.name), t.tier.label, "yes" if t.read_only else "",
+    table = Table("tool", "server", "tier", "read-only", "visible now", box=None)
+    for t in sorted(s.registry.all(), key=lambda t: (t.namespace or "", t.tier, t.name)):
+        table.add_row(styled(t.name), styled(t.namespace or "built-in"), t.tier.label, "yes" if t.read_only else "",
                       styled(("yes", "green")) if t.name in visible_now else styled(("no", "dim")))
     r.console.print(table)
+    for st in s.mcp.status() if s.mcp is not None else ():
+        if st.state != "running" or st.error:
+            line = f"MCP server {st.name}: {st.state}" + (f" — {st.error}" if st.error else "")
+            r.console.print(styled(line))
 
 
 def _doctor(r: Repl, arg: str) -> None:

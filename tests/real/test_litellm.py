@@ -51,7 +51,7 @@ def test_mock_errors_are_retried_then_explained(litellm_server, agent, workspace
     profile = write_profile(tmp_path, litellm_server.url + "/v1", model=model, max_retries=1)
     result = run(agent, profile, workspace, "--json")
     assert result.code == 1, result.stderr
-    retries = result.of("RetryScheduled")
+    retries = result.of("retry")
     assert len(retries) == 1, result.stdout[-2000:]
     done = result.of("done")[-1]
     assert words in done["error"] and "after 2 attempts" in done["error"], done["error"]

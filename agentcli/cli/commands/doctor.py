@@ -39,7 +39,7 @@ async def _endpoint_checks(provider: Any, model: str) -> list[Check]:
         return [Check("endpoint", False, f"{provider.url}: {exc.message}", exc.hint)]
     checks.append(Check("endpoint", True, f"{provider.url} answers ({len(models)} models)"))
     prefix = f"{provider.name}/"
-    bare = model[len(prefix):] if model.startswith(prefix) else model
+    bare = model.removeprefix(prefix)
     found = bare in models or f"{bare}:latest" in models or any(m.split("/")[-1] == bare for m in models)
     checks.append(
         Check("model", found, f"{model} {'is' if found else 'is not'} served there",
@@ -83,6 +83,34 @@ async def _probe(session_parts: dict[str, Any]) -> Check:
     learned.record(profile.model, provider.url, "text_dialect", dialect, "probe: call came back as text")
     return Check("probe", True, f"the model wrote its call as text ({dialect}): learned, parsed first from now on",
                  warning=True)
+
+
+def _mcp_section(profile: Any) -> tuple[list[Check], list[dict[str, Any]]]:
+    """Start each configured MCP server: its tools, or its error with a fix hint."""
+    from agentcli.tools.mcp.manager import probe
+
+    statuses, warnings = probe(profile, Path.cwd())
+    checks = [Check("mcp", False, w, "run `agent trust` in that workspace, or move the servers to your user "
+                    "profile", warning=True) for w in warnings]
+    servers = []
+    for st in statuses:
+        usable = [t for t in st.tools if t.spec is not None]
+        skipped = [t for t in st.tools if t.spec is None and t.state != "disabled"]
+        if st.error:
+            checks.append(Check(f"mcp {st.name}", False, st.error, st.hint))
+        else:
+            names = ", ".join(f"{t.spec.name} ({t.spec.tier.label})" for t in usable if t.spec)
+            checks.append(Check(f"mcp {st.name}", True, f"{st.server_info or st.transport}: {len(usable)} tools: "
+                                f"{names[:600] or '(none)'}"))
+            for t in skipped:
+                checks.append(Check(f"mcp {st.name}", True, f"tool {t.remote} not offered: {t.state}", warning=True))
+        servers.append({
+            "name": st.name, "transport": st.transport, "server": st.server_info, "ok": st.error is None,
+            "error": st.error, "hint": st.hint,
+            "tools": [{"name": t.spec.name, "remote": t.remote, "tier": t.spec.tier.label, "tier_from": t.source}
+                      for t in usable if t.spec],
+        })
+    return checks, servers
 
 
 def _sandbox_check(profile: Any) -> Check:
@@ -148,6 +176,10 @@ def gather(profile: Any, *, offline: bool, probe: bool = False, forget: bool = F
                 await provider.aclose()
 
         checks += asyncio.run(online())
+    mcp_servers: list[dict[str, Any]] = []
+    if not offline and (getattr(profile, "mcp_servers", None) or getattr(profile, "mcp", None)):
+        mcp_checks, mcp_servers = _mcp_section(profile)
+        checks += mcp_checks
     cap = resolved.capability
     return {
         "profile": profile.name,
@@ -170,6 +202,7 @@ def gather(profile: Any, *, offline: bool, probe: bool = False, forget: bool = F
         "learned": {k: {"value": f.value, "source": f.source} for k, f in learned.get(profile.model, provider.url).items()},
         "warnings": warnings,
         "checks": [asdict(c) for c in checks],
+        "mcp_servers": mcp_servers,
     }
 
 

@@ -88,6 +88,7 @@ async def drive(session: Any, approver: Any, goal: str | None, render: Any) -> A
         close = getattr(session.provider, "aclose", None)
         if close:
             await close()
+        await session.close_tool_sources()  # MCP servers live on this event loop: stop them with it
     return done
 
 

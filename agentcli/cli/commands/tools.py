@@ -1,27 +1,33 @@
-"""`agent tools`: the built-in tools by tier, and which of them a profile and tier let the model see."""
+"""`agent tools`: the built-in tools by tier, the profile's MCP servers' tools with their server,
+tier and state, and which of them a profile and tier let the model see."""
 
 from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 from agentcli.core.errors import UsageError
 from agentcli.core.types import Tier
+from agentcli.tools.base import BuiltinTool
 
 
-def _limits(profile: str | None) -> tuple[Tier, list[str] | None, list[str], str | None]:
-    """(max tier, allow, deny, profile name) from the profile, or the open defaults."""
-    if profile is None:
-        return Tier.RUN, None, [], None
+def _load(profile: str | None) -> Any:
     try:
         from agentcli.config import load_profile
     except ImportError as exc:  # the loader ships separately; say so instead of a traceback
         raise UsageError(f"profiles cannot be loaded here ({exc})", hint="Run `agent tools` without --profile.") from None
     loaded = load_profile(profile)
-    prof = getattr(loaded, "profile", loaded)
+    return getattr(loaded, "profile", loaded)
+
+
+def _limits(prof: Any, named: str | None) -> tuple[Tier, list[str] | None, list[str], str | None]:
+    """(max tier, allow, deny, profile name) from the profile, or the open defaults."""
+    if prof is None:
+        return Tier.RUN, None, [], None
     tools = prof.tools
-    return Tier.parse(tools.max_tier), tools.allow, list(tools.deny), getattr(prof, "name", None) or profile
+    return Tier.parse(tools.max_tier), tools.allow, list(tools.deny), getattr(prof, "name", None) or named
 
 
 def _first_line(text: str) -> str:
@@ -32,56 +38,120 @@ def _first_line(text: str) -> str:
     return line if len(line) <= 100 else line[:97] + "..."
 
 
-def rows(tier: Tier, allow: list[str] | None, deny: list[str]) -> list[dict[str, Any]]:
+def _row(reg: Any, spec: Any, shown: set[str], tier: Tier, allow: list[str] | None, deny: list[str],
+         server: str | None = None) -> dict[str, Any]:
+    why = None
+    if spec.name not in shown:
+        err = reg.check(spec.name, tier, allow, deny)
+        why = err.message if err else "hidden"
+    return {
+        "name": spec.name,
+        "server": server,
+        "tier": spec.tier.label,
+        "read_only": spec.read_only,
+        "needs_approval": spec.needs_approval,
+        "visible": spec.name in shown,
+        "state": "visible" if spec.name in shown else "hidden",
+        "hidden_because": why,
+        "description": _first_line(spec.description),
+    }
+
+
+def rows(tier: Tier, allow: list[str] | None, deny: list[str], registry: Any = None) -> list[dict[str, Any]]:
     """One dict per tool, ordered by tier then table order; `visible` follows the registry's rules."""
     from agentcli.tools.registry import default_registry
 
-    reg = default_registry()
+    reg = registry or default_registry()
     shown = {t.name for t in reg.visible(tier, allow, deny)}
-    out = []
-    for spec in sorted(reg.all(), key=lambda s: int(s.tier)):
-        why = None
-        if spec.name not in shown:
-            err = reg.check(spec.name, tier, allow, deny)
-            why = err.message if err else "hidden"
-        out.append({
-            "name": spec.name,
-            "tier": spec.tier.label,
-            "read_only": spec.read_only,
-            "needs_approval": spec.needs_approval,
-            "visible": spec.name in shown,
-            "hidden_because": why,
-            "description": _first_line(spec.description),
-        })
-    return out
+    specs = [s for s in reg.all() if s.namespace is None]
+    return [_row(reg, spec, shown, tier, allow, deny) for spec in sorted(specs, key=lambda s: int(s.tier))]
 
 
-def execute(profile: str | None = None, tier: str | None = None, json_out: bool = False) -> int:
-    max_tier, allow, deny, name = _limits(profile)
-    try:
-        wanted = Tier.parse(tier) if tier else max_tier
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
-    effective = min(wanted, max_tier)
-    table = rows(effective, allow, deny)
-    if json_out:
-        doc = {"profile": name, "tier": effective.label, "max_tier": max_tier.label, "tools": table}
-        sys.stdout.write(json.dumps(doc, indent=2) + "\n")
-        return 0
+def mcp_report(prof: Any, tier: Tier, allow: list[str] | None, deny: list[str]) -> tuple[list[dict], list[dict]]:
+    """(tool rows, server rows): start the profile's servers, list their tools, stop them."""
+    from agentcli.tools.mcp.manager import probe
+    from agentcli.tools.registry import ToolRegistry
+
+    statuses, warnings = probe(prof, Path.cwd())
+    servers: list[dict[str, Any]] = [{"name": None, "state": "ignored", "error": w} for w in warnings]
+    reg = ToolRegistry()
+    for st in statuses:
+        for item in st.tools:
+            if item.spec is not None:
+                reg.register(_Spec(item.spec))
+    shown = {t.name for t in reg.visible(tier, allow, deny)}
+    tool_rows: list[dict[str, Any]] = []
+    for st in statuses:
+        servers.append({"name": st.name, "transport": st.transport, "server": st.server_info,
+                        "state": "failed" if st.error else "ok", "error": st.error, "hint": st.hint,
+                        "tools": sum(1 for t in st.tools if t.spec is not None)})
+        for item in st.tools:
+            if item.spec is None:
+                tool_rows.append({"name": item.remote, "server": st.name, "tier": None, "read_only": None,
+                                  "needs_approval": None, "visible": False, "state": item.state,
+                                  "hidden_because": item.state, "description": ""})
+                continue
+            row = _row(reg, item.spec, shown, tier, allow, deny, st.name)
+            row["tier_from"] = item.source
+            row["remote_name"] = item.remote
+            tool_rows.append(row)
+    return tool_rows, servers
+
+
+class _Spec(BuiltinTool):
+    """A listed tool's spec in a registry used only to answer `visible` and `check` (never run)."""
+
+    def __init__(self, spec: Any) -> None:
+        self.spec = spec
+
+
+def _render(table: list[dict[str, Any]], servers: list[dict[str, Any]], title: str) -> None:
     from rich.table import Table
 
     from agentcli.core.escape import styled
     from agentcli.ui.render import make_console
 
     console = make_console()
-    title = f"Tools at tier {effective.label}" + (f" (profile {name}, max {max_tier.label})" if name else "")
     grid = Table(title=styled(title), title_justify="left")
-    for col in ("tool", "tier", "read-only", "visible", "what it does"):
+    for col in ("tool", "server", "tier", "read-only", "state", "what it does"):
         grid.add_column(col, overflow="fold")
     for r in table:
-        grid.add_row(styled(str(r["name"])), r["tier"], "yes" if r["read_only"] else "no",
-                     "yes" if r["visible"] else "no", styled(str(r["description"])))
+        ro = "" if r.get("read_only") is None else ("yes" if r["read_only"] else "no")
+        state = r.get("state") or ("visible" if r.get("visible") else "hidden")
+        # Names, states and descriptions come from servers: text, never markup.
+        grid.add_row(*(styled(str(v)) for v in (r["name"], r.get("server") or "built-in", r.get("tier") or "-", ro,
+                                                state, r.get("description", ""))))
     console.print(grid)
+    for s in servers:
+        if s.get("error"):
+            line = f"! MCP server {s['name']}: {s['error']}" if s["name"] else f"! {s['error']}"
+            console.print(styled((line + (f" (fix: {s['hint']})" if s.get("hint") else ""), "yellow")))
+
+
+def execute(profile: str | None = None, tier: str | None = None, json_out: bool = False) -> int:
+    prof = _load(profile) if profile is not None else None
+    max_tier, allow, deny, name = _limits(prof, profile)
+    try:
+        wanted = Tier.parse(tier) if tier else max_tier
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    effective = min(wanted, max_tier)
+    table = rows(effective, allow, deny)
+    servers: list[dict[str, Any]] = []
+    if prof is not None and (getattr(prof, "mcp_servers", None) or getattr(prof, "mcp", None)):
+        mcp_rows, servers = mcp_report(prof, effective, allow, deny)
+        table += mcp_rows
+    if json_out:
+        doc = {"profile": name, "tier": effective.label, "max_tier": max_tier.label, "tools": table,
+               "mcp_servers": servers}
+        sys.stdout.write(json.dumps(doc, indent=2) + "\n")
+        return 0
+    title = f"Tools at tier {effective.label}" + (f" (profile {name}, max {max_tier.label})" if name else "")
+    _render(table, servers, title)
     if wanted > max_tier:
-        console.print(styled(f"Tier {wanted.label} is above the profile's max_tier ({max_tier.label}); showing {effective.label}."))
+        from agentcli.ui.escape import styled
+        from agentcli.ui.render import make_console
+
+        make_console().print(styled(f"Tier {wanted.label} is above the profile's max_tier ({max_tier.label}); "
+                                    f"showing {effective.label}."))
     return 0
