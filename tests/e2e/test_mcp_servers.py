@@ -268,7 +268,7 @@ def test_agent_run_uses_a_shared_server_from_config_toml(tmp_path, workspace):
     res = run_agent("run", "time in Tokyo", "-p", str(prof), "-w", str(workspace), "--json", "--tier", "crawl")
     assert res.exit_code == 0, res.output
     events = [json.loads(line) for line in res.output.splitlines() if line.startswith("{")]
-    finished = next(e for e in events if e["event"] == "ToolFinished")
+    finished = next(e for e in events if e["event"] == "tool_result")
     assert finished["result"]["ok"] and "+09:00" in finished["result"]["content"]
 
 
