@@ -16,9 +16,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "security"))
 
+from parse_corpus import Mutator, dialect_texts, native_bodies  # noqa: E402
+
 from agentcli.wire import dialects, parse_text  # noqa: E402
 from agentcli.wire.types import ParseContext  # noqa: E402
-from parse_corpus import Mutator, dialect_texts, native_bodies  # noqa: E402
 
 TARGET_P99_MS = 50.0
 

@@ -8,7 +8,8 @@ length limit twice), 130 interrupted, 141 stdout closed (a pipe reader left).
 from __future__ import annotations
 
 import sys
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from agentcli.core.errors import AgentCliError, ConfigError, ProviderError, UsageError
 from agentcli.core.events import StopReason

@@ -12,7 +12,7 @@ import hashlib
 import json
 import os
 import stat
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -98,7 +98,7 @@ def trust(workspace: Path | str) -> Path:
     if not os.path.isdir(key):
         raise ConfigError(f"not a directory: {key}")
     records = _read()
-    records[key] = {"trusted_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+    records[key] = {"trusted_at": datetime.now(UTC).isoformat(timespec="seconds"),
                     "agent_dir_sha256": agent_dir_hash(key)}
     _write(records)
     return Path(key)

@@ -13,11 +13,13 @@ import json
 import logging
 import random
 import time
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Awaitable, Callable, Mapping, TypeVar
+from typing import Any, TypeVar
 
 from agentcli.core import jsonsafe
-from agentcli.core.errors import ProviderError, ProviderErrorCode as Code
+from agentcli.core.errors import ProviderError
+from agentcli.core.errors import ProviderErrorCode as Code
 from agentcli.core.events import Notice, RetryScheduled
 from agentcli.core.redact import redact
 

@@ -8,8 +8,9 @@ from __future__ import annotations
 import asyncio
 import re
 import time
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import Any, AsyncIterator
+from typing import Any
 
 from agentcli.core import jsonsafe
 from agentcli.core.errors import ProviderError, ProviderErrorCode

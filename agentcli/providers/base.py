@@ -11,13 +11,16 @@ import contextlib
 import logging
 import os
 import time
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable
+from typing import TYPE_CHECKING, Any
 
 from agentcli import __version__
+from agentcli.config.providers import default_api_key_env
+from agentcli.config.providers import default_url as default_base_url
 from agentcli.core import jsonsafe
-from agentcli.core.errors import ProviderError, ProviderErrorCode as Code
-from agentcli.config.providers import default_api_key_env, default_url as default_base_url
+from agentcli.core.errors import ProviderError
+from agentcli.core.errors import ProviderErrorCode as Code
 from agentcli.providers._http import (
     RetryPolicy,
     Sleep,
@@ -29,7 +32,19 @@ from agentcli.providers._http import (
     run_with_retries,
     trim,
 )
-from agentcli.providers._sse import BadChunk, ResponseTooLarge, ResponseTooSlow, StreamStalled, bounded_lines, decode_json, idle_lines, ndjson_objects, read_body, sse_events, too_much
+from agentcli.providers._sse import (
+    BadChunk,
+    ResponseTooLarge,
+    ResponseTooSlow,
+    StreamStalled,
+    bounded_lines,
+    decode_json,
+    idle_lines,
+    ndjson_objects,
+    read_body,
+    sse_events,
+    too_much,
+)
 from agentcli.providers.transforms import apply_overrides, check_overrides, pipeline
 
 if TYPE_CHECKING:

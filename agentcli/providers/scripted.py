@@ -16,13 +16,15 @@ from __future__ import annotations
 import copy
 import dataclasses
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from agentcli.config.providers import api_kinds
 from agentcli.core import jsonsafe
-from agentcli.core.errors import ConfigError, ProviderError, ProviderErrorCode as Code
+from agentcli.core.errors import ConfigError, ProviderError
+from agentcli.core.errors import ProviderErrorCode as Code
 from agentcli.providers._http import error_from_status, hint_for, run_with_retries
 from agentcli.providers.base import Provider, _Attempt
 

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import json
 import secrets
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from agentcli.core import jsonsafe
 from agentcli.core.errors import ConfigError

@@ -36,7 +36,7 @@ async def execute(call: ToolCall, registry: ToolRegistry, ctx: ToolContext, *, t
         err = exc.error
         err.message = redact(err.message)
         return _fail(call, err)
-    except asyncio.TimeoutError:
+    except TimeoutError:
         return _fail(call, ToolError.of(ErrorCode.TIMEOUT, f"{call.name} did not finish within {timeout:g} s",
                                         "Narrow the request so it finishes sooner.", timeout_seconds=timeout))
     except asyncio.CancelledError:

@@ -9,9 +9,9 @@ import threading
 
 from agentcli.agent.approval import Decision
 from agentcli.core import jsonsafe
+from agentcli.core.escape import styled
 from agentcli.core.events import Checkpoint, CheckpointKind
 from agentcli.ui.approval_view import Block, blocks_for, render_block, screen_rows
-from agentcli.core.escape import styled
 from agentcli.ui.render import make_console
 
 _KEYS = {

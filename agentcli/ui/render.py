@@ -7,6 +7,7 @@ import sys
 from typing import Any
 
 from agentcli.core import jsonsafe
+from agentcli.core.escape import short_args, styled, visible
 from agentcli.core.events import (
     Checkpoint,
     Done,
@@ -20,7 +21,6 @@ from agentcli.core.events import (
     TurnStarted,
 )
 from agentcli.core.redact import StreamScrubber, redact
-from agentcli.core.escape import short_args, styled, visible
 from agentcli.ui.progress import Progress, retry_label, tools_label, waiting_label
 
 # `--json` event names: snake_case, one per event class (stream events use their kind).
@@ -33,7 +33,7 @@ STREAM_NAMES = {StreamKind.DONE: "response_end"}
 
 def make_console(stderr: bool = False):  # type: ignore[no-untyped-def]
     """A console for untrusted text: markup and emoji codes off, and every plain string it renders
-    (print arguments, table cells, titles) made visible at this one boundary (see ui.escape)."""
+    (print arguments, table cells, titles) made visible at this one boundary (see core.escape)."""
     return _safe_console_class()(stderr=stderr, highlight=False, soft_wrap=True, markup=False, emoji=False)
 
 

@@ -9,8 +9,8 @@ from typing import Any
 
 from agentcli.core import jsonsafe
 from agentcli.core.errors import AgentCliError
-from agentcli.core.types import Role, Tier
 from agentcli.core.escape import styled, visible
+from agentcli.core.types import Role, Tier
 
 
 @dataclass

@@ -13,7 +13,8 @@ from __future__ import annotations
 from typing import Any
 
 from agentcli.wire.dialects import DIALECTS, SHORTHANDS
-from agentcli.wire.native import APIS, get as native_api
+from agentcli.wire.native import APIS
+from agentcli.wire.native import get as native_api
 from agentcli.wire.types import WirePlan
 
 COMPACT_BELOW = 16_384  # context windows under 16k get the compact emulation prompt

@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 import re
 
-from agentcli.testing import OllamaServer, ollama_body
-
 from e2e_helpers import run_agent, write_profile
+
+from agentcli.testing import OllamaServer, ollama_body
 
 BAD_HERMES = '<tool_call>\n{"name": read_file, "arguments": {"path": "calc.py"}}\n</tool_call>'
 GOOD_JSON = '{"name": "read_file", "arguments": {"path": "calc.py"}}'

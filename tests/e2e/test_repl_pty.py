@@ -6,7 +6,6 @@ import os
 import sys
 
 import pexpect
-import pytest
 
 from agentcli.testing import AnthropicServer, OllamaServer, anthropic_body, ollama_body
 

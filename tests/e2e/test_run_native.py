@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
-from agentcli.testing import AnthropicServer, OllamaServer, OpenAIServer, anthropic_body, ollama_body, openai_body
-
 from e2e_helpers import KEY, openai_call, run_agent, tool_messages, write_profile
+
+from agentcli.testing import AnthropicServer, OllamaServer, OpenAIServer, anthropic_body, ollama_body, openai_body
 
 
 def test_openai_streamed_read_edit_run(tmp_path, workspace):

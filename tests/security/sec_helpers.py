@@ -188,7 +188,7 @@ class Sink:
         self._t.join()
         self.sock.close()
 
-    def __enter__(self) -> "Sink":
+    def __enter__(self) -> Sink:
         return self
 
     def __exit__(self, *exc: Any) -> None:

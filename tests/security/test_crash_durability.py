@@ -20,12 +20,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from sec_helpers import FULL, agent_env, openai_call, spawn, write_profile
 
 from agentcli.agent.store import load_session, read_records
 from agentcli.core.types import Role
 from agentcli.testing import OpenAIServer, openai_body
-
-from sec_helpers import FULL, agent_env, openai_call, spawn, write_profile
 
 KILLS = 200 if FULL else 20
 STEPS = 4

@@ -23,9 +23,9 @@ from agentcli.agent.approval import Decision
 from agentcli.agent.build import open_session
 from agentcli.agent.loop import Agent
 from agentcli.config import load_profile
+from agentcli.core.escape import visible
 from agentcli.core.events import Done
 from agentcli.providers.scripted import ScriptedProvider
-from agentcli.core.escape import visible
 
 EXAMPLES = int(os.environ.get("AGENTCLI_FUZZ_EXAMPLES", "0") or 0) // 25 or 25  # make fuzz: 50,000 -> 2,000 runs
 MARKUP = ["[", "]", "[/", "[bold]", "[/]", "[link=http://x]", "\\", "<tool_call>", "</tool_call>", "<think>",

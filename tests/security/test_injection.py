@@ -18,12 +18,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from sec_helpers import CANARIES, Sink, agent_env, openai_call, run_cli, scan, spawn, write_profile
 
 from agentcli.config.schema import BashConfig
 from agentcli.testing import OpenAIServer, openai_body
 from agentcli.tools.shell_rules import judge
-
-from sec_helpers import CANARIES, Sink, agent_env, openai_call, run_cli, scan, spawn, write_profile
 
 CORPUS = json.loads((Path(__file__).parent / "egress_corpus.json").read_text())
 RULES = BashConfig(**CORPUS["rules"])

@@ -12,13 +12,12 @@ import time
 import traceback
 
 import pytest
+from parse_corpus import Mutator, dialect_texts, native_bodies
 
 from agentcli.core.errors import AgentCliError
 from agentcli.core.types import ParsedResponse
 from agentcli.wire import dialects, native, parse_response, parse_text
 from agentcli.wire.types import ParseContext, WirePlan
-
-from parse_corpus import Mutator, dialect_texts, native_bodies
 
 _ENV = int(os.environ.get("AGENTCLI_FUZZ_EXAMPLES", "0") or 0)
 EXAMPLES = max(_ENV, 2000)

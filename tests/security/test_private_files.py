@@ -11,10 +11,9 @@ import os
 import stat
 
 import pytest
+from sec_helpers import openai_call, run_cli, user_dirs, write_profile
 
 from agentcli.testing import OpenAIServer, openai_body
-
-from sec_helpers import openai_call, run_cli, user_dirs, write_profile
 
 
 @pytest.fixture

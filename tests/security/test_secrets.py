@@ -13,15 +13,15 @@ import base64
 import os
 import stat
 import urllib.parse
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
+from sec_helpers import CANARIES, files_under, forms, openai_call, run_cli, scan, user_dirs, write_profile
 
 from agentcli.testing import AnthropicServer, GeminiServer, OpenAIServer, anthropic_body, gemini_body, openai_body
-
-from sec_helpers import CANARIES, files_under, forms, openai_call, run_cli, scan, user_dirs, write_profile
 
 
 @dataclass(frozen=True)
@@ -182,11 +182,11 @@ def test_bash_tool_never_sees_provider_keys(canary_env, tmp_path):
     import asyncio
 
     from agentcli.config.schema import BashConfig
+    from agentcli.core.types import ToolCall
     from agentcli.tools.base import ToolContext
+    from agentcli.tools.executor import execute
     from agentcli.tools.registry import default_registry
     from agentcli.tools.sandbox import Workspace
-    from agentcli.core.types import ToolCall
-    from agentcli.tools.executor import execute
 
     ctx = ToolContext(workspace=Workspace(canary_env), bash=BashConfig(), max_output_bytes=200_000)
     names = " ".join(f"${n}" for n in CANARIES)

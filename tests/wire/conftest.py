@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
 from agentcli.testing.servers import AnthropicServer, GeminiServer, LoopbackServer, OllamaServer, OpenAIServer
-
 
 
 class RecordingSleep:

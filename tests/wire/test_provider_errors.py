@@ -5,12 +5,13 @@ from __future__ import annotations
 import socket
 
 import pytest
+from wire_helpers import KEY, ask, body_for, make_profile, provider_for, server
 
-from agentcli.core.errors import ProviderError, ProviderErrorCode as Code
+from agentcli.core.errors import ProviderError
+from agentcli.core.errors import ProviderErrorCode as Code
 from agentcli.core.events import RetryScheduled
 from agentcli.providers import DEFAULTS, PROVIDERS, create, provider_class
 from agentcli.testing.streams import anthropic_events, openai_chunks
-from wire_helpers import KEY, ask, body_for, make_profile, provider_for, server
 
 
 def echo_credentials(req):

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
+from wire_helpers import APIS, CALLS, KEY, ask, body_for, provider_for, server
 
 from agentcli.core.types import Message, ParsedResponse, ToolCall, ToolResult
-from wire_helpers import APIS, CALLS, KEY, ask, body_for, provider_for, server
 
 HISTORY = [
     Message.system("You are a coding agent."),

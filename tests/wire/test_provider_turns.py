@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
-
-from agentcli.core.errors import ProviderError, ProviderErrorCode as Code
-from agentcli.core.events import Notice, RetryScheduled, StreamEvent, StreamKind
-
 from wire_helpers import APIS, CALLS, TEXT, ask, body_for, provider_for, server
+
+from agentcli.core.errors import ProviderError
+from agentcli.core.errors import ProviderErrorCode as Code
+from agentcli.core.events import Notice, RetryScheduled, StreamEvent, StreamKind
 
 
 def assert_turn(parsed, *, ids: bool) -> None:

@@ -8,7 +8,8 @@ import time
 
 import pytest
 
-from agentcli.core.errors import ProviderError, ProviderErrorCode as Code
+from agentcli.core.errors import ProviderError
+from agentcli.core.errors import ProviderErrorCode as Code
 from agentcli.core.events import Notice, RetryScheduled
 from agentcli.providers._http import (
     MAX_RETRY_AFTER_S,

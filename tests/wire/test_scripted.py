@@ -5,15 +5,16 @@ from __future__ import annotations
 import json
 
 import pytest
+from wire_helpers import APIS, CALLS, TEXT, TOOLS, body_for, settings
 
 from agentcli.config.schema import Profile
-from agentcli.core.errors import ConfigError, ProviderError, ProviderErrorCode as Code
+from agentcli.core.errors import ConfigError, ProviderError
+from agentcli.core.errors import ProviderErrorCode as Code
 from agentcli.core.events import RetryScheduled, StreamEvent, StreamKind
 from agentcli.core.types import Message
 from agentcli.providers import create
 from agentcli.providers.scripted import ScriptedProvider
 from agentcli.wire.types import ParseContext, WirePlan
-from wire_helpers import APIS, CALLS, TEXT, TOOLS, body_for, settings
 
 HERMES = 'Checking.\n<tool_call>\n{"name": "read_file", "arguments": {"path": "src/app.py"}}\n</tool_call>'
 

@@ -12,7 +12,6 @@ from agentcli.testing.servers import SERVERS
 from agentcli.testing.streams import anthropic_body, gemini_body, ollama_body, openai_body
 from agentcli.wire.types import ParseContext, RequestSettings, WirePlan
 
-
 KEY = "sk-test-loopback-0123456789abcdef"  # key-shaped on purpose: it must never show up in errors
 
 

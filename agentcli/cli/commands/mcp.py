@@ -21,7 +21,7 @@ def _parse_env(pairs: list[str]) -> dict[str, str]:
 
 
 def _describe(cfg: Any) -> str:
-    from agentcli.ui.escape import visible
+    from agentcli.core.escape import visible
 
     where = " ".join(cfg.command) if cfg.command else str(cfg.url)
     return visible(where, keep_newlines=False)

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from agentcli.core import jsonsafe
 import time
 from pathlib import Path
 from typing import Any
 
 from rich.text import Text
+
+from agentcli.core import jsonsafe
 
 
 def _when(t: float) -> str:

@@ -149,7 +149,7 @@ def execute(profile: str | None = None, tier: str | None = None, json_out: bool 
     title = f"Tools at tier {effective.label}" + (f" (profile {name}, max {max_tier.label})" if name else "")
     _render(table, servers, title)
     if wanted > max_tier:
-        from agentcli.ui.escape import styled
+        from agentcli.core.escape import styled
         from agentcli.ui.render import make_console
 
         make_console().print(styled(f"Tier {wanted.label} is above the profile's max_tier ({max_tier.label}); "

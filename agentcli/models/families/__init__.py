@@ -7,8 +7,10 @@ in ../data/known_models.json instead. Modules are imported on first use.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
 from agentcli.core.lazy import LazyTable
-from typing import TYPE_CHECKING, Any, Callable
 
 if TYPE_CHECKING:
     from agentcli.models.spec import ModelSpec

@@ -225,11 +225,11 @@ class Bash(BuiltinTool):
             if proc.returncode is None:
                 try:
                     await asyncio.wait_for(proc.wait(), DRAIN_S)
-                except asyncio.TimeoutError:
+                except TimeoutError:
                     pass
             try:
                 await asyncio.wait_for(asyncio.shield(pumps), DRAIN_S)
-            except (asyncio.TimeoutError, asyncio.CancelledError):
+            except (TimeoutError, asyncio.CancelledError):
                 pumps.cancel()
         elapsed = time.monotonic() - started
         body = self._render(proc.returncode, out, err, ctx, elapsed, cwd)

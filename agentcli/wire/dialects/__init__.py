@@ -8,7 +8,6 @@ imported on first use.
 from __future__ import annotations
 
 from agentcli.core.lazy import LazyTable
-
 from agentcli.wire.dialects._base import Dialect
 
 # name -> module (relative to this package). Order here is the default parse priority:

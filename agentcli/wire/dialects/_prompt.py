@@ -7,7 +7,8 @@ Each emulation dialect supplies only how one call looks; the instructions around
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from agentcli.core.types import Tool, ToolResult

@@ -15,7 +15,15 @@ import warnings
 from typing import Any
 
 from agentcli.wire.dialects._base import MAX_CALLS, Dialect
-from agentcli.wire.dialects._scan import AstBudget, ParseResult, calls_from_json, iter_blocks, loads, remove_spans, total
+from agentcli.wire.dialects._scan import (
+    AstBudget,
+    ParseResult,
+    calls_from_json,
+    iter_blocks,
+    loads,
+    remove_spans,
+    total,
+)
 from agentcli.wire.types import Candidate
 
 BEGIN, END = "<|tool_call_start|>", "<|tool_call_end|>"

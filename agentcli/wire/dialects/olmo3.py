@@ -10,8 +10,8 @@ Anthropic XML form shares the tag).
 from __future__ import annotations
 
 from agentcli.wire.dialects._base import MAX_CALLS, Dialect
-from agentcli.wire.dialects._scan import AstBudget, ParseResult, iter_blocks, remove_spans, total
 from agentcli.wire.dialects._pycalls import statement_calls
+from agentcli.wire.dialects._scan import AstBudget, ParseResult, iter_blocks, remove_spans, total
 from agentcli.wire.types import Candidate
 
 BEGIN, END = "<function_calls>", "</function_calls>"

@@ -1,8 +1,8 @@
-from agentcli.agent.context import compact, estimate_tokens, needs_compaction
 from agentcli.agent.build import starting_tier
+from agentcli.agent.context import compact, estimate_tokens, needs_compaction
 from agentcli.agent.planner import plan_batches
-from agentcli.core.types import Message, Role, Tier, ToolCall, ToolResult
 from agentcli.core.escape import short_args, visible
+from agentcli.core.types import Message, Role, Tier, ToolCall, ToolResult
 
 
 def test_batches_group_consecutive_reads_and_keep_order():

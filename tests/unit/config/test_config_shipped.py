@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import tomllib
-import typing
 from pathlib import Path
 
 import pytest

@@ -128,8 +128,8 @@ async def _demo_events(tmp_path: Path, goal: str, tier: str = "crawl") -> tuple[
     from agentcli.agent.approval import PolicyApprover
     from agentcli.agent.build import open_session
     from agentcli.agent.loop import Agent
-    from agentcli.config import load_profile
     from agentcli.cli.demo import prepare
+    from agentcli.config import load_profile
 
     ws = prepare(tmp_path)
     profile = load_profile("offline").profile

@@ -7,8 +7,7 @@ import json
 
 import pytest
 
-from agentcli.models import ModelSpec, parse_model_id
-from agentcli.models import registry
+from agentcli.models import ModelSpec, parse_model_id, registry
 
 # id, family, version, size (billions), provider, org, custom
 CASES = [
@@ -329,7 +328,8 @@ def test_hostile_ids_cost_linear_work(shape, work):
 
 def _nested_unbounded(pattern: str) -> bool:
     """An unbounded repeat inside another (`(a+)*`): the shape of catastrophic backtracking."""
-    from re import _constants as c, _parser as p  # type: ignore[attr-defined]
+    from re import _constants as c  # type: ignore[attr-defined]
+    from re import _parser as p
 
     def walk(items, inside: bool) -> bool:  # noqa: ANN001
         for op, av in items:

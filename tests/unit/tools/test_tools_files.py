@@ -7,11 +7,10 @@ import subprocess
 import sys
 import textwrap
 
-from agentcli.core.errors import ErrorCode
-from agentcli.tools.base import ToolContext
-
 from _toolbox import Box
 
+from agentcli.core.errors import ErrorCode
+from agentcli.tools.base import ToolContext
 
 # ----- read_file ------------------------------------------------------------------------------
 

@@ -8,14 +8,13 @@ import re
 from pathlib import Path
 
 import pytest
+from _toolbox import Box
 
 from agentcli.core.errors import ErrorCode, ToolFailure
 from agentcli.core.types import Tier, Tool, ToolCall
 from agentcli.tools.base import BuiltinTool
 from agentcli.tools.executor import execute
 from agentcli.tools.registry import BUILTINS, ToolRegistry, default_registry
-
-from _toolbox import Box
 
 CRAWL = {"read_file", "list_files", "search", "think", "submit", "ask_user"}
 WALK = CRAWL | {"write_file", "edit_file"}

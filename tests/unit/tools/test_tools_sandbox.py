@@ -10,13 +10,12 @@ import threading
 from pathlib import Path
 
 import pytest
+from _toolbox import CANARY, Box
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agentcli.core.errors import ErrorCode, ToolFailure
 from agentcli.tools.sandbox import Workspace
-
-from _toolbox import CANARY, Box
 
 FUZZ_EXAMPLES = int(os.environ.get("AGENTCLI_FUZZ_EXAMPLES", "2000"))
 

@@ -9,10 +9,10 @@ import threading
 import time
 from pathlib import Path
 
+from _toolbox import Box
+
 from agentcli.tools import sandbox
 from agentcli.tools.sandbox import Workspace, is_temp_name
-
-from _toolbox import Box
 
 
 def _dead_pid() -> int:
@@ -44,8 +44,8 @@ async def test_next_write_sweeps_stale_temps_and_nothing_else(box: Box):
     stale = _temp(d, f".main.py.agentcli-{dead}-0badf00d.tmp", 60)
     stale_own = _temp(d, f".x.agentcli-{os.getpid()}-00c0ffee.tmp", 60)  # our pid, from a killed earlier process
     fresh = _temp(d, f".main.py.agentcli-{dead}-1badf00d.tmp", 0)  # may still be renamed by its writer
-    live = _temp(d, f".main.py.agentcli-1-2badf00d.tmp", 60)  # pid 1 is alive: another process's write
-    orphan = _temp(d, f".main.py.agentcli-1-3badf00d.tmp", 7200)  # ... unless it is hours old
+    live = _temp(d, ".main.py.agentcli-1-2badf00d.tmp", 60)  # pid 1 is alive: another process's write
+    orphan = _temp(d, ".main.py.agentcli-1-3badf00d.tmp", 7200)  # ... unless it is hours old
     keep = [_temp(d, n, 60) for n in (f".main.py.agentcli-{dead}-0BADF00D.tmp", f"main.py.agentcli-{dead}-0badf00d.tmp",
                                       f".main.py.agentcli-{dead}-0badf00d.tmp.bak", ".main.py.tmp")]
     (d / f".dir.agentcli-{dead}-4badf00d.tmp").mkdir()

@@ -17,10 +17,19 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rich.console import Console
 
-from agentcli.core.events import Checkpoint, CheckpointKind, Done, Notice, RetryScheduled, StreamEvent, StreamKind
-from agentcli.core.events import ToolFinished, ToolStarted
-from agentcli.core.types import Message, ParsedResponse, Repair, Role, ToolCall, ToolResult
 from agentcli.core.escape import visible
+from agentcli.core.events import (
+    Checkpoint,
+    CheckpointKind,
+    Done,
+    Notice,
+    RetryScheduled,
+    StreamEvent,
+    StreamKind,
+    ToolFinished,
+    ToolStarted,
+)
+from agentcli.core.types import Message, ParsedResponse, Repair, Role, ToolCall, ToolResult
 
 HOSTILE = (
     "[]/\\=#:()'\" ab[/x][link=https://evil.example]click[/link][bold red]:smile:"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 from agentcli.core.events import StreamKind
 from agentcli.wire import dialects
 from agentcli.wire.textstream import TextStream
