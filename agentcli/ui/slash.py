@@ -90,7 +90,8 @@ def _tools(r: Repl, arg: str) -> None:
 
 
 def _doctor(r: Repl, arg: str) -> None:
-    from agentcli.cli.commands.doctor import gather, render
+    from agentcli.agent.doctor import gather
+    from agentcli.ui.doctor import render
 
     render(gather(r.session.profile, offline=True))
 

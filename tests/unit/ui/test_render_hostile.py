@@ -153,7 +153,7 @@ def test_approval_view(screen, s):
 @FAST
 @given(s=one_line)
 def test_doctor_panel(screen, s):
-    from agentcli.cli.commands.doctor import render
+    from agentcli.ui.doctor import render
 
     report = {
         "profile": s, "source": s, "provider": "openai", "url": s,
