@@ -106,169 +106,179 @@ def _dialect_of(field: str, value: str, *, emulation: bool) -> str:
 
 
 def negotiate(*, api: str, capability: Any, tools_cfg: Any, learned: dict[str, Any] | None = None) -> WirePlan:
-    """Decide how tools go out, how calls are read and how results come back."""
+    """Decide how tools go out, how calls are read and how results come back.
+
+    Each decision is one function below; each says why in `notes` (shown by `agent doctor`)."""
     if api not in APIS:
         raise ValueError(f"unknown api {api!r}; valid: {', '.join(APIS)}")
-    facts = _Facts(capability, learned)
-    notes: list[str] = []
+    n = _Negotiation(api, _Facts(capability, learned), tools_cfg)
+    native, dialect, text_dialect, short_dialect = n.definitions()
+    return WirePlan(
+        api=api,
+        native_tools=native,
+        dialect=dialect,
+        parsers=n.parsers(native, dialect, text_dialect, short_dialect),
+        result=n.results(native, dialect),
+        strict=n.strict(native),
+        tool_choice=n.tool_choice(native),
+        parallel=n.parallel(),
+        compact=n.compact(native),
+        notes=tuple(n.notes),
+    )
 
-    # -- tool_format shorthand
-    shorthand = getattr(tools_cfg, "tool_format", None)
-    short_dialect: str | None = None
-    short_native = False
-    if shorthand not in (None, "", "auto"):
+
+class _Negotiation:
+    """One negotiation: the inputs, and the notes each decision adds."""
+
+    def __init__(self, api: str, facts: _Facts, tools_cfg: Any) -> None:
+        self.api, self.facts, self.cfg = api, facts, tools_cfg
+        self.notes: list[str] = []
+
+    def _shorthand(self) -> tuple[str | None, bool, Any]:
+        """(dialect, native?) from the `tool_format` shorthand."""
+        shorthand = getattr(self.cfg, "tool_format", None)
+        if shorthand in (None, "", "auto"):
+            return None, False, shorthand
         if shorthand == "native":
-            short_native = True
-        elif shorthand in SHORTHANDS:
-            short_dialect = SHORTHANDS[shorthand]
-        else:
-            raise _format_error("tool_format", shorthand, ["auto", *SHORTHAND_WORDS])
+            return None, True, shorthand
+        if shorthand in SHORTHANDS:
+            return SHORTHANDS[shorthand], False, shorthand
+        raise _format_error("tool_format", shorthand, ["auto", *SHORTHAND_WORDS])
 
-    # -- preferred text dialect of the model
-    text_dialect = facts.get("text_dialect")
-    if text_dialect is not None and text_dialect not in DIALECTS:
-        notes.append(f"text dialect {text_dialect!r} is not a known dialect; ignored")
-        text_dialect = None
-    style = facts.get("emulation_style") or "json"
-    style_dialect = SHORTHANDS.get(style, style if style in DIALECTS else "json_block")
-    if facts.learned("emulation_style") and style_dialect in DIALECTS and _is_emulation(style_dialect):
-        natural = style_dialect  # learned after another style kept failing: beats the model's own dialect
-        why_natural = f"{style_dialect} was learned after another emulation style kept failing"
-    elif text_dialect and _is_emulation(text_dialect):
-        natural = text_dialect
-        why_natural = f"the model writes {text_dialect} ({'learned' if facts.learned('text_dialect') else 'capability'})"
-    else:
-        natural = style_dialect
-        why_natural = f"the model's emulation style is {style}"
+    def _natural(self) -> tuple[str, str, str | None]:
+        """(the dialect to emulate with, why, the model's own text dialect)."""
+        facts = self.facts
+        text_dialect = facts.get("text_dialect")
+        if text_dialect is not None and text_dialect not in DIALECTS:
+            self.notes.append(f"text dialect {text_dialect!r} is not a known dialect; ignored")
+            text_dialect = None
+        style = facts.get("emulation_style") or "json"
+        style_dialect = SHORTHANDS.get(style, style if style in DIALECTS else "json_block")
+        if facts.learned("emulation_style") and style_dialect in DIALECTS and _is_emulation(style_dialect):
+            # learned after another style kept failing: beats the model's own dialect
+            return style_dialect, f"{style_dialect} was learned after another emulation style kept failing", text_dialect
+        if text_dialect and _is_emulation(text_dialect):
+            source = "learned" if facts.learned("text_dialect") else "capability"
+            return text_dialect, f"the model writes {text_dialect} ({source})", text_dialect
+        return style_dialect, f"the model's emulation style is {style}", text_dialect
 
-    # -- definitions: native or emulated
-    definition = getattr(tools_cfg, "definition_format", "auto") or "auto"
-    cap_native = bool(facts.get("native_tools"))
-    dialect: str | None = None
-    if definition != "auto":
-        if definition in NATIVE_WORDS:
-            native = True
+    def definitions(self) -> tuple[bool, str | None, str | None, str | None]:
+        """(native?, emulation dialect, the model's text dialect, the shorthand's dialect)."""
+        api, notes = self.api, self.notes
+        short_dialect, short_native, shorthand = self._shorthand()
+        natural, why_natural, text_dialect = self._natural()
+        definition = getattr(self.cfg, "definition_format", "auto") or "auto"
+        cap_native = bool(self.facts.get("native_tools"))
+        if definition != "auto" and definition in NATIVE_WORDS:
             note = f"tools sent natively ({api} tools field): definition_format = {definition!r}"
             if definition not in ("native", api):
                 note += f" (the provider speaks {api}; its native shape is used)"
             if not cap_native:
                 note += "; the model profile says it lacks native tools"
             notes.append(note)
-        else:
-            native = False
+            return True, None, text_dialect, short_dialect
+        if definition != "auto":
             dialect = _dialect_of("definition_format", definition, emulation=True)
             notes.append(f"tools described in the system prompt as {dialect}: definition_format = {definition!r}")
-    elif short_native:
-        native = True
-        notes.append(f"tools sent natively ({api} tools field): tool_format = 'native'")
-    elif short_dialect:
-        native = False
-        dialect = short_dialect
-        notes.append(f"tools described in the system prompt as {dialect}: tool_format = {shorthand!r}")
-    elif cap_native:
-        native = True
-        notes.append(f"tools sent natively ({api} tools field): the model supports native tool calling")
-    else:
-        native = False
-        dialect = natural
-        source = "learned from an earlier run" if facts.learned("native_tools") else "per the model profile"
-        notes.append(f"tools described in the system prompt as {dialect} (no native tool calling, {source}; "
+            return False, dialect, text_dialect, short_dialect
+        if short_native:
+            notes.append(f"tools sent natively ({api} tools field): tool_format = 'native'")
+            return True, None, text_dialect, short_dialect
+        if short_dialect:
+            notes.append(f"tools described in the system prompt as {short_dialect}: tool_format = {shorthand!r}")
+            return False, short_dialect, text_dialect, short_dialect
+        if cap_native:
+            notes.append(f"tools sent natively ({api} tools field): the model supports native tool calling")
+            return True, None, text_dialect, short_dialect
+        source = "learned from an earlier run" if self.facts.learned("native_tools") else "per the model profile"
+        notes.append(f"tools described in the system prompt as {natural} (no native tool calling, {source}; "
                      f"{why_natural})")
+        return False, natural, text_dialect, short_dialect
 
-    # -- call parser chain
-    parser = getattr(tools_cfg, "call_parser", "auto") or "auto"
-    if parser == "auto":
-        preferred = [d for d in (short_dialect, dialect, text_dialect) if d]
-        parsers = tuple(dict.fromkeys([*preferred, *DIALECTS]))
+    def parsers(self, native: bool, dialect: str | None, text_dialect: str | None,
+                short_dialect: str | None) -> tuple[str, ...]:
+        """The text dialects tried on a reply, in order."""
+        api, notes = self.api, self.notes
+        parser = getattr(self.cfg, "call_parser", "auto") or "auto"
         first = f"{api} native fields, then " if native else ""
-        notes.append(f"calls parsed from {first}text dialects starting with {parsers[0]} "
-                     f"({len(parsers)} dialects; call_parser = 'auto')")
-    elif parser in NATIVE_WORDS:
-        if native:
-            parsers = ()
+        if parser == "auto":
+            preferred = [d for d in (short_dialect, dialect, text_dialect) if d]
+            parsers = tuple(dict.fromkeys([*preferred, *DIALECTS]))
+            notes.append(f"calls parsed from {first}text dialects starting with {parsers[0]} "
+                         f"({len(parsers)} dialects; call_parser = 'auto')")
+            return parsers
+        if parser in NATIVE_WORDS and native:
             notes.append(f"calls parsed from {api} native fields only: call_parser = {parser!r}")
-        else:
-            parsers = (dialect,) if dialect else ()
+            return ()
+        if parser in NATIVE_WORDS:
             notes.append(f"call_parser = {parser!r} but tools are emulated: the {dialect} dialect is parsed")
-    else:
+            return (dialect,) if dialect else ()
         only = _dialect_of("call_parser", parser, emulation=False)
-        parsers = (only,)
-        first = f"{api} native fields, then " if native else ""
         notes.append(f"calls parsed from {first}{only} only: call_parser = {parser!r}")
+        return (only,)
 
-    # -- results
-    result_cfg = getattr(tools_cfg, "result_format", "auto") or "auto"
-    if result_cfg == "auto":
-        result = "native" if native else (dialect or "native")
-        notes.append(f"results sent as {'native ' + api + ' tool results' if native else dialect + ' text'}")
-    elif result_cfg in NATIVE_WORDS:
-        if native:
-            result = "native"
-            notes.append(f"results sent as native {api} tool results: result_format = {result_cfg!r}")
-        else:
-            result = dialect or "native"
-            notes.append(f"result_format = {result_cfg!r} needs native tools; results sent as {result} text")
-    else:
+    def results(self, native: bool, dialect: str | None) -> str:
+        """How tool results go back: "native" or a dialect's text form."""
+        api, notes = self.api, self.notes
+        result_cfg = getattr(self.cfg, "result_format", "auto") or "auto"
+        if result_cfg == "auto":
+            notes.append(f"results sent as {'native ' + api + ' tool results' if native else str(dialect) + ' text'}")
+            return "native" if native else (dialect or "native")
+        if result_cfg in NATIVE_WORDS:
+            if native:
+                notes.append(f"results sent as native {api} tool results: result_format = {result_cfg!r}")
+                return "native"
+            notes.append(f"result_format = {result_cfg!r} needs native tools; results sent as {dialect or 'native'} text")
+            return dialect or "native"
         wanted = _dialect_of("result_format", result_cfg, emulation=True)
         if native:
-            result = "native"
             notes.append(f"result_format = {result_cfg!r} ignored: native calls need native results")
-        else:
-            result = wanted
-            notes.append(f"results sent as {wanted} text: result_format = {result_cfg!r}")
+            return "native"
+        notes.append(f"results sent as {wanted} text: result_format = {result_cfg!r}")
+        return wanted
 
-    # -- strict schemas (OpenAI shape only; per tool, only where the schema allows it)
-    strict_cfg = getattr(tools_cfg, "strict", None)
-    strict = False
-    if native and native_api(api).strict_schemas:
+    def strict(self, native: bool) -> bool:
+        """Strict schemas: only where the native API takes them, per tool where the schema allows it."""
+        strict_cfg = getattr(self.cfg, "strict", None)
+        if not (native and native_api(self.api).strict_schemas):
+            if strict_cfg:
+                self.notes.append("tools.strict ignored: strict schemas exist only for native OpenAI-shape tools")
+            return False
         if strict_cfg is not None:
-            strict = bool(strict_cfg)
-            notes.append(f"strict schemas {'on where the schema allows it' if strict else 'off'}: tools.strict")
-        elif facts.learned("strict"):
-            strict = bool(facts.get("strict"))
-            notes.append(f"strict schemas {'on where the schema allows it' if strict else 'off'} "
-                         "(learned from an earlier run)")
+            strict, why = bool(strict_cfg), ": tools.strict"
+        elif self.facts.learned("strict"):
+            strict, why = bool(self.facts.get("strict")), " (learned from an earlier run)"
         else:
-            strict = True
-            notes.append("strict schemas on where the schema allows it (tools.strict unset)")
-    elif strict_cfg:
-        notes.append("tools.strict ignored: strict schemas exist only for native OpenAI-shape tools")
+            strict, why = True, " (tools.strict unset)"
+        self.notes.append(f"strict schemas {'on where the schema allows it' if strict else 'off'}{why}")
+        return strict
 
-    # -- tool_choice
-    choice = getattr(tools_cfg, "tool_choice", "auto") or "auto"
-    if choice not in CHOICE_WORDS:
-        notes.append(f"tool_choice forces the tool {choice!r}")
-    if choice not in ("auto", "none"):
-        if native and not native_api(api).forces_tool_choice:
-            notes.append(f"tool_choice {choice!r} cannot be expressed by the {api} API; using auto")
-            choice = "auto"
-        elif native and not facts.get("supports_tool_choice_required"):
-            notes.append(f"tool_choice {choice!r} unsupported by this model; using auto")
-            choice = "auto"
+    def tool_choice(self, native: bool) -> str:
+        choice = getattr(self.cfg, "tool_choice", "auto") or "auto"
+        if choice not in CHOICE_WORDS:
+            self.notes.append(f"tool_choice forces the tool {choice!r}")
+        if choice in ("auto", "none") or not native:
+            return choice
+        if not native_api(self.api).forces_tool_choice:
+            self.notes.append(f"tool_choice {choice!r} cannot be expressed by the {self.api} API; using auto")
+            return "auto"
+        if not self.facts.get("supports_tool_choice_required"):
+            self.notes.append(f"tool_choice {choice!r} unsupported by this model; using auto")
+            return "auto"
+        return choice
 
-    # -- parallel calls
-    parallel = bool(getattr(tools_cfg, "parallel", True))
-    if parallel and not facts.get("parallel_tools"):
-        parallel = False
-        notes.append("parallel tool calls off: the model does not support them")
-    elif not parallel:
-        notes.append("parallel tool calls off: tools.parallel = false")
+    def parallel(self) -> bool:
+        parallel = bool(getattr(self.cfg, "parallel", True))
+        if parallel and not self.facts.get("parallel_tools"):
+            self.notes.append("parallel tool calls off: the model does not support them")
+            return False
+        if not parallel:
+            self.notes.append("parallel tool calls off: tools.parallel = false")
+        return parallel
 
-    # -- compact prompt
-    window = facts.get("context_window")
-    compact = isinstance(window, int) and 0 < window < COMPACT_BELOW
-    if compact and not native:
-        notes.append(f"compact tool prompt: context window {window} < {COMPACT_BELOW}")
-
-    return WirePlan(
-        api=api,
-        native_tools=native,
-        dialect=dialect,
-        parsers=parsers,
-        result=result,
-        strict=strict,
-        tool_choice=choice,
-        parallel=parallel,
-        compact=compact,
-        notes=tuple(notes),
-    )
+    def compact(self, native: bool) -> bool:
+        window = self.facts.get("context_window")
+        compact = isinstance(window, int) and 0 < window < COMPACT_BELOW
+        if compact and not native:
+            self.notes.append(f"compact tool prompt: context window {window} < {COMPACT_BELOW}")
+        return compact
