@@ -107,22 +107,8 @@ def _parse(raw: str) -> ModelSpec:
         org = org or bedrock.group(1)
         name = name[len(name) - len(bedrock.group(2)):].split(":")[0]
 
-    base, _, tag = name.partition(":")
-    base_l, tag_l = base.lower(), tag.lower()
-    quant = None
-    for text in (tag_l, base_l):
-        q = _QUANT.search(text)
-        if q:
-            quant = quant or q.group(1)
-    if quant:
-        base_l = _QUANT.sub("", base_l)
-        tag_l = _QUANT.sub("", tag_l)
-    base_l = base_l.replace("_", "-").replace(" ", "-")
-    tag_l = tag_l.replace("_", "-")
-    d = _DATE.search(base_l)
-    if d:
-        snapshot = snapshot or d.group(1)
-        base_l = base_l[: d.start()] + base_l[d.end():]
+    base_l, tag_l, quant, dated = _normalise(name)
+    snapshot = snapshot or dated
 
     if org:
         low = org.lower()
@@ -158,6 +144,29 @@ def _parse(raw: str) -> ModelSpec:
         snapshot=snapshot or words.snapshot,
         raw=raw,
     )
+
+
+def _normalise(name: str) -> tuple[str, str, str | None, str | None]:
+    """(base, tag, quantization, date snapshot) of "name:tag", lower-cased, with the quantization
+    and the date taken out so they cannot be read as versions or sizes."""
+    base, _, tag = name.partition(":")
+    base_l, tag_l = base.lower(), tag.lower()
+    quant = None
+    for text in (tag_l, base_l):
+        q = _QUANT.search(text)
+        if q:
+            quant = quant or q.group(1)
+    if quant:
+        base_l = _QUANT.sub("", base_l)
+        tag_l = _QUANT.sub("", tag_l)
+    base_l = base_l.replace("_", "-").replace(" ", "-")
+    tag_l = tag_l.replace("_", "-")
+    d = _DATE.search(base_l)
+    dated = None
+    if d:
+        dated = d.group(1)
+        base_l = base_l[: d.start()] + base_l[d.end():]
+    return base_l, tag_l, quant, dated
 
 
 def _find_family(name: str) -> tuple[str, list[str], str, str | None]:

@@ -233,6 +233,21 @@ def for_gemini(schema: Schema | None) -> Schema | None:
     return out
 
 
+def _merge_all_of(node: dict[str, Any], defs: dict[str, Any]) -> dict[str, Any]:
+    """`allOf` folded into the node itself (Gemini has no allOf): properties and required lists joined."""
+    for part in node.pop("allOf", None) or ():
+        if isinstance(part, dict):
+            part = _resolve(part, defs)
+            for k, v in part.items():
+                if k == "properties" and isinstance(v, dict):
+                    node["properties"] = {**node.get("properties", {}), **v}
+                elif k == "required" and isinstance(v, list):
+                    node["required"] = [*node.get("required", []), *v]
+                else:
+                    node.setdefault(k, v)
+    return node
+
+
 def _gemini_node(node: Any, defs: dict[str, Any], depth: int, seen: frozenset[str]) -> Schema:
     if not isinstance(node, dict) or depth > 24:
         return {"type": "string"}
@@ -243,18 +258,7 @@ def _gemini_node(node: Any, defs: dict[str, Any], depth: int, seen: frozenset[st
             return {"type": "object", "description": node.get("description", "")} if name in seen else {"type": "string"}
         merged = {**defs[name], **{k: v for k, v in node.items() if k != "$ref"}}
         return _gemini_node(merged, defs, depth + 1, seen | {name})
-    node = dict(node)
-    if "allOf" in node:
-        for part in node.pop("allOf") or ():
-            if isinstance(part, dict):
-                part = _resolve(part, defs)
-                for k, v in part.items():
-                    if k == "properties" and isinstance(v, dict):
-                        node["properties"] = {**node.get("properties", {}), **v}
-                    elif k == "required" and isinstance(v, list):
-                        node["required"] = [*node.get("required", []), *v]
-                    else:
-                        node.setdefault(k, v)
+    node = _merge_all_of(dict(node), defs)
     if "oneOf" in node:
         node["anyOf"] = [*node.pop("oneOf"), *node.get("anyOf", [])]
     if "const" in node:
