@@ -25,20 +25,30 @@ TOOL_BUDGET_SHARE = 0.15  # of the context window, for tool definitions
 TOOL_BUDGET_MIN = 600  # tokens: below this even a tiny model gets the short forms
 
 if TYPE_CHECKING:
+    from agentcli.agent.instructions import Instructions
     from agentcli.config.schema import Profile
+    from agentcli.models.capability import ResolvedCapability
+    from agentcli.models.learned import LearnedStore
+    from agentcli.providers.base import Provider
+    from agentcli.tools.base import ToolContext
+    from agentcli.tools.deferred import ToolCatalog
+    from agentcli.tools.mcp.manager import McpManager
+    from agentcli.tools.registry import ToolRegistry
     from agentcli.wire.types import ParseContext, RequestSettings, WirePlan
 
 
 @dataclass
 class Session:
+    """Everything one conversation holds; the loop (`Agent`) keeps only per-run counters."""
+
     id: str
     profile: Profile
     workspace: Path
-    provider: Any  # agentcli.providers Provider
-    capability: Any  # agentcli.models ResolvedCapability
+    provider: Provider
+    capability: ResolvedCapability
     plan: WirePlan
-    registry: Any  # agentcli.tools ToolRegistry
-    tool_ctx: Any  # agentcli.tools ToolContext
+    registry: ToolRegistry
+    tool_ctx: ToolContext
     tier: Tier
     max_tier: Tier
     transcript: Transcript | None = None
@@ -50,16 +60,16 @@ class Session:
     guard: RepeatGuard = field(default_factory=RepeatGuard)
     files_changed: list[str] = field(default_factory=list)
     submitted: str | None = None
-    learned: Any = None  # agentcli.models LearnedStore
-    pending_close: list[Any] = field(default_factory=list)  # providers replaced by /model
+    learned: LearnedStore | None = None
+    pending_close: list[Provider] = field(default_factory=list)  # providers replaced by /model
     adapt: Adaptation = field(default_factory=Adaptation)  # what this session learns about the model
     layers: Layers = field(default_factory=Layers)  # all on; `agent eval` turns them off to measure each
     tally: TokenTally = field(default_factory=TokenTally)  # running token estimate of the history
     ledger: Ledger = field(default_factory=Ledger)  # user requests and the file changes each caused
     recorder: Recorder | None = None  # file checkpoints (None: not recorded, e.g. eval trials)
-    instructions: Any = None  # agentcli.agent.instructions Instructions (AGENTS.md files)
-    mcp: Any = None  # agentcli.tools.mcp.manager McpManager: the profile's MCP servers, started on first use
-    catalog: Any = None  # agentcli.tools.deferred ToolCatalog: tools held back for tool_search
+    instructions: Instructions | None = None  # AGENTS.md files
+    mcp: McpManager | None = None  # the profile's MCP servers, started on first use
+    catalog: ToolCatalog | None = None  # tools held back for tool_search
     tool_notes: list[str] = field(default_factory=list)  # said once, at the next run's start
 
     # -- history ---------------------------------------------------------------------
@@ -143,9 +153,11 @@ class Session:
         kept, search = fit_tools(tools, budget, goal, self.catalog, optimize_tool_definitions, estimate_tokens)
         if search is None:
             return kept
-        if self.registry.get(SEARCH_NAME) is None:
-            self.registry.register(ToolSearch(self.catalog))
-        self.registry.get(SEARCH_NAME).spec = search
+        searcher = self.registry.get(SEARCH_NAME)
+        if searcher is None:
+            searcher = ToolSearch(self.catalog)
+            self.registry.register(searcher)
+        searcher.spec = search
         return [search, *kept]
 
     async def open_tool_sources(self) -> list[str]:
