@@ -5,11 +5,12 @@ Gathering lives here, below the two front ends that render it (`ui.doctor`) and 
 
 from __future__ import annotations
 
-import asyncio
 import os
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
+
+from agentcli.core import aio
 
 
 @dataclass
@@ -165,7 +166,7 @@ def gather(profile: Any, *, offline: bool, probe: bool = False, forget: bool = F
                         else UNKNOWN_MODEL_WARNING)
     if key_missing is not None:
         offline = True
-        asyncio.run(provider.aclose())
+        aio.run(provider.aclose())
     if not offline:
         async def online() -> list[Check]:
             try:
@@ -176,7 +177,7 @@ def gather(profile: Any, *, offline: bool, probe: bool = False, forget: bool = F
             finally:
                 await provider.aclose()
 
-        checks += asyncio.run(online())
+        checks += aio.run(online())
     mcp_servers: list[dict[str, Any]] = []
     if not offline and (getattr(profile, "mcp_servers", None) or getattr(profile, "mcp", None)):
         mcp_checks, mcp_servers = _mcp_section(profile)

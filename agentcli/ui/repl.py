@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 from typing import Any
 
+from agentcli.core import aio
 from agentcli.ui.render import TerminalRenderer, make_console
 from agentcli.ui.slash import COMMANDS, Repl, dispatch
 
@@ -60,17 +61,6 @@ def _key_bindings():  # type: ignore[no-untyped-def]
     return kb
 
 
-def _drain(loop: asyncio.AbstractEventLoop) -> None:
-    """Cancel and finish whatever cancelled turns left behind, as asyncio.run does on exit."""
-    tasks = [t for t in asyncio.all_tasks(loop) if not t.done()]
-    for t in tasks:
-        t.cancel()
-    if tasks:
-        loop.run_until_complete(asyncio.gather(*tasks, return_exceptions=True))
-    loop.run_until_complete(loop.shutdown_asyncgens())
-    loop.run_until_complete(loop.shutdown_default_executor())
-
-
 def run_repl(session: Any, approver: Any, *, transport: Any = None) -> int:
     from prompt_toolkit import PromptSession
     from prompt_toolkit.history import FileHistory
@@ -83,7 +73,7 @@ def run_repl(session: Any, approver: Any, *, transport: Any = None) -> int:
     prompt = PromptSession(history=FileHistory(str(hist)), completer=_completer(session),
                            key_bindings=_key_bindings(), complete_while_typing=False)
     state = Repl(session, console, transport)
-    loop = asyncio.new_event_loop()
+    loop = aio.loop()  # the process's one loop: after `run -i` it still holds the run's client and servers
     from rich.text import Text
 
     from agentcli.ui.header import facts, print_header
@@ -126,8 +116,7 @@ def run_repl(session: Any, approver: Any, *, transport: Any = None) -> int:
     finally:
         loop.run_until_complete(session.provider.aclose())
         loop.run_until_complete(session.close_tool_sources())
-        _drain(loop)
-        loop.close()
+        aio.close()  # cancels what cancelled turns left behind, as asyncio.run does on exit
         if session.transcript:
             session.transcript.close()
     return 0

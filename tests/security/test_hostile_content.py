@@ -267,7 +267,7 @@ def test_closed_stdout_ends_quietly(tmp_path):
 # -- cancelled chat turns --------------------------------------------------------------------------
 
 def test_cancelled_turns_leave_no_pending_tasks(tmp_path, caplog):
-    from agentcli.ui.repl import _drain
+    from agentcli.core import aio
 
     s = _session(tmp_path, [{"text": "never"}], record=False)
 
@@ -276,7 +276,7 @@ def test_cancelled_turns_leave_no_pending_tasks(tmp_path, caplog):
         await asyncio.Event().wait()
 
     s.provider.complete = hang
-    loop = asyncio.new_event_loop()
+    loop = aio.loop()  # the chat's loop
     seen: list = []
 
     async def turn() -> None:
@@ -293,8 +293,7 @@ def test_cancelled_turns_leave_no_pending_tasks(tmp_path, caplog):
             task.cancel()
             with pytest.raises(asyncio.CancelledError):
                 loop.run_until_complete(task)
-        _drain(loop)
-        loop.close()
+        aio.close()  # what the chat does when it ends
         del task
         gc.collect()
     assert any(isinstance(e, StreamEvent) for e in seen)

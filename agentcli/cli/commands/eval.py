@@ -9,11 +9,10 @@ trials that could not use the endpoint are shown with their reason and make the 
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from typing import Any
 
-from agentcli.core import jsonsafe
+from agentcli.core import aio, jsonsafe
 from agentcli.core.errors import UsageError
 
 EXIT_ENDPOINT = 1  # some live trials never reached a usable endpoint: their figures say nothing
@@ -89,7 +88,7 @@ def execute(
     if bar is not None:
         bar.start()
     try:
-        results = asyncio.run(runner.run_jobs(work, concurrency=jobs, live=live, progress=progress))
+        results = aio.run(runner.run_jobs(work, concurrency=jobs, live=live, progress=progress))
     finally:
         if bar is not None:
             bar.stop()

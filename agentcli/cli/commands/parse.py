@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from agentcli.core import jsonsafe
+from agentcli.core import aio, jsonsafe
 from agentcli.core.errors import UsageError
 from agentcli.core.types import ParsedResponse, Tool
 
@@ -87,7 +87,6 @@ def parse_input(kind: str | None, data: Any, tools: list[Tool], model: str | Non
 
 def _stream_items(raw: str) -> list[tuple[str, Any]]:
     """(event name, decoded data) of a captured SSE or NDJSON stream; [] when it is neither."""
-    import asyncio
 
     from agentcli.providers._sse import BadChunk, ndjson_objects, sse_events
 
@@ -107,7 +106,7 @@ def _stream_items(raw: str) -> list[tuple[str, Any]]:
         return [("", obj) async for obj in ndjson_objects(source())]
 
     try:
-        return asyncio.run(items())
+        return aio.run(items())
     except (BadChunk, ValueError):
         return []
 

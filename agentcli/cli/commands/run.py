@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
+import contextlib
 import sys
 from pathlib import Path
 from typing import Any
 
+from agentcli.core import aio
 from agentcli.core.errors import UsageError
 
 APPROVE_MODES = ("ask", "edits", "all")
@@ -75,20 +76,23 @@ def read_goal(goal: str | None, continuing: bool) -> str | None:
     return data.strip()
 
 
-async def drive(session: Any, approver: Any, goal: str | None, render: Any) -> Any:
-    """Run one exchange; returns the Done event."""
+async def drive(session: Any, approver: Any, goal: str | None, render: Any, *, keep_open: bool = False) -> Any:
+    """Run one exchange; returns the Done event. With `keep_open` the HTTP client and MCP servers
+    stay up on the process's loop for the chat that follows (`run -i`)."""
     from agentcli.agent.loop import Agent
 
     done = None
     try:
-        async for event in Agent(session, approver).run(goal):
-            render(event)
-            done = event
+        async with contextlib.aclosing(Agent(session, approver).run(goal)) as events:  # closed here, even on error
+            async for event in events:
+                render(event)
+                done = event
     finally:
-        close = getattr(session.provider, "aclose", None)
-        if close:
-            await close()
-        await session.close_tool_sources()  # MCP servers live on this event loop: stop them with it
+        if not keep_open:
+            close = getattr(session.provider, "aclose", None)
+            if close:
+                await close()
+            await session.close_tool_sources()  # MCP servers live on this event loop: stop them with it
     return done
 
 
@@ -177,7 +181,8 @@ def execute(
     elif start["warning"]:
         sys.stderr.write(f"agent: warning: {start['warning']}\n")
     try:
-        done = asyncio.run(drive(session, approver, goal, render))
+        chat_after = interactive and sys.stdin.isatty()
+        done = aio.run(drive(session, approver, goal, render, keep_open=chat_after))
     except BrokenPipeError:  # `agent run --json | head -1`: the reader left; end quietly
         return _closed_pipe(session)
     except KeyboardInterrupt:
@@ -186,12 +191,10 @@ def execute(
         sys.stderr.write(f"\nagent: interrupted; the transcript is saved. Continue with: agent run --resume {session.id}\n")
         return 130
     code = EXIT_CODES.get(done.stop, 1) if done else 1
-    if interactive and sys.stdin.isatty():
-        from agentcli.providers import create
+    if chat_after:
         from agentcli.ui.repl import run_repl
 
-        # The run's event loop is gone and its HTTP client closed with it: the chat gets a fresh one.
-        session.provider = create(session.profile)
+        # Same process, same loop: the chat goes on with the run's HTTP client and MCP servers.
         return run_repl(session, approver)
     if session.transcript:
         session.transcript.close()

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agentcli.core import aio
 from agentcli.core.errors import ErrorCode, ToolFailure
 from agentcli.tools.base import BuiltinTool, ToolContext
 from agentcli.tools.mcp.adapt import Listed, render_result, to_listed
@@ -150,5 +151,5 @@ def probe(profile: Any, workspace: Path) -> tuple[list[ServerStatus], list[str]]
         finally:
             await manager.aclose()
 
-    asyncio.run(collect())
+    aio.run(collect())
     return manager.status(), warnings
