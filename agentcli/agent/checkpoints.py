@@ -50,8 +50,11 @@ class FileChange:
         def h(v: object) -> str | None:
             return v if isinstance(v, str) and v else None
 
+        exchange = rec.get("exchange", 0) or 0
+        if not isinstance(exchange, (int, float, str)):
+            raise TypeError(f"exchange must be a number, not {type(exchange).__name__}")
         return cls(str(rec.get("path", "")), h(rec.get("before")), h(rec.get("after")),
-                   int(rec.get("exchange", 0) or 0), str(rec.get("tool", "")), str(rec.get("skipped", "")))
+                   int(exchange), str(rec.get("tool", "")), str(rec.get("skipped", "")))
 
 
 @dataclass(slots=True)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -111,7 +111,7 @@ class Agent:
         # id: a model may reuse ids, and a reused id must not skip the next approval.
         self._approved: ToolCall | None = None
 
-    async def run(self, user_text: str | None) -> AsyncIterator[AgentEvent]:
+    async def run(self, user_text: str | None) -> AsyncGenerator[AgentEvent, None]:
         """Drive turns until one returns a final step; the last event is always `Done`."""
         s = self.s
         if user_text is not None:

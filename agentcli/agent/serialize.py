@@ -11,7 +11,7 @@ from agentcli.core.types import Message, ParsedResponse, Repair, Role, ToolCall,
 
 
 def call_to_dict(c: ToolCall) -> dict[str, Any]:
-    d = {"id": c.id, "name": c.name, "arguments": c.arguments, "dialect": c.dialect}
+    d: dict[str, Any] = {"id": c.id, "name": c.name, "arguments": c.arguments, "dialect": c.dialect}
     if c.unknown:
         d["unknown"] = True
     if c.error:
@@ -85,7 +85,7 @@ def jsonable(obj: Any) -> Any:
     if isinstance(obj, Enum):
         return obj.value
     if is_dataclass(obj) and not isinstance(obj, type):
-        return {f: jsonable(getattr(obj, f)) for f in obj.__dataclass_fields__}  # type: ignore[attr-defined]
+        return {f: jsonable(getattr(obj, f)) for f in obj.__dataclass_fields__}
     if isinstance(obj, dict):
         return {str(k): jsonable(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):

@@ -5,14 +5,17 @@ from __future__ import annotations
 
 import json
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentcli.core.errors import ErrorCode, ToolError
 from agentcli.core.types import Tool, ToolCall
 
+if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator
+
 
 @lru_cache(maxsize=256)
-def _validator(schema_json: str):  # type: ignore[no-untyped-def]
+def _validator(schema_json: str) -> Draft202012Validator:
     from jsonschema import Draft202012Validator
 
     schema = json.loads(schema_json)

@@ -17,6 +17,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import tomllib
 
     from pydantic import BaseModel, ValidationError
+    from pydantic_core import ErrorDetails
 
 _AT = re.compile(r"\s*\(at (?:line (\d+), column (\d+)|end of document)\)\s*$")
 # Keys whose values must never be echoed back in a message.
@@ -59,7 +60,7 @@ def _fields_at(model: type[BaseModel], loc: tuple[Any, ...]) -> list[str]:
     return [name for name, f in fields.items() if not f.exclude and name != "name"]
 
 
-def _reason(err: dict[str, Any], model: type[BaseModel]) -> tuple[str, str | None]:
+def _reason(err: ErrorDetails, model: type[BaseModel]) -> tuple[str, str | None]:
     kind, loc, msg = err["type"], tuple(err["loc"]), err["msg"]
     key = ".".join(str(p) for p in loc)
     silent = any(key == k or key.startswith(k + ".") for k in _SILENT_KEYS)

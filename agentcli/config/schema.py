@@ -53,18 +53,18 @@ class ToolsConfig(_Strict):
 class LimitsConfig(_Strict):
     """`[profiles.NAME.limits]`: turn, size, time and retry caps for one run."""
 
-    max_turns: int = Field(30, ge=1, le=1000)
-    max_tool_args_bytes: int = Field(100_000, ge=64)
-    max_tool_output_bytes: int = Field(50_000, ge=256)
-    request_timeout: float = Field(120.0, gt=0)
-    connect_timeout: float = Field(10.0, gt=0)
-    stream_idle_timeout: float = Field(60.0, gt=0)
-    max_response_bytes: int = Field(32_000_000, ge=1024)  # one model response, streamed or not
-    max_response_seconds: float = Field(900.0, gt=0)  # one model response, first byte to last
-    max_retries: int = Field(2, ge=0, le=10)
-    retry_budget_s: float = Field(120.0, gt=0)  # wall budget for one call including retries
-    validation_retries: int = Field(3, ge=0, le=20)
-    max_output_tokens: int | None = Field(None, ge=1)
+    max_turns: int = Field(default=30, ge=1, le=1000)
+    max_tool_args_bytes: int = Field(default=100_000, ge=64)
+    max_tool_output_bytes: int = Field(default=50_000, ge=256)
+    request_timeout: float = Field(default=120.0, gt=0)
+    connect_timeout: float = Field(default=10.0, gt=0)
+    stream_idle_timeout: float = Field(default=60.0, gt=0)
+    max_response_bytes: int = Field(default=32_000_000, ge=1024)  # one model response, streamed or not
+    max_response_seconds: float = Field(default=900.0, gt=0)  # one model response, first byte to last
+    max_retries: int = Field(default=2, ge=0, le=10)
+    retry_budget_s: float = Field(default=120.0, gt=0)  # wall budget for one call including retries
+    validation_retries: int = Field(default=3, ge=0, le=20)
+    max_output_tokens: int | None = Field(default=None, ge=1)
 
 
 class BashConfig(_Strict):
@@ -75,7 +75,7 @@ class BashConfig(_Strict):
     deny: list[str] = Field(default_factory=list)
     network: bool = False  # the sandbox gets a network namespace of its own unless this is true
     env_allow: list[str] = Field(default_factory=list)  # secret-named variables the shell may see
-    timeout_seconds: float = Field(120.0, gt=0)
+    timeout_seconds: float = Field(default=120.0, gt=0)
 
 
 # Header names that carry credentials: keys never live in profiles.

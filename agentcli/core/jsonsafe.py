@@ -52,7 +52,7 @@ def depth(text: str | bytes, stop_at: int | None = None) -> int:
 
 def check_depth(text: str | bytes, limit: int = MAX_DEPTH) -> None:
     """Raise TooDeep when `text` nests deeper than `limit` (cheap when it cannot)."""
-    opens = text.count("[" if isinstance(text, str) else b"[") + text.count("{" if isinstance(text, str) else b"{")
+    opens = text.count("[") + text.count("{") if isinstance(text, str) else text.count(b"[") + text.count(b"{")
     if opens <= limit:
         return
     found = depth(text, stop_at=limit)

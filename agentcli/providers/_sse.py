@@ -113,7 +113,8 @@ async def sse_events(lines: AsyncIterator[str]) -> AsyncIterator[SSEEvent]:
 
     An event left open when the stream ends is dropped, as the spec says: it may be cut short.
     """
-    event, data = "", []
+    event = ""
+    data: list[str] = []
     async for raw in lines:
         line = raw.rstrip("\r\n")
         if not line:

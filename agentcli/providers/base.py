@@ -11,7 +11,7 @@ import contextlib
 import logging
 import os
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -370,7 +370,7 @@ class Provider:
             emit(event)
         return parsed
 
-    async def _items(self, resp: httpx.Response) -> AsyncIterator[Chunk]:
+    async def _items(self, resp: httpx.Response) -> AsyncGenerator[Chunk, None]:
         limits = self.profile.limits
         lines = bounded_lines(idle_lines(resp.aiter_text(), limits.stream_idle_timeout),
                               max_bytes=limits.max_response_bytes, max_seconds=limits.max_response_seconds)

@@ -16,8 +16,13 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Iterable, Mapping
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 from agentcli.core.redact import is_secret_name
+
+if TYPE_CHECKING:
+    import ctypes
 
 # Inherited variables a non-interactive shell would execute or that page output forever.
 _DROP_ALWAYS = frozenset({"BASH_ENV", "ENV", "PROMPT_COMMAND"})
@@ -120,7 +125,7 @@ _PR_SET_DUMPABLE = 4
 _ENV_START_FIELD = 50  # /proc/PID/stat fields 50 and 51 (1-based): env_start, env_end (Linux >= 3.5)
 
 
-def _libc():  # type: ignore[no-untyped-def]
+def _libc() -> tuple[ModuleType, ctypes.CDLL]:
     import ctypes
 
     return ctypes, ctypes.CDLL(None, use_errno=True)

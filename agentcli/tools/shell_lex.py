@@ -69,9 +69,16 @@ class _Scanner:
         self._want_delim: bool | None = None  # strip-tabs flag of a `<<` waiting for its delimiter
 
     # -- word assembly --
-    def _begin(self, i: int) -> None:
+    def _begin(self, i: int) -> list[str]:
+        """Open a word at i unless one is open; return the buffer of the open word."""
         if self._buf is None:
             self._buf, self._start, self._dyn, self._glob = [], i, False, False
+        return self._buf
+
+    def _open(self) -> list[str]:
+        """The buffer of the word being assembled; callers run only after `_begin`."""
+        assert self._buf is not None, "no word is open"
+        return self._buf
 
     def _end(self, i: int) -> None:
         if self._buf is None:
@@ -105,15 +112,13 @@ class _Scanner:
                 if s[i + 1] == "\n":
                     i += 2
                     continue
-                self._begin(i)
-                self._buf.append(s[i + 1])
+                self._begin(i).append(s[i + 1])
                 i += 2
             elif c == "'":
                 j = s.find("'", i + 1)
                 if j < 0:
                     raise ShellSyntaxError("unbalanced single quote")
-                self._begin(i)
-                self._buf.append(s[i + 1:j])
+                self._begin(i).append(s[i + 1:j])
                 i = j + 1
             elif c == '"':
                 self._begin(i)
@@ -125,10 +130,10 @@ class _Scanner:
                 self._begin(i)
                 i = self._backtick(i)
             elif c in "<>" and i + 1 < self.n and s[i + 1] == "(" and self._buf is None:
-                self._begin(i)
+                buf = self._begin(i)
                 j = match_paren(s, i + 1)
                 self.subs.append(s[i + 2:j])
-                self._buf.append(s[i:j + 1])
+                buf.append(s[i:j + 1])
                 self._dyn = True
                 i = j + 1
             elif c in ";&|()<>":
@@ -146,8 +151,7 @@ class _Scanner:
                 j = s.find("\n", i)
                 i = self.n if j < 0 else j  # a comment runs to the end of the line
             else:
-                self._begin(i)
-                self._buf.append(c)
+                self._begin(i).append(c)
                 if c in "*?[":
                     self._glob = True
                 i += 1
@@ -182,14 +186,14 @@ class _Scanner:
                 if nxt == "\n":
                     i += 2
                     continue
-                self._buf.append(nxt if nxt in '$`"\\' else "\\" + nxt)
+                self._open().append(nxt if nxt in '$`"\\' else "\\" + nxt)
                 i += 2
             elif c == "$":
                 i = self._dollar(i)
             elif c == "`":
                 i = self._backtick(i)
             else:
-                self._buf.append(c)
+                self._open().append(c)
                 i += 1
         raise ShellSyntaxError("unbalanced double quote")
 
@@ -221,9 +225,9 @@ class _Scanner:
         elif nxt and (m := _NAME.match(s, i + 1)):
             end = m.end()
         else:
-            self._buf.append("$")
+            self._open().append("$")
             return i + 1
-        self._buf.append(s[i:end])
+        self._open().append(s[i:end])
         self._dyn = True
         return end
 
@@ -242,7 +246,7 @@ class _Scanner:
         if j >= self.n:
             raise ShellSyntaxError("unbalanced backtick")
         self.subs.append("".join(inner))
-        self._buf.append(s[i:j + 1])
+        self._open().append(s[i:j + 1])
         self._dyn = True
         return j + 1
 
@@ -325,9 +329,10 @@ def split_simple(tokens: list[Word | Op]) -> list[Simple]:
                 out.append(cur)
             cur = Simple()
         elif isinstance(t, Op):
-            if k + 1 >= len(tokens) or not isinstance(tokens[k + 1], Word):
+            target = tokens[k + 1] if k + 1 < len(tokens) else None
+            if not isinstance(target, Word):
                 raise ShellSyntaxError(f"redirection {t.text!r} without a target")
-            cur.redirects.append((t.text, tokens[k + 1]))
+            cur.redirects.append((t.text, target))
             k += 1
         else:
             cur.words.append(t)

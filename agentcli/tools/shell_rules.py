@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 
 Decision = Literal["allow", "ask", "deny"]
 _RANK: dict[str, int] = {"allow": 0, "ask": 1, "deny": 2}
+_DECISIONS: tuple[Decision, ...] = ("allow", "ask", "deny")  # indexed by rank
 MAX_COMMAND_CHARS = 100_000
 MAX_DEPTH = 8
 # Absolute paths that still count as "the command itself" for allow rules.
@@ -186,7 +187,7 @@ class _Judge:
         self.reasons[r].setdefault(reason, None)
 
     def verdict(self) -> Verdict:
-        decision: Decision = ("allow", "ask", "deny")[self.rank]  # type: ignore[assignment]
+        decision = _DECISIONS[self.rank]
         reasons = list(self.reasons[self.rank])
         text = "; ".join(reasons[:4]) + (f"; and {len(reasons) - 4} more" if len(reasons) > 4 else "")
         return Verdict(decision, text or decision, self.parts)

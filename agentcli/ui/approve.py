@@ -6,6 +6,7 @@ import json
 import signal
 import sys
 import threading
+from collections.abc import Callable
 
 from agentcli.agent.approval import Decision
 from agentcli.core import jsonsafe
@@ -45,7 +46,7 @@ class TerminalApprover:
     """Asks on the controlling terminal; prompts go to stderr, never between stdout's lines.
     Ctrl-C at a prompt aborts the run (exit 3)."""
 
-    def __init__(self, input_fn=_ask_stderr) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, input_fn: Callable[[str], str] = _ask_stderr) -> None:
         self.console = make_console(stderr=True)
         self.input = input_fn
         self._summarised = False

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentcli.core import jsonsafe
 from agentcli.core.escape import short_args, styled, visible
@@ -23,6 +23,10 @@ from agentcli.core.events import (
 from agentcli.core.redact import StreamScrubber, redact
 from agentcli.ui.progress import Progress, retry_label, tools_label, waiting_label
 
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.text import Text
+
 # `--json` event names: snake_case, one per event class (stream events use their kind).
 JSON_NAMES: dict[type, str] = {
     SessionStarted: "session_start", TurnStarted: "turn_start", ToolStarted: "tool_run", ToolFinished: "tool_result",
@@ -31,20 +35,20 @@ JSON_NAMES: dict[type, str] = {
 STREAM_NAMES = {StreamKind.DONE: "response_end"}
 
 
-def make_console(stderr: bool = False):  # type: ignore[no-untyped-def]
+def make_console(stderr: bool = False) -> Console:
     """A console for untrusted text: markup and emoji codes off, and every plain string it renders
     (print arguments, table cells, titles) made visible at this one boundary (see core.escape)."""
     return _safe_console_class()(stderr=stderr, highlight=False, soft_wrap=True, markup=False, emoji=False)
 
 
 @functools.cache
-def _safe_console_class():  # type: ignore[no-untyped-def]
+def _safe_console_class() -> type[Console]:
     from rich.console import Console
 
     class SafeConsole(Console):
         """Console whose str -> Text step escapes hidden characters; Text objects pass as built."""
 
-        def render_str(self, text: str, **kwargs: Any):  # type: ignore[no-untyped-def]
+        def render_str(self, text: str, **kwargs: Any) -> Text:
             return super().render_str(visible(text), **kwargs)
 
     return SafeConsole

@@ -4,20 +4,26 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import Any
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
 
 from agentcli.core import aio
 from agentcli.ui.render import TerminalRenderer, make_console
 from agentcli.ui.slash import COMMANDS, Repl, dispatch
 
+if TYPE_CHECKING:
+    from prompt_toolkit.completion import CompleteEvent, Completer, Completion
+    from prompt_toolkit.document import Document
+    from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
-def _completer(session: Any):  # type: ignore[no-untyped-def]
+
+def _completer(session: Any) -> Completer:
     from prompt_toolkit.completion import Completer, Completion
 
     class SlashCompleter(Completer):
         """Slash commands, then profile names / known model ids / tiers as their argument."""
 
-        def get_completions(self, document, complete_event):  # type: ignore[no-untyped-def]
+        def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterator[Completion]:
             text = document.text_before_cursor
             if not text.startswith("/"):
                 return
@@ -49,13 +55,13 @@ def _arguments(cmd: str) -> list[str]:
     return []
 
 
-def _key_bindings():  # type: ignore[no-untyped-def]
+def _key_bindings() -> KeyBindings:
     from prompt_toolkit.key_binding import KeyBindings
 
     kb = KeyBindings()
 
     @kb.add("escape", "enter")
-    def _newline(event):  # type: ignore[no-untyped-def]
+    def _newline(event: KeyPressEvent) -> None:
         event.current_buffer.insert_text("\n")
 
     return kb
@@ -70,7 +76,7 @@ def run_repl(session: Any, approver: Any, *, transport: Any = None) -> int:
 
     console = make_console(stderr=True)
     hist = private_file(data_dir() / "history")  # what you typed may hold secrets: 0600
-    prompt = PromptSession(history=FileHistory(str(hist)), completer=_completer(session),
+    prompt: PromptSession[str] = PromptSession(history=FileHistory(str(hist)), completer=_completer(session),
                            key_bindings=_key_bindings(), complete_while_typing=False)
     state = Repl(session, console, transport)
     loop = aio.loop()  # the process's one loop: after `run -i` it still holds the run's client and servers

@@ -49,5 +49,5 @@ def parse_for(output: str, model: str | None, tools: list[Tool]) -> ParsedRespon
         except ValueError:
             body = None
     kind = native.detect(body) if isinstance(body, dict) else None
-    parsed = native.get(kind).parse_body(body) if kind else NativeParse(text=output)
+    parsed = native.get(kind).parse_body(body) if kind and isinstance(body, dict) else NativeParse(text=output)
     return pipeline.finalize(parsed, ctx, parsers)

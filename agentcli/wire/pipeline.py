@@ -106,8 +106,8 @@ def _reach(text: str, markers: tuple[str, ...], rx: re.Pattern[str] | None, limi
     if rx is None or len(text) <= limit * min(len(m) for m in markers):
         return len(text)
     total = 0
-    for m in markers:
-        total += text.count(m)
+    for marker in markers:
+        total += text.count(marker)
         if total > limit:
             break
     else:

@@ -171,7 +171,7 @@ def _nullable(node: Schema) -> Schema:
         if "null" not in t:
             out["type"] = [*t, "null"]
     else:
-        keep = {k: out.pop(k) for k in ("description", "title") if k in out}
+        keep: dict[str, Any] = {k: out.pop(k) for k in ("description", "title") if k in out}
         return {**keep, "anyOf": [out, {"type": "null"}]}
     if "enum" in out and None not in out["enum"]:
         out["enum"] = [*out["enum"], None]

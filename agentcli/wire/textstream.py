@@ -13,6 +13,7 @@ from agentcli.core.events import StreamEvent, StreamKind
 from agentcli.wire import dialects
 from agentcli.wire.dialects._base import MAX_CALLS
 from agentcli.wire.pipeline import THINK_TAGS, run_dialects
+from agentcli.wire.types import Candidate
 
 _THINK_CLOSE_OF = dict(THINK_TAGS)  # every family's reasoning opener -> its closer
 
@@ -262,7 +263,7 @@ class TextStream:
         """A soft region closed at `end`: drop it if a markerless dialect reads it as calls, else show it."""
         whole = "".join(self._parts)
         region, rest = whole[:end], whole[end:]
-        cands = []
+        cands: list[Candidate] = []
         # Every markerless form needs a brace (JSON) or a parenthesis (pythonic); past the call budget
         # the final parse leaves calls as text, so they are shown as text here too.
         readable = self._announced < MAX_CALLS and ("{" in region or "(" in region)

@@ -120,7 +120,8 @@ class EditFile(BuiltinTool):
 
 
 def _line_numbers(text: str, needle: str) -> list[int]:
-    out, i = [], text.find(needle)
+    out: list[int] = []
+    i = text.find(needle)
     while i >= 0 and len(out) < 1000:
         out.append(text.count("\n", 0, i) + 1)
         i = text.find(needle, i + len(needle))

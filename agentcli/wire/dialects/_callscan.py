@@ -13,7 +13,7 @@ from typing import Any
 _DECODER = json.JSONDecoder()
 # The decoder's C scanner: raw_decode minus a Python frame, and a miss raises StopIteration
 # instead of building a JSONDecodeError (which counts the lines before the failure).
-_SCAN_ONCE = _DECODER.scan_once
+_SCAN_ONCE = _DECODER.scan_once  # type: ignore[attr-defined]  # typeshed omits this attribute set in __init__
 # One token per match: a whole (possibly unterminated) string, or a bracket.
 _TOKENS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?|[{}\[\]]', re.S)
 _FENCE_LINE = re.compile(r"\n[ \t]{0,3}(`{3,}|~{3,})([^\n`]*)")

@@ -29,7 +29,9 @@ class _Reader:
         self.i = 0
 
     def ws(self) -> None:
-        self.i = _WS.match(self.s, self.i).end()
+        m = _WS.match(self.s, self.i)
+        assert m is not None  # the pattern matches the empty string, so it matches anywhere
+        self.i = m.end()
 
     def obj(self, depth: int = 0) -> dict[str, Any]:
         if depth > _MAX_DEPTH or not self.s.startswith("{", self.i):

@@ -152,7 +152,8 @@ def _render(calls: list[tuple[str, dict]]) -> str:
 
 def _top_objects(body: str) -> list[tuple[int, int]]:
     """Spans of the top-level {...} objects inside a [...] array text."""
-    spans, i = [], 0
+    spans: list[tuple[int, int]] = []
+    i = 0
     while True:
         i = body.find("{", i)
         if i < 0:

@@ -22,9 +22,6 @@ from agentcli.wire.dialects._scan import (
 from agentcli.wire.types import Candidate
 
 THINK_END = "</think>"
-_REQUIRE = {"require_args": True}
-
-
 class _XLam(Dialect):
     name = "xlam"
     markers = ('"name"',)  # every wrapping holds call objects; no token is common to all
@@ -33,7 +30,7 @@ class _XLam(Dialect):
     @total
     def parse(self, text: str) -> ParseResult:
         cands, spans = prefixed_json_calls(
-            text, ("[TOOL_CALLS]", "<tool_call>"), self.name, closers=("</tool_call>",), **_REQUIRE
+            text, ("[TOOL_CALLS]", "<tool_call>"), self.name, closers=("</tool_call>",), require_args=True
         )
         fc, fs = self._fences(text)
         cands += fc
@@ -54,7 +51,7 @@ class _XLam(Dialect):
         got = decode_json_at(text, start)
         if got is None:
             return None
-        found = calls_from_json(got[0], text[start : got[1]], self.name, **_REQUIRE)
+        found = calls_from_json(got[0], text[start : got[1]], self.name, require_args=True)
         if not found:
             return None
         return found, [(start, got[1])]
@@ -78,7 +75,7 @@ class _XLam(Dialect):
             if not text.startswith("```", k):
                 continue
             end = k + 3
-            found = calls_from_json(got[0], text[at:end], self.name, **_REQUIRE)
+            found = calls_from_json(got[0], text[at:end], self.name, require_args=True)
             if found:
                 cands.extend(found)
                 spans.append((at, end))

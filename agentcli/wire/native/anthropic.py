@@ -274,32 +274,33 @@ class AnthropicStream(NativeStream):
                     block.args.append(json.dumps(inp))
                 events.append(start_event(block.pos, as_str(cb.get("id")) or None, as_str(cb.get("name"))))
         elif kind == "content_block_delta":
-            block = self._blocks.get(chunk.get("index"))  # type: ignore[arg-type]
+            index = chunk.get("index")
+            target = self._blocks.get(index) if isinstance(index, int) else None
             delta = as_dict(chunk.get("delta"))
             dkind = delta.get("type")
-            if block is None:
+            if target is None:
                 return events
             if dkind == "text_delta":
                 t = as_str(delta.get("text"))
-                block.data["text"] = as_str(block.data.get("text")) + t
+                target.data["text"] = as_str(target.data.get("text")) + t
                 if t:
                     events.append(text_event(t))
             elif dkind == "thinking_delta":
                 t = as_str(delta.get("thinking"))
-                block.data["thinking"] = as_str(block.data.get("thinking")) + t
+                target.data["thinking"] = as_str(target.data.get("thinking")) + t
                 if t:
                     events.append(thinking_event(t))
             elif dkind == "signature_delta":
-                block.data["signature"] = as_str(block.data.get("signature")) + as_str(delta.get("signature"))
+                target.data["signature"] = as_str(target.data.get("signature")) + as_str(delta.get("signature"))
             elif dkind == "input_json_delta":
                 part = as_str(delta.get("partial_json"))
                 if part:
-                    block.args.append(part)
-                    snap = block.args.snapshot()
-                    if snap is not None and snap != block.last:
-                        block.last = dict(snap)
-                        events.append(args_event(block.pos, as_str(block.data.get("id")) or None,
-                                                 as_str(block.data.get("name")), block.last))
+                    target.args.append(part)
+                    snap = target.args.snapshot()
+                    if snap is not None and snap != target.last:
+                        target.last = dict(snap)
+                        events.append(args_event(target.pos, as_str(target.data.get("id")) or None,
+                                                 as_str(target.data.get("name")), target.last))
         elif kind == "message_delta":
             delta = as_dict(chunk.get("delta"))
             if delta.get("stop_reason"):
