@@ -68,15 +68,7 @@ class McpServerConfig(BaseModel):
     @field_validator("url")
     @classmethod
     def _url(cls, v: str | None) -> str | None:
-        if v is None:
-            return v
-        v = v.strip()
-        scheme, sep, rest = v.partition("://")
-        if not sep or scheme.lower() not in ("http", "https") or not rest or rest.startswith("/"):
-            raise ValueError("must be an http:// or https:// URL, e.g. http://127.0.0.1:8000/mcp")
-        if "@" in rest.split("/", 1)[0]:
-            raise ValueError("must not carry credentials (user:password@)")
-        return v
+        return http_url(v, example="http://127.0.0.1:8000/mcp", credentials="")
 
     @field_validator("env")
     @classmethod
@@ -119,3 +111,17 @@ def check_server_names(servers: dict[str, Any]) -> dict[str, Any]:
         if not SERVER_NAME.match(name):
             raise ValueError(f"server name {name!r}: use up to 32 letters, digits, '-' or '_' (it prefixes tool names)")
     return servers
+
+
+def http_url(v: str | None, *, example: str, credentials: str, noun: str = "URL") -> str | None:
+    """An http(s) URL with a host and no credentials in it (they would land in logs and
+    transcripts); `credentials` says where a key goes instead."""
+    if v is None:
+        return v
+    v = v.strip()
+    scheme, sep, rest = v.partition("://")
+    if not sep or scheme.lower() not in ("http", "https") or not rest or rest.startswith("/"):
+        raise ValueError(f"must be an http:// or https:// {noun}, e.g. {example}")
+    if "@" in rest.split("/", 1)[0]:
+        raise ValueError("must not carry credentials (user:password@)" + (f"; {credentials}" if credentials else ""))
+    return v

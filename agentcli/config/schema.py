@@ -9,7 +9,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic_core import PydanticCustomError
 
-from agentcli.config.mcp_schema import McpServerConfig, check_server_names
+from agentcli.config.mcp_schema import McpServerConfig, check_server_names, http_url
 from agentcli.config.providers import PROVIDERS, default_api_key_env, default_url
 
 ProviderName = str  # a key of agentcli.config.providers.PROVIDERS, checked by Profile
@@ -137,15 +137,8 @@ class Profile(_Strict):
     @field_validator("url")
     @classmethod
     def _url(cls, v: str | None) -> str | None:
-        if v is None:
-            return v
-        v = v.strip()
-        scheme, sep, rest = v.partition("://")
-        if not sep or scheme.lower() not in ("http", "https") or not rest or rest.startswith("/"):
-            raise ValueError("must be an http:// or https:// base URL, e.g. http://localhost:11434")
-        if "@" in rest.split("/", 1)[0]:
-            raise ValueError("must not carry credentials (user:password@); name the key with api_key_env instead")
-        return v
+        return http_url(v, example="http://localhost:11434", credentials="name the key with api_key_env instead",
+                        noun="base URL")
 
     @field_validator("headers")
     @classmethod

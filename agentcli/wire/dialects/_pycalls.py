@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import ast
 import warnings
+from collections.abc import Callable
+from typing import Any
 
-from agentcli.wire.dialects._scan import AstBudget
+from agentcli.wire.dialects._scan import AstBudget, Block, ParseResult, iter_blocks, remove_spans
 from agentcli.wire.dialects.pythonic import _dotted, _literal
+from agentcli.wire.types import Candidate
 
 MAX_BODY = 200_000  # ast on larger blocks is not worth the time; no model writes one
 
@@ -65,3 +68,21 @@ def _call(call: ast.AST | None, namespaces: tuple[str, ...]) -> tuple[str, dict[
         except (ValueError, TypeError, SyntaxError, RecursionError):
             return None
     return name, args
+
+
+def calls_in_blocks(text: str, begin: str, end: str, dialect: str,
+                    read: Callable[[Block], list[tuple[str, dict[str, Any]]] | None]) -> ParseResult:
+    """Candidates from every `begin`…`end` block that `read` turns into calls (None: not a call
+    block, left as text); the blocks taken leave the visible text."""
+    cands: list[Candidate] = []
+    spans: list[tuple[int, int]] = []
+    for blk in iter_blocks(text, begin, end):
+        calls = read(blk)
+        if calls is None:
+            continue
+        raw = text[blk.start : blk.end]
+        cands.extend(Candidate(name, args, raw, dialect) for name, args in calls)
+        spans.append((blk.start, blk.end))
+    if not cands:
+        return [], text
+    return cands, remove_spans(text, spans)

@@ -9,10 +9,11 @@ body made wholly of keyword-argument calls with literal values is a call list.
 
 from __future__ import annotations
 
+from typing import Any
+
 from agentcli.wire.dialects._base import MAX_CALLS, Dialect
-from agentcli.wire.dialects._pycalls import statement_calls
-from agentcli.wire.dialects._scan import AstBudget, ParseResult, iter_blocks, remove_spans, total
-from agentcli.wire.types import Candidate
+from agentcli.wire.dialects._pycalls import calls_in_blocks, statement_calls
+from agentcli.wire.dialects._scan import AstBudget, Block, ParseResult, total
 
 BEGIN, END = "```tool_code", "```"
 _TOKEN_BUDGET = 64 * MAX_CALLS
@@ -27,21 +28,14 @@ class _GeminiToolCode(Dialect):
     @total
     def parse(self, text: str) -> ParseResult:
         budget = AstBudget(_TOKEN_BUDGET)
-        cands: list[Candidate] = []
-        spans: list[tuple[int, int]] = []
-        for blk in iter_blocks(text, BEGIN, END):
+
+        def read(blk: Block) -> list[tuple[str, dict[str, Any]]] | None:
             body = text[blk.body_start : blk.body_end]
             if body[:1] not in ("\n", "\r") or not blk.closed:
-                continue  # `tool_code` must be the whole info string, and the fence must close
-            calls = statement_calls(body.strip(), budget, wrappers=("print",), namespaces=("default_api",))
-            if calls is None:
-                continue
-            raw = text[blk.start : blk.end]
-            cands.extend(Candidate(name, args, raw, self.name) for name, args in calls)
-            spans.append((blk.start, blk.end))
-        if not cands:
-            return [], text
-        return cands, remove_spans(text, spans)
+                return None  # `tool_code` must be the whole info string, and the fence must close
+            return statement_calls(body.strip(), budget, wrappers=("print",), namespaces=("default_api",))
+
+        return calls_in_blocks(text, BEGIN, END, self.name, read)
 
 
 GEMINI_TOOL_CODE = _GeminiToolCode()

@@ -9,10 +9,11 @@ Anthropic XML form shares the tag).
 
 from __future__ import annotations
 
+from typing import Any
+
 from agentcli.wire.dialects._base import MAX_CALLS, Dialect
-from agentcli.wire.dialects._pycalls import statement_calls
-from agentcli.wire.dialects._scan import AstBudget, ParseResult, iter_blocks, remove_spans, total
-from agentcli.wire.types import Candidate
+from agentcli.wire.dialects._pycalls import calls_in_blocks, statement_calls
+from agentcli.wire.dialects._scan import AstBudget, Block, ParseResult, total
 
 BEGIN, END = "<function_calls>", "</function_calls>"
 _TOKEN_BUDGET = 64 * MAX_CALLS
@@ -25,19 +26,12 @@ class _Olmo3(Dialect):
     @total
     def parse(self, text: str) -> ParseResult:
         budget = AstBudget(_TOKEN_BUDGET)
-        cands: list[Candidate] = []
-        spans: list[tuple[int, int]] = []
-        for blk in iter_blocks(text, BEGIN, END):
+
+        def read(blk: Block) -> list[tuple[str, dict[str, Any]]] | None:
             body = text[blk.body_start : blk.body_end].strip()
-            calls = statement_calls(body, budget) if body and "invoke" not in body else None
-            if calls is None:
-                continue
-            raw = text[blk.start : blk.end]
-            cands.extend(Candidate(name, args, raw, self.name) for name, args in calls)
-            spans.append((blk.start, blk.end))
-        if not cands:
-            return [], text
-        return cands, remove_spans(text, spans)
+            return statement_calls(body, budget) if body and "invoke" not in body else None
+
+        return calls_in_blocks(text, BEGIN, END, self.name, read)
 
 
 OLMO3 = _Olmo3()
