@@ -35,6 +35,15 @@ CALLS_END = "<｜tool▁calls▁end｜>"
 CALL_BEGIN = "<｜tool▁call▁begin｜>"
 CALL_END = "<｜tool▁call▁end｜>"
 SEP = "<｜tool▁sep｜>"
+# Result tokens of the chat template: a model echoing a result writes them around plain text, which
+# stays visible while the tokens go (they are this family's markup, never the user's words).
+OUTPUT_TOKENS = ("<｜tool▁outputs▁begin｜>", "<｜tool▁outputs▁end｜>", "<｜tool▁output▁begin｜>", "<｜tool▁output▁end｜>")
+
+
+def _strip_output_tokens(text: str) -> str:
+    for token in OUTPUT_TOKENS:
+        text = text.replace(token, "")
+    return text
 
 DSML = "｜DSML｜"
 FC_BEGIN = f"<{DSML}function_calls>"
@@ -94,7 +103,7 @@ class _DeepSeekTokens(Dialect):
 
     # The tokens also arrive spelled with ASCII bars (`<|tool▁calls▁begin|>`) when a server or a
     # tokenizer round trip normalises the full-width ones: the same tokens, read the same way.
-    markers = (CALLS_BEGIN, CALL_BEGIN, _ascii(CALLS_BEGIN), _ascii(CALL_BEGIN))
+    markers = (CALLS_BEGIN, CALL_BEGIN, _ascii(CALLS_BEGIN), _ascii(CALL_BEGIN), *OUTPUT_TOKENS)
     owns = markers
 
     def __init__(self, name: str) -> None:
@@ -132,8 +141,8 @@ class _DeepSeekTokens(Dialect):
                 end = sec_end if sec_end > last else last
                 spans.append((sec_start, end))
         if not cands:
-            return [], orig
-        return cands, remove_spans(orig, sorted(spans))
+            return [], _strip_output_tokens(orig)
+        return cands, _strip_output_tokens(remove_spans(orig, sorted(spans)))
 
 
 _DSML_SECTIONS = (FC_BEGIN, f"<{DSML}tool_calls>")
