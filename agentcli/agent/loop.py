@@ -114,6 +114,7 @@ class Agent:
     async def run(self, user_text: str | None) -> AsyncGenerator[AgentEvent, None]:
         """Drive turns until one returns a final step; the last event is always `Done`."""
         s = self.s
+        s.ended = False
         if user_text is not None:
             s.begin_exchange(user_text)
         started = time.monotonic()

@@ -71,6 +71,7 @@ class Session:
     mcp: McpManager | None = None  # the profile's MCP servers, started on first use
     catalog: ToolCatalog | None = None  # tools held back for tool_search
     tool_notes: list[str] = field(default_factory=list)  # said once, at the next run's start
+    ended: bool = False  # the last run's end record is written
 
     # -- history ---------------------------------------------------------------------
     def add(self, message: Message) -> None:
@@ -104,6 +105,7 @@ class Session:
                                   call_id=cp.call.id if cp.call else None)
 
     def end(self, stop: str, error: str | None = None, answer: str = "") -> None:
+        self.ended = True
         if self.transcript:
             self.transcript.write("end", stop=stop, error=error, answer=answer,
                                   usage={"input": self.usage.input_tokens, "output": self.usage.output_tokens})

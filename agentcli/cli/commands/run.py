@@ -9,6 +9,7 @@ from typing import Any
 
 from agentcli.core import aio
 from agentcli.core.errors import UsageError
+from agentcli.core.events import StopReason
 
 APPROVE_MODES = ("ask", "edits", "all")
 MAX_GOAL_BYTES = 1 << 20  # a goal read from stdin; more is a mistake (a file piped by accident)
@@ -186,6 +187,8 @@ def execute(
     except BrokenPipeError:  # `agent run --json | head -1`: the reader left; end quietly
         return _closed_pipe(session)
     except KeyboardInterrupt:
+        if not session.ended:  # a second Ctrl-C can cut the loop's own cleanup short
+            session.end(StopReason.INTERRUPTED, "interrupted")
         if session.transcript:
             session.transcript.close()
         sys.stderr.write(f"\nagent: interrupted; the transcript is saved. Continue with: agent run --resume {session.id}\n")
