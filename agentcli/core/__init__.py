@@ -5,52 +5,45 @@ built from them at the edge, per request. Nothing here imports pydantic, httpx o
 rich, so parsing and the CLI's start-up stay cheap.
 """
 
-from agentcli.core.errors import (
-    AgentCliError,
-    ConfigError,
-    ErrorCode,
-    ModelOutputError,
-    ProviderError,
-    ProviderErrorCode,
-    RetryStrategy,
-    ToolError,
-    ToolFailure,
-    UsageError,
-)
-from agentcli.core.events import (
-    AgentEvent,
-    Checkpoint,
-    CheckpointKind,
-    Done,
-    Notice,
-    RetryScheduled,
-    StreamEvent,
-    StreamKind,
-    ToolFinished,
-    ToolStarted,
-    TurnStarted,
-)
-from agentcli.core.types import (
-    Message,
-    ParsedResponse,
-    Repair,
-    Role,
-    Tier,
-    Tool,
-    ToolCall,
-    ToolResult,
-    Usage,
-    new_call_id,
-)
+from __future__ import annotations
 
-__all__ = [
-    "AgentCliError", "AgentEvent", "Checkpoint", "CheckpointKind", "ConfigError", "Done",
-    "ErrorCode", "Message", "ModelOutputError", "Notice", "ParsedResponse", "ProviderError",
-    "ProviderErrorCode", "Repair", "RetryScheduled", "RetryStrategy", "Role", "StreamEvent",
-    "StreamKind", "Tier", "Tool", "ToolCall", "ToolError", "ToolFailure", "ToolFinished",
-    "ToolResult", "ToolStarted", "TurnStarted", "Usage", "UsageError", "new_call_id",
-]
+import importlib
+from typing import Any
 
+# Public name -> the submodule that defines it. Resolved on first use (PEP 562) so that importing one
+# small submodule (`agentcli.core.errors`, `agentcli.core.jsonsafe`) does not load every type and event:
+# the CLI's no-network commands import those submodules and must start fast.
+_EXPORTS: dict[str, str] = {
+    **dict.fromkeys((
+        "AgentCliError", "ConfigError", "ErrorCode", "ModelOutputError", "ProviderError",
+        "ProviderErrorCode", "RetryStrategy", "ToolError", "ToolFailure", "UsageError",
+    ), "errors"),
+    **dict.fromkeys((
+        "AgentEvent", "Checkpoint", "CheckpointKind", "Done", "Notice", "RetryScheduled",
+        "StreamEvent", "StreamKind", "ToolFinished", "ToolStarted", "TurnStarted",
+    ), "events"),
+    **dict.fromkeys((
+        "Message", "ParsedResponse", "Repair", "Role", "Tier", "Tool", "ToolCall", "ToolResult",
+        "Usage", "new_call_id",
+    ), "types"),
+}
+
+__all__ = sorted([*_EXPORTS, "redact"])
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))
+
+
+# Eager on purpose: the submodule shares this name, and importing it lazily would leave the package
+# attribute pointing at the module instead of the function.
 from agentcli.core.redact import redact  # noqa: E402
-
-__all__ += ["redact"]

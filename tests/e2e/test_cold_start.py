@@ -45,3 +45,19 @@ def test_no_network_command_loads_only_what_it_needs(args, tmp_path):
     loaded = set(json.loads(out.stdout.strip().splitlines()[-1]))
     assert loaded <= ALLOWED[args], f"agent {' '.join(args)} loaded {sorted(loaded - ALLOWED[args])}"
     assert "httpx" not in loaded
+
+
+@pytest.mark.parametrize("module", ["agentcli.core.errors", "agentcli.core.jsonsafe", "agentcli.core.redact"])
+def test_core_submodule_does_not_load_the_whole_protocol(module):
+    """The package re-exports its names lazily: a command that needs one error class or the JSON
+    helpers must not pay for every type and event."""
+    code = f"import sys, {module}; print(sorted(m for m in ('agentcli.core.types', 'agentcli.core.events') if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_core_package_still_exports_every_name():
+    import agentcli.core as core
+
+    assert all(getattr(core, name) is not None for name in core.__all__)
+    assert callable(core.redact)
