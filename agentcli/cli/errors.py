@@ -12,22 +12,22 @@ from collections.abc import Callable
 from typing import Any
 
 from agentcli.core.errors import AgentCliError, ConfigError, ProviderError, UsageError
-from agentcli.core.events import StopReason
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_STOPPED, EXIT_INCOMPLETE, EXIT_INTERRUPTED = 0, 1, 2, 3, 4, 130
 EXIT_PIPE_CLOSED = 141  # 128 + SIGPIPE: what a shell reports for any program whose reader went away
 
-# How a run ended -> the process exit code.
-EXIT_CODES: dict[StopReason, int] = {
-    StopReason.ANSWERED: EXIT_OK,
-    StopReason.SUBMITTED: EXIT_OK,
-    StopReason.ERROR: EXIT_FAILED,
-    StopReason.MAX_TURNS: EXIT_STOPPED,
-    StopReason.STUCK: EXIT_STOPPED,
-    StopReason.ABORTED: EXIT_STOPPED,
-    StopReason.REFUSED: EXIT_STOPPED,
-    StopReason.INCOMPLETE: EXIT_INCOMPLETE,
-    StopReason.INTERRUPTED: EXIT_INTERRUPTED,
+# How a run ended (a `core.events.StopReason` value) -> the process exit code. Keyed by the plain
+# strings, which StopReason members equal, so start-up need not import the event types.
+EXIT_CODES: dict[str, int] = {
+    "answered": EXIT_OK,
+    "submitted": EXIT_OK,
+    "error": EXIT_FAILED,
+    "max_turns": EXIT_STOPPED,
+    "stuck": EXIT_STOPPED,
+    "aborted": EXIT_STOPPED,
+    "refused": EXIT_STOPPED,
+    "incomplete": EXIT_INCOMPLETE,
+    "interrupted": EXIT_INTERRUPTED,
 }
 
 # Checked in order; the first matching type decides the label (exit codes come from the class).
