@@ -2,48 +2,22 @@
 
 from __future__ import annotations
 
-import pytest
+from loop_helpers import Recorder, scripted_session
 
 from agentcli.agent.approval import Decision
 from agentcli.agent.build import open_session
 from agentcli.agent.loop import Agent
 from agentcli.config import load_profile
-from agentcli.core.events import Checkpoint, CheckpointKind, Done
+from agentcli.core.events import CheckpointKind, Done
 from agentcli.providers.scripted import ScriptedProvider
 
 
-class Recorder:
-    def __init__(self, *answers: Decision) -> None:
-        self.answers = list(answers)
-        self.seen: list[Checkpoint] = []
-
-    async def decide(self, cp: Checkpoint) -> Decision:
-        self.seen.append(cp)
-        return self.answers.pop(0)
-
-
 def _session(tmp_path, turns, interactive=True):
-    prof = tmp_path / "p.toml"
-    prof.write_text('[profiles.p]\nprovider = "openai"\nmodel = "gpt-4o"\nurl = "http://127.0.0.1:9/v1"\n'
-                    'api_key_env = "K_FOR_TEST"\n[profiles.p.limits]\nmax_retries = 0\n')
-    profile = load_profile(str(prof)).profile
-    ws = tmp_path / "ws"
-    ws.mkdir(exist_ok=True)
-    provider = ScriptedProvider.from_turns(turns, api="openai", profile=profile, sleep=_no_sleep)
-    return open_session(profile, ws, interactive=interactive, provider=provider)
-
-
-async def _no_sleep(_):
-    return None
+    return scripted_session(tmp_path, turns, interactive=interactive)
 
 
 async def _run(session, approver, goal):
     return [ev async for ev in Agent(session, approver).run(goal)]
-
-
-@pytest.fixture(autouse=True)
-def _key(monkeypatch):
-    monkeypatch.setenv("K_FOR_TEST", "sk-test-0000000000000000")
 
 
 async def test_failed_request_asks_and_retry_recovers(tmp_path):

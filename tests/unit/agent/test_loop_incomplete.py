@@ -5,16 +5,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
+from loop_helpers import scripted_session
 
 from agentcli.agent.approval import Decision
-from agentcli.agent.build import open_session
 from agentcli.agent.loop import INCOMPLETE_PROMPTS, Agent
 from agentcli.cli.errors import EXIT_CODES
-from agentcli.config import load_profile
 from agentcli.core.events import Checkpoint, Done
 from agentcli.core.types import Role
-from agentcli.providers.scripted import ScriptedProvider
 
 REAL = Path(__file__).parents[2] / "fixtures" / "real"
 
@@ -28,24 +25,8 @@ class Yes:
         return Decision("yes")
 
 
-async def _no_sleep(_):
-    return None
-
-
-@pytest.fixture(autouse=True)
-def _key(monkeypatch):
-    monkeypatch.setenv("K_FOR_TEST", "sk-test-0000000000000000")
-
-
 def _session(tmp_path, turns):
-    prof = tmp_path / "p.toml"
-    prof.write_text('[profiles.p]\nprovider = "openai"\nmodel = "gpt-4o"\nurl = "http://127.0.0.1:9/v1"\n'
-                    'api_key_env = "K_FOR_TEST"\n[profiles.p.limits]\nmax_retries = 0\n')
-    profile = load_profile(str(prof)).profile
-    ws = tmp_path / "ws"
-    ws.mkdir(exist_ok=True)
-    provider = ScriptedProvider.from_turns(turns, api="openai", profile=profile, sleep=_no_sleep)
-    s = open_session(profile, ws, interactive=False, provider=provider)
+    s = scripted_session(tmp_path, turns, interactive=False)
     s.tier = s.max_tier
     return s
 

@@ -8,28 +8,16 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pytest
+from loop_helpers import Recorder, scripted_session
 
 import agentcli.agent.loop as loop_module
 from agentcli.agent.approval import Decision
-from agentcli.agent.build import open_session
 from agentcli.agent.loop import Agent
-from agentcli.config import load_profile
-from agentcli.core.events import Checkpoint, CheckpointKind, Done
+from agentcli.agent.session import Session
+from agentcli.core.events import CheckpointKind, Done
 from agentcli.core.types import Tier, Tool
-from agentcli.providers.scripted import ScriptedProvider
 from agentcli.tools.base import BuiltinTool, ToolContext
 from agentcli.tools.registry import BUILTINS
-
-
-class Recorder:
-    def __init__(self, *answers: Decision) -> None:
-        self.answers = list(answers)
-        self.seen: list[Checkpoint] = []
-
-    async def decide(self, cp: Checkpoint) -> Decision:
-        self.seen.append(cp)
-        return self.answers.pop(0)
 
 
 class Outside(BuiltinTool):
@@ -58,26 +46,10 @@ def _call(name: str, x: str) -> dict[str, Any]:
     return {"openai": {"choices": [{"index": 0, "message": msg, "finish_reason": "tool_calls"}]}}
 
 
-async def _no_sleep(_: float) -> None:
-    return None
-
-
-def _session(tmp_path: Path, turns: list[dict[str, Any]], tool: Outside):
-    prof = tmp_path / "p.toml"
-    prof.write_text('[profiles.p]\nprovider = "openai"\nmodel = "gpt-4o"\nurl = "http://127.0.0.1:9/v1"\n'
-                    'api_key_env = "K_FOR_TEST"\n[profiles.p.limits]\nmax_retries = 0\n')
-    profile = load_profile(str(prof)).profile
-    ws = tmp_path / "ws"
-    ws.mkdir(exist_ok=True)
-    provider = ScriptedProvider.from_turns(turns, api="openai", profile=profile, sleep=_no_sleep)
-    session = open_session(profile, ws, interactive=True, provider=provider)
+def _session(tmp_path: Path, turns: list[dict[str, Any]], tool: Outside) -> Session:
+    session = scripted_session(tmp_path, turns)
     session.registry.register(tool)
     return session
-
-
-@pytest.fixture(autouse=True)
-def _key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("K_FOR_TEST", "sk-test-0000000000000000")
 
 
 async def _run(session, approver, goal: str) -> list[Any]:
