@@ -14,8 +14,9 @@ Names resolve lazily so importing `agentcli.config.paths` never loads pydantic.
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any
+
+from agentcli.core.lazy import lazy_exports
 
 _EXPORTS: dict[str, str] = {
     "load_profile": "discovery",
@@ -49,10 +50,4 @@ if TYPE_CHECKING:  # pragma: no cover
     from agentcli.config.writer import new_profile
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(__name__, _EXPORTS, globals())

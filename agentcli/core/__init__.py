@@ -7,8 +7,9 @@ rich, so parsing and the CLI's start-up stay cheap.
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
+
+from agentcli.core.lazy import lazy_exports
 
 # Public name -> the submodule that defines it. Resolved on first use (PEP 562) so that importing one
 # small submodule (`agentcli.core.errors`, `agentcli.core.jsonsafe`) does not load every type and event:
@@ -31,13 +32,7 @@ _EXPORTS: dict[str, str] = {
 __all__ = sorted([*_EXPORTS, "redact"])
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(__name__, _EXPORTS, globals())
 
 
 def __dir__() -> list[str]:

@@ -8,8 +8,8 @@ imports out of start-up, so `agent --help` never pays for a dialect it does not 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterator, Mapping
-from typing import Generic, TypeVar
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any, Generic, TypeVar
 
 T = TypeVar("T")
 
@@ -46,3 +46,19 @@ class LazyTable(Generic[T]):
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.refs)
+
+
+def lazy_exports(package: str, exports: Mapping[str, str], namespace: dict[str, Any]) -> Callable[[str], Any]:
+    """A module `__getattr__` for a package that re-exports names from its submodules on first use
+    (`exports`: name -> submodule, relative to `package` unless dotted); each value found is
+    cached in the package's `namespace`, so the lookup runs once per name."""
+
+    def __getattr__(name: str) -> Any:
+        module = exports.get(name)
+        if module is None:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        path = module if "." in module else f"{package}.{module}"
+        value = namespace[name] = getattr(importlib.import_module(path), name)
+        return value
+
+    return __getattr__

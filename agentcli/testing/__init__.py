@@ -6,8 +6,9 @@ first use so importing this package stays cheap.
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
+
+from agentcli.core.lazy import lazy_exports
 
 _EXPORTS: dict[str, str] = {
     "LoopbackServer": "agentcli.testing.servers",
@@ -32,8 +33,4 @@ _EXPORTS: dict[str, str] = {
 __all__ = list(_EXPORTS)
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
+__getattr__ = lazy_exports(__name__, _EXPORTS, globals())

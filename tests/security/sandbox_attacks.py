@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
-import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -111,39 +109,6 @@ class World:
         paths = [self.ws / ".git" / "config", *sorted((self.ws / ".git" / "hooks").rglob("*")),
                  *sorted((self.ws / ".agent").rglob("*"))]
         return {str(p): p.read_bytes() if p.is_file() else b"<dir>" for p in paths if p.exists()}
-
-
-class UnixSink:
-    """A unix-socket listener (standing for tmux, docker, D-Bus, ssh-agent) that counts connections."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = str(path)
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.bind(self.path)
-        self.sock.listen(8)
-        self.sock.settimeout(0.1)
-        self.connections = 0
-        self._stop = threading.Event()
-        self._t = threading.Thread(target=self._serve, daemon=True)
-        self._t.start()
-
-    def _serve(self) -> None:
-        while not self._stop.is_set():
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                continue
-            self.connections += 1
-            conn.close()
-
-    def close(self) -> None:
-        self._stop.set()
-        self._t.join()
-        self.sock.close()
-        try:
-            os.unlink(self.path)
-        except OSError:
-            pass
 
 
 def survivors(tag: str) -> list[int]:

@@ -138,18 +138,25 @@ def spawn(args: Iterable[str], env: dict[str, str], cwd: Path) -> subprocess.Pop
 
 
 class Sink:
-    """A loopback TCP listener that records every connection and every byte sent to it (the attacker)."""
+    """A listener that records every connection and every byte sent to it (the attacker): loopback
+    TCP, or with `path` a unix socket (standing for tmux, docker, D-Bus, ssh-agent)."""
 
-    def __init__(self) -> None:
+    def __init__(self, path: Path | None = None) -> None:
         import socket
         import threading
 
-        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.sock.bind(("127.0.0.1", 0))
+        self.path = str(path) if path is not None else None
+        if self.path is None:
+            self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            self.sock.bind(("127.0.0.1", 0))
+            self.port = self.sock.getsockname()[1]
+        else:
+            self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            self.sock.bind(self.path)
+            self.port = 0
         self.sock.listen(64)
         self.sock.settimeout(0.1)
-        self.port = self.sock.getsockname()[1]
         self.connections = 0
         self.data = bytearray()
         self._lock = threading.Lock()
@@ -187,6 +194,8 @@ class Sink:
         self._stop.set()
         self._t.join()
         self.sock.close()
+        if self.path is not None:
+            Path(self.path).unlink(missing_ok=True)
 
     def __enter__(self) -> Sink:
         return self

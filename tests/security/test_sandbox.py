@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sandbox_attacks import ALLOWED, DENIED, KEY_VAR, UnixSink, World, survivors
+from sandbox_attacks import ALLOWED, DENIED, KEY_VAR, World, survivors
 from sec_helpers import Sink
 
 from agentcli.core.events import Done, ToolFinished
@@ -106,7 +106,7 @@ def test_hostile_model_is_contained(form: str, yes: bool, tmp_path: Path, monkey
     monkeypatch.setenv(KEY_VAR, world.key)
     before_outside, before_protected = world.outside_state(), world.protected_state()
     with Sink() as sink:
-        unix = UnixSink(world.ws / "agent.sock")
+        unix = Sink(world.ws / "agent.sock")
         try:
             calls = world.calls(sink.port, unix.path)
             finished, done = asyncio.run(_attack(form, world, calls, yes=yes))
