@@ -26,40 +26,36 @@ class SwitchReport:
     inherited_from: str | None = None
 
 
-def _split_provider(ref: str) -> tuple[str | None, str]:
-    from agentcli.providers import PROVIDERS
-
-    head, sep, rest = ref.partition("/")
-    if sep and head in PROVIDERS and rest:
-        return head, rest
-    return None, ref
-
-
 def switch(session: Session, ref: str, *, transport: Any = None) -> SwitchReport:
-    """`ref`: a model id, `provider/model`, or a profile name."""
+    """`ref`: a model id, `provider/model`, or a profile name.
+
+    A model id goes through the same model-id table as `agent run -m`, so `/model claude-sonnet-4-5`
+    from a local profile moves to Anthropic instead of asking the local server for a Claude model.
+    """
     from agentcli.config import load_profile
+    from agentcli.config.model_routes import provider_for
     from agentcli.core.errors import ConfigError
 
     ref = ref.strip()
     if not ref:
         raise UsageError("usage: /model MODEL_ID | provider/MODEL_ID | PROFILE")
-    provider_name, model = _split_provider(ref)
     new_profile = None
-    if provider_name is None and "/" not in ref and ":" not in ref:
+    if "/" not in ref and ":" not in ref:
         try:
             new_profile = load_profile(ref, workspace=session.workspace).profile
         except ConfigError:
             new_profile = None
     if new_profile is None:
+        choice = provider_for(ref, session.profile.provider)
         new_profile = session.profile.model_copy(deep=True)
-        new_profile.model = model
-        if provider_name and provider_name != session.profile.provider:
+        new_profile.model = choice.model
+        if choice.provider != session.profile.provider:
             from agentcli.config.providers import default_api_key_env
 
-            new_profile.provider = provider_name
+            new_profile.provider = choice.provider
             new_profile.url = None
-            new_profile.api_key_env = default_api_key_env(provider_name)
-            new_profile.name = f"{session.profile.name}+{provider_name}"
+            new_profile.api_key_env = default_api_key_env(choice.provider)
+            new_profile.name = f"{session.profile.name}+{choice.provider}"
     return apply_profile(session, new_profile, transport=transport)
 
 

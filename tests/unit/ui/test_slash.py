@@ -108,6 +108,18 @@ def test_model_switch_reports_changes_and_keeps_history(repl):
     assert repl.session.profile.provider == "openai" and repl.session.plan.native_tools
     dispatch(repl, "/model mycorp/llama3.3-code-ft")
     assert "inherited from llama 3.3" in said(repl)
+    assert repl.session.profile.provider == "openai"  # an unknown vendor prefix keeps the provider
+
+
+def test_model_switch_routes_a_bare_model_id_like_run_m(repl, monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-000000000000")
+    dispatch(repl, "/model claude-sonnet-4-5")
+    said(repl)
+    assert repl.session.profile.provider == "anthropic" and repl.session.provider.api == "anthropic"
+    assert repl.session.profile.model == "claude-sonnet-4-5" and repl.session.profile.url is None
+    dispatch(repl, "/model qwen3:8b")  # a name:tag stays with the provider in use
+    said(repl)
+    assert repl.session.profile.provider == "anthropic" and repl.session.profile.model == "qwen3:8b"
 
 
 def test_unknown_command_and_help(repl):
