@@ -28,6 +28,7 @@ THINK_TAGS: tuple[tuple[str, str], ...] = (
     ("<|START_THINKING|>", "<|END_THINKING|>"),  # Command R7B / Command A
     ("[THINK]", "[/THINK]"),  # Magistral
     ("◁think▷", "◁/think▷"),  # Kimi-VL thinking
+    ("<|channel>", "<channel|>"),  # Gemma 4 (the channel opens with its name, `thought`)
 )
 # Dialects too weak to keep a call whose name is not an offered tool (JSON in prose); a dialect
 # can also declare `name_strict = True`.
@@ -37,17 +38,17 @@ _STRICT_NAMES = frozenset(("json_block",))
 def split_thinking(text: str) -> tuple[str, str]:
     """(text without reasoning, reasoning). Handles <think>..</think>, an unclosed <think> at the end,
     and a leading reasoning that only ends with </think> (Qwen3 / DeepSeek-R1 templates open it)."""
-    if "think>" not in text and "THINK" not in text and "think▷" not in text:  # the common case: one scan each
+    if "think>" not in text and "THINK" not in text and "think▷" not in text and "channel" not in text:  # the common case: one scan each
         return text, ""
     thoughts: list[str] = []
     for i, (open_tag, close_tag) in enumerate(THINK_TAGS):
         if close_tag not in text and open_tag not in text:
             continue
         if i == 0:
-            first_close, first_open = text.find(close_tag), text.find(open_tag)
-            if first_close >= 0 and (first_open < 0 or first_close < first_open):
-                thoughts.append(text[:first_close])
-                text = text[first_close + len(close_tag):]
+            orphan = _orphan_close(text, open_tag, close_tag)
+            if orphan >= 0:
+                thoughts.append(text[:orphan])
+                text = text[orphan + len(close_tag):]
         kept: list[str] = []
         pos = 0
         while True:
@@ -64,6 +65,25 @@ def split_thinking(text: str) -> tuple[str, str]:
             pos = e + len(close_tag)
         text = "".join(kept)
     return text, "\n\n".join(t.strip() for t in thoughts if t.strip())
+
+
+def _orphan_close(text: str, open_tag: str, close_tag: str) -> int:
+    """Where the first close tag with no opener before it is (the template opened the reasoning),
+    skipping whole pairs quoted inside it; -1 when every close has its opener."""
+    depth, pos = 0, 0
+    while True:
+        c = text.find(close_tag, pos)
+        if c < 0:
+            return -1
+        o = text.find(open_tag, pos, c)
+        if o >= 0:
+            depth += 1
+            pos = o + len(open_tag)
+            continue
+        if depth == 0:
+            return c
+        depth -= 1
+        pos = c + len(close_tag)
 
 
 def chain(ctx: ParseContext, parsers: tuple[str, ...]) -> list[str]:

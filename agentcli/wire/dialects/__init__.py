@@ -39,6 +39,7 @@ DIALECTS: dict[str, str] = {
     "lfm2": "lfm2:LFM2",
     "seed_oss": "seed_oss:SEED_OSS",
     "functiongemma": "functiongemma:FUNCTIONGEMMA",
+    "gemma4": "gemma4:GEMMA4",  # <|tool_call>call:f{k:<|"|>v<|"|>}<tool_call|>
     "step3": "step3:STEP3",
     "harmony": "harmony:HARMONY",  # gpt-oss
     "internlm2": "internlm2:INTERNLM2",
