@@ -72,7 +72,10 @@ def ernie_rules(spec: ModelSpec) -> dict[str, Any]:
 
 
 def nemotron_rules(spec: ModelSpec) -> dict[str, Any]:
-    """NVIDIA Nemotron writes <TOOLCALL>[{"name", "arguments"}]</TOOLCALL>."""
+    """NVIDIA Nemotron (v1/v2) writes <TOOLCALL>[{"name", "arguments"}]</TOOLCALL>; Nemotron 3 moved to
+    Qwen3-Coder's <tool_call><function=..><parameter=..> XML, with a 1M-token window."""
+    if spec.version >= (3,):
+        return {**_TOOLS, "parallel_tools": True, "context_window": 1_048_576, "text_dialect": "qwen3_coder"}
     return {**_TOOLS, "parallel_tools": True, "context_window": 131_072, "text_dialect": "nemotron"}
 
 
