@@ -305,7 +305,8 @@ def build_call(
             return call, repairs
         repairs.extend(Repair(kind, detail, call_id) for kind, detail in cand.fixes)
     try:
-        args, fixes = repair.decode_arguments(cand.arguments, repair=ctx.repair, schema=schema, budget=budget)
+        args, fixes = repair.decode_arguments(cand.arguments, repair=ctx.repair, schema=schema, budget=budget,
+                                              unwrap=not cand.text_values)
     except repair.ArgumentError as exc:
         call.error = str(exc)
         return call, repairs

@@ -63,10 +63,12 @@ class ArgumentError(ValueError):
 
 
 def decode_arguments(
-    raw: Any, *, repair: bool = True, schema: dict[str, Any] | None = None, budget: RepairBudget | None = None
+    raw: Any, *, repair: bool = True, schema: dict[str, Any] | None = None, budget: RepairBudget | None = None,
+    unwrap: bool = True,
 ) -> tuple[dict[str, Any], list[Fix]]:
     """Arguments as a dict. Raises ArgumentError when they cannot be recovered (or would cost more
-    JSON repair than `budget`, the reply's, has left; a fresh budget when None)."""
+    JSON repair than `budget`, the reply's, has left; a fresh budget when None). unwrap=False for
+    forms that name each parameter in markup (XML, key:value): there a lone `input` is a parameter."""
     fixes: list[Fix] = []
     value = raw
     if value is None:
@@ -85,7 +87,7 @@ def decode_arguments(
             fixes.append(("double_encoded", "arguments were a JSON string holding JSON; decoded twice"))
     if not isinstance(value, dict):
         raise ArgumentError(f"arguments must be a JSON object, got {type(value).__name__}")
-    value, more = unwrap_arguments(value, schema, repair)
+    value, more = unwrap_arguments(value, schema, repair and unwrap)
     fixes.extend(more)
     if not finite(value):
         raise ArgumentError("arguments hold a number JSON cannot carry (infinite or NaN)")
