@@ -22,6 +22,14 @@ ESC = '<|"|>'
 _STRAY = (END, "<|tool_response>", "<tool_response|>")
 
 
+def _call_name(body: str) -> str | None:
+    """NAME of a block that starts `call:NAME{`, or None."""
+    body = body.strip()
+    brace = body.find("{")
+    name = body[5:brace].strip() if body.startswith("call:") and brace > 5 else ""
+    return name if name and not any(c.isspace() or c in "<>:{}" for c in name) else None
+
+
 class _Gemma4(Dialect):
     name = "gemma4"
     markers = (BEGIN,)
@@ -32,11 +40,17 @@ class _Gemma4(Dialect):
         cands: list[Candidate] = []
         spans: list[tuple[int, int]] = []
         for blk in iter_blocks(text, BEGIN, END):
-            got = parse_call(text[blk.body_start : blk.body_end], ESC)
-            if got is None:
+            body = text[blk.body_start : blk.body_end]
+            raw = text[blk.start : blk.end]
+            got = parse_call(body, ESC)
+            if got is not None:
+                cands.append(Candidate(name=got[0], arguments=got[1], raw=raw, dialect=self.name, text_values=True))
+            elif blk.closed and (name := _call_name(body)):
+                # A whole block whose arguments do not read: reported as a broken call, not shown as text.
+                cands.append(Candidate(name=name, arguments={}, raw=raw, dialect=self.name,
+                                       error="the call's arguments are not valid Gemma 4 syntax"))
+            else:
                 continue
-            cands.append(Candidate(name=got[0], arguments=got[1], raw=text[blk.start : blk.end],
-                                   dialect=self.name, text_values=True))
             spans.append((blk.start, blk.end))
         if not cands:
             return [], text

@@ -1,0 +1,133 @@
+"""Hand-written checks for the tagged / XML families, read the way a run with the model reads them.
+
+Each family: its wrapper markup never reaches the visible text, its reasoning goes to thinking,
+prose or fenced examples that only name its tags give no call, a broken call is reported next to its
+good siblings, and arguments are typed by the offered schema.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from agentcli.core.types import ParsedResponse, Tool
+from agentcli.wire.model_parse import parse_for
+
+Q = '<|"|>'
+GEMMA4 = "google/gemma-4-26b-a4b-it"
+NEMOTRON3 = "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B"
+OLMO3 = "allenai/Olmo-3-7B-Instruct"
+
+
+def _tool(name: str, **props: dict) -> Tool:
+    return Tool(name, "", {"type": "object", "properties": props})
+
+
+WEATHER = _tool("get_weather", city={"type": "string"}, days={"type": "integer"}, metric={"type": "boolean"})
+FLIGHT = _tool("book_flight", **{"from": {"type": "string"}, "to": {"type": "string"}, "class": {"type": "string"}})
+
+
+def _parse(output: str, model: str, tools: list[Tool] | None = None) -> ParsedResponse:
+    return parse_for(output, model, tools if tools is not None else [WEATHER])
+
+
+def _calls(resp: ParsedResponse) -> list[tuple[str, dict]]:
+    return [(c.name, c.arguments) for c in resp.tool_calls if not c.error]
+
+
+# --- Gemma 4 -------------------------------------------------------------------------------------
+
+def test_gemma4_markup_and_turn_tokens_never_visible():
+    out = _parse(f"Checking.<|tool_call>call:get_weather{{city:{Q}Oslo{Q}}}<tool_call|><tool_call|><|tool_response>",
+                 GEMMA4)
+    assert _calls(out) == [("get_weather", {"city": "Oslo"})]
+    assert out.text.strip() == "Checking."
+
+
+def test_gemma4_reasoning_channel_goes_to_thinking():
+    out = _parse(f"<|channel>thought\nUser wants Oslo.<channel|><|tool_call>call:get_weather{{city:{Q}Oslo{Q}}}<tool_call|>",
+                 GEMMA4)
+    assert "User wants Oslo." in out.thinking
+    assert out.text.strip() == ""
+    assert "<|channel>" not in out.text and "<channel|>" not in out.text
+
+
+def test_gemma4_arguments_typed_by_schema():
+    out = _parse(f"<|tool_call>call:get_weather{{city:{Q}7{Q},days:3,metric:true}}<tool_call|>", GEMMA4)
+    assert _calls(out) == [("get_weather", {"city": "7", "days": 3, "metric": True})]
+
+
+def test_gemma4_strings_are_verbatim():
+    out = _parse(f'<|tool_call>call:get_weather{{city:{Q}C:\\dir "x", y{Q}}}<tool_call|>', GEMMA4)
+    assert _calls(out) == [("get_weather", {"city": 'C:\\dir "x", y'})]
+
+
+def test_gemma4_parameter_named_input_is_not_unwrapped():
+    tool = _tool("search", input={"type": "object"})
+    out = _parse("<|tool_call>call:search{input:{all:true}}<tool_call|>", GEMMA4, [tool])
+    assert _calls(out) == [("search", {"input": {"all": True}})]
+
+
+def test_gemma4_broken_call_beside_good_one():
+    out = _parse(f"<|tool_call>call:get_weather{{city:{Q}Oslo{Q}}}<tool_call|>"
+                 f"<|tool_call>call:get_weather{{city:{Q}Rome{Q},days:}}}}<tool_call|>", GEMMA4)
+    assert _calls(out) == [("get_weather", {"city": "Oslo"})]
+    assert [c.name for c in out.tool_calls] == ["get_weather", "get_weather"]
+    assert out.tool_calls[1].error
+    assert "tool_call" not in out.text
+
+
+@pytest.mark.parametrize("output", [
+    "Gemma 4 wraps calls in <|tool_call> and <tool_call|> tokens.",
+    "```\n<|tool_call>call:get_weather{city:<|\"|>Oslo<|\"|>\n```\nthat is the format, cut short.",
+])
+def test_gemma4_prose_naming_the_tokens_is_no_call(output: str):
+    assert _calls(_parse(output, GEMMA4)) == []
+
+
+# --- Nemotron ------------------------------------------------------------------------------------
+
+def test_nemotron3_reads_qwen3_coder_xml_and_strips_reasoning():
+    out = _parse("Check first.</think>\nOn it.\n<tool_call>\n<function=get_weather>\n<parameter=city>\nOslo\n"
+                 "</parameter>\n<parameter=days>\n2\n</parameter>\n</function>\n</tool_call>", NEMOTRON3)
+    assert _calls(out) == [("get_weather", {"city": "Oslo", "days": 2})]
+    assert out.text.strip() == "On it."
+    assert out.thinking == "Check first."
+
+
+def test_nemotron_toolcall_list_with_string_arguments():
+    out = _parse('<TOOLCALL>[{"name": "get_weather", "arguments": "{\\"city\\": \\"Oslo\\"}"}, '
+                 '{"name": "get_weather", "arguments": {"city": "Rome"}}]</TOOLCALL>', "nvidia/NVIDIA-Nemotron-Nano-9B-v2")
+    assert _calls(out) == [("get_weather", {"city": "Oslo"}), ("get_weather", {"city": "Rome"})]
+    assert "TOOLCALL" not in out.text
+
+
+def test_nemotron_prose_naming_the_tag_is_no_call():
+    out = _parse("I would answer with a <TOOLCALL> block, but no tool fits.", "nvidia/NVIDIA-Nemotron-Nano-9B-v2")
+    assert _calls(out) == []
+
+
+# --- OLMo 3 --------------------------------------------------------------------------------------
+
+def test_olmo3_argument_named_like_a_python_keyword():
+    out = _parse('<function_calls>book_flight(from="SFO", to="NYC", class="economy")</function_calls>', OLMO3, [FLIGHT])
+    assert _calls(out) == [("book_flight", {"from": "SFO", "to": "NYC", "class": "economy"})]
+    assert out.text.strip() == ""
+
+
+def test_olmo3_keyword_inside_a_string_is_untouched():
+    out = _parse('<function_calls>book_flight(to="(from=x, class=y)", from="A")</function_calls>', OLMO3, [FLIGHT])
+    assert _calls(out) == [("book_flight", {"to": "(from=x, class=y)", "from": "A"})]
+
+
+def test_olmo3_json_literals_at_any_depth():
+    tool = _tool("create", data={"type": "object"})
+    out = _parse('<function_calls>create(data={"u": {"ok": true, "n": null}, "xs": [false]})</function_calls>', OLMO3, [tool])
+    assert _calls(out) == [("create", {"data": {"u": {"ok": True, "n": None}, "xs": [False]}})]
+
+
+# --- reasoning ----------------------------------------------------------------------------------
+
+def test_close_tag_without_opener_ends_reasoning_past_a_quoted_pair():
+    out = _parse("I recall <think>a</think> from before. Done</think>Answer.", OLMO3)
+    assert out.text.strip() == "Answer."
+    assert "</think>" not in out.text
