@@ -181,9 +181,22 @@ def decode_text_values(args: dict[str, Any], schema: dict[str, Any] | None) -> d
                 try:
                     value = jsonsafe.loads(s)
                 except ValueError:
-                    pass
+                    value = _repaired_structure(s, _types(props.get(key)), value)
         out[key] = value
     return out
+
+
+def _repaired_structure(s: str, types: set[str], fallback: Any) -> Any:
+    """A text value the schema types as an array or object, written as near-JSON (`'pending'`, a
+    trailing comma): repaired within the usual budget when the repair gives that type; else unchanged."""
+    want = (list if "array" in types else None, dict if "object" in types else None)
+    if s[0] not in "[{" or not any(want) or '\\"' in s:  # escaped JSON is the pipeline's escaped_json repair
+        return fallback
+    try:
+        value = _decode_string(s, True, [], RepairBudget())
+    except ArgumentError:
+        return fallback
+    return value if any(w is not None and isinstance(value, w) for w in want) else fallback
 
 
 def _types(prop: Any) -> set[str]:

@@ -131,3 +131,14 @@ def test_close_tag_without_opener_ends_reasoning_past_a_quoted_pair():
     out = _parse("I recall <think>a</think> from before. Done</think>Answer.", OLMO3)
     assert out.text.strip() == "Answer."
     assert "</think>" not in out.text
+
+
+# --- Qwen3-Coder XML ----------------------------------------------------------------------------
+
+def test_qwen3_coder_near_json_array_parameter_is_typed_by_schema():
+    tool = _tool("todo", todos={"type": "array"}, note={"type": "string"})
+    out = _parse("<tool_call>\n<function=todo>\n<parameter=todos>\n[{'task': 'a', 'done': True,}]\n</parameter>\n"
+                 "<parameter=note>\n['kept as text']\n</parameter>\n</function>\n</tool_call>",
+                 "Qwen/Qwen3-Coder-30B-A3B-Instruct", [tool])
+    assert _calls(out) == [("todo", {"todos": [{"task": "a", "done": True}], "note": "['kept as text']"})]
+    assert "function" not in out.text and "tool_call" not in out.text
