@@ -142,3 +142,26 @@ def test_qwen3_coder_near_json_array_parameter_is_typed_by_schema():
                  "Qwen/Qwen3-Coder-30B-A3B-Instruct", [tool])
     assert _calls(out) == [("todo", {"todos": [{"task": "a", "done": True}], "note": "['kept as text']"})]
     assert "function" not in out.text and "tool_call" not in out.text
+
+
+# --- LFM2 ---------------------------------------------------------------------------------------
+
+LFM2 = "LiquidAI/LFM2-1.2B"
+
+
+def test_lfm2_unescaped_quotes_in_one_string_argument():
+    tool = _tool("bash", command={"type": "string"})
+    out = _parse("<|tool_call_start|>[bash(command='grep -n 'a, b' f.txt')]<|tool_call_end|>Running.", LFM2, [tool])
+    assert _calls(out) == [("bash", {"command": "grep -n 'a, b' f.txt"})]
+    assert out.text.strip() == "Running."
+
+
+def test_lfm2_broken_list_is_not_merged_into_one_string():
+    tool = _tool("bash", command={"type": "string"})
+    out = _parse("<|tool_call_start|>[bash(command='ls'), bash(command='x' y')]<|tool_call_end|>", LFM2, [tool])
+    assert ("bash", {"command": "ls"}) in _calls(out)
+    assert all(args.get("command") != "ls'), bash(command='x' y" for _, args in _calls(out))
+
+
+def test_lfm2_prose_naming_the_tokens_is_no_call():
+    assert _calls(_parse("LFM2 puts calls between <|tool_call_start|> and <|tool_call_end|>.", LFM2)) == []
