@@ -143,7 +143,10 @@ def run_dialects(text: str, names: list[str], ctx: ParseContext | None = None) -
 
     With offered tools, calls from name-strict dialects (JSON in prose) whose name resolves to no
     tool are not calls: their text stays in place; so are embedded calls (in prose, or bare) from
-    any dialect. At most MAX_CALLS calls are read.
+    any dialect, calls in another family's form than the model's own (prose naming `<tool_call>`
+    tags), calls inside a fenced code block (a Markdown example of a format), and broken calls
+    with no good sibling.
+    At most MAX_CALLS calls are read.
     """
     found, rest, _ = _run_dialects(text, names, ctx, MAX_CALLS)
     return found, rest
@@ -180,8 +183,13 @@ def _run_dialects(text: str, names: list[str], ctx: ParseContext | None, limit: 
             if len(kept) < len(cands):
                 rest = _without(head, kept) + tail
                 cands = kept
-        elif cands and ctx is not None and ctx.tools and (weak or any(c.embedded for c in cands)):
-            kept = [c for c in cands if not (weak or c.embedded) or _offered(c.name, ctx)]
+        elif cands and ctx is not None and ctx.tools:
+            stray = weak or (bool(ctx.prefer) and name not in ctx.prefer)  # not the model's own form
+            fences = _fences(head) if name != ctx.prompted else []  # a prompted fenced form is the call itself
+            kept = [c for c in cands
+                    if not (stray or c.embedded or _in_fence(head, c.raw, fences)) or _offered(c.name, ctx)]
+            if not any(not c.error for c in kept):  # only broken calls to no offered tool: prose naming the markup
+                kept = [c for c in kept if _offered(c.name, ctx)]
             if len(kept) < len(cands):
                 rest = _without(head, kept) + tail
                 cands = kept
@@ -190,6 +198,38 @@ def _run_dialects(text: str, names: list[str], ctx: ParseContext | None, limit: 
         found.extend(cands)
         text = rest  # a dialect may also drop its own no-op directives (a lone token, "directly answer")
     return found, text, capped
+
+
+_FENCES = ("```", "~~~")
+
+
+def _fences(text: str) -> list[tuple[int, int]]:
+    """The fenced code blocks of `text` (an unclosed one runs to the end), in one pass over its fence lines."""
+    if "```" not in text and "~~~" not in text:
+        return []
+    spans: list[tuple[int, int]] = []
+    opened = -1
+    pos = 0
+    while pos < len(text):
+        nl = text.find("\n", pos)
+        end = len(text) if nl < 0 else nl
+        if text.startswith(_FENCES, pos + len(text[pos:end]) - len(text[pos:end].lstrip(" "))):
+            if opened < 0:
+                opened = pos
+            else:
+                spans.append((opened, end))
+                opened = -1
+        pos = end + 1
+    if opened >= 0:
+        spans.append((opened, len(text)))
+    return spans
+
+
+def _in_fence(text: str, raw: str | None, fences: list[tuple[int, int]]) -> bool:
+    if not fences or not raw:
+        return False
+    at = text.find(raw)
+    return at >= 0 and any(a <= at < b for a, b in fences)
 
 
 def _by_ownership(text: str, names: list[str]) -> list[str]:

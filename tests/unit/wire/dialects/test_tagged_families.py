@@ -165,3 +165,32 @@ def test_lfm2_broken_list_is_not_merged_into_one_string():
 
 def test_lfm2_prose_naming_the_tokens_is_no_call():
     assert _calls(_parse("LFM2 puts calls between <|tool_call_start|> and <|tool_call_end|>.", LFM2)) == []
+
+
+# --- negatives across the tagged families -------------------------------------------------------
+
+NEGATIVES = [
+    ("Qwen/Qwen2.5-7B-Instruct", "Use <tool_call> and </tool_call> tags to wrap calls."),
+    ("Qwen/Qwen2.5-7B-Instruct", "<tool_call> and </tool_call> are the tags."),
+    ("Qwen/Qwen2.5-7B-Instruct",
+     'The format is:\n```\n<tool_call>\n{"name": "search_web", "arguments": {"q": "x"}}\n</tool_call>\n```\nNo call.'),
+    ("Qwen/Qwen3-Coder-30B-A3B-Instruct", "Write <function=name> and <parameter=x> to call."),
+    ("Qwen/Qwen3-Coder-30B-A3B-Instruct", "```xml\n<function=delete_all>\n<parameter=path>/</parameter>\n</function>\n```\nAn example."),
+    ("allenai/Olmo-3-7B-Instruct", "```\n<function_calls>rm_rf(path='/')</function_calls>\n```\nexample only"),
+    ("anthropic/claude-sonnet-4", 'Claude used to write <function_calls><invoke name="x"> blocks.'),
+    ("ByteDance-Seed/Seed-OSS-36B-Instruct", "The model writes <seed:tool_call> blocks."),
+    (GEMMA4, "~~~\n<|tool_call>call:wipe{all:true}<tool_call|>\n~~~"),
+]
+
+
+@pytest.mark.parametrize(("model", "output"), NEGATIVES)
+def test_prose_and_fenced_examples_give_no_call_and_keep_their_text(model: str, output: str):
+    out = _parse(output, model)
+    assert out.tool_calls == []
+    assert out.text.strip() == output.strip()
+
+
+def test_fenced_call_to_an_offered_tool_is_still_a_call():
+    out = _parse('```\n<tool_call>\n{"name": "get_weather", "arguments": {"city": "Oslo"}}\n</tool_call>\n```',
+                 "Qwen/Qwen2.5-7B-Instruct")
+    assert _calls(out) == [("get_weather", {"city": "Oslo"})]
