@@ -55,6 +55,9 @@ def lfm_rules(spec: ModelSpec) -> dict[str, Any]:
 
 
 def gigachat_rules(spec: ModelSpec) -> dict[str, Any]:
+    """GigaChat 3.5 moved to GCML invoke markup, with a 256k window."""
+    if spec.version >= (3, 5):
+        return {**_TOOLS, "parallel_tools": True, "context_window": 262_144, "text_dialect": "gigachat35"}
     return {**_TOOLS, "context_window": 131_072, "text_dialect": "gigachat"}
 
 

@@ -194,3 +194,40 @@ def test_fenced_call_to_an_offered_tool_is_still_a_call():
     out = _parse('```\n<tool_call>\n{"name": "get_weather", "arguments": {"city": "Oslo"}}\n</tool_call>\n```',
                  "Qwen/Qwen2.5-7B-Instruct")
     assert _calls(out) == [("get_weather", {"city": "Oslo"})]
+
+
+# --- GigaChat 3.5 -------------------------------------------------------------------------------
+
+GIGA35 = "ai-sage/GigaChat3.5-432B-A28B"
+_B = "\uff5c"
+
+
+def _gcml(*invokes: str) -> str:
+    return f"<{_B}GCML{_B}tool_calls>{''.join(invokes)}</{_B}GCML{_B}tool_calls>"
+
+
+def _invoke(name: str, body: str, close: bool = True) -> str:
+    return f'<{_B}GCML{_B}invoke name="{name}">{body}' + (f"</{_B}GCML{_B}invoke>" if close else "")
+
+
+def _param(name: str, value: str, string: bool = True) -> str:
+    return f'<{_B}GCML{_B}parameter name="{name}" string="{str(string).lower()}">{value}</{_B}GCML{_B}parameter>'
+
+
+def test_gigachat35_markup_never_visible_and_values_typed():
+    out = _parse("Checking." + _gcml(_invoke("get_weather", _param("city", "7") + _param("days", "3", False))), GIGA35)
+    assert _calls(out) == [("get_weather", {"city": "7", "days": 3})]
+    assert out.text.strip() == "Checking."
+
+
+def test_gigachat35_broken_invoke_reported_beside_good_one():
+    out = _parse(_gcml(_invoke("get_weather", _param("city", "Oslo")),
+                       _invoke("get_weather", f'<{_B}GCML{_B}parameter name="city">Rome')), GIGA35)
+    assert _calls(out) == [("get_weather", {"city": "Oslo"})]
+    assert len(out.tool_calls) == 2 and out.tool_calls[1].error
+
+
+def test_gigachat35_prose_naming_the_markup_is_no_call():
+    text = f"GigaChat 3.5 opens calls with <{_B}GCML{_B}tool_calls> and closes them again."
+    out = _parse(text, GIGA35)
+    assert out.tool_calls == [] and out.text == text
