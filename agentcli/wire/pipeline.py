@@ -44,11 +44,13 @@ def split_thinking(text: str) -> tuple[str, str]:
     for i, (open_tag, close_tag) in enumerate(THINK_TAGS):
         if close_tag not in text and open_tag not in text:
             continue
-        if i == 0:
-            orphan = _orphan_close(text, open_tag, close_tag)
-            if orphan >= 0:
-                thoughts.append(text[:orphan])
-                text = text[orphan + len(close_tag):]
+        start = 0
+        orphan = _orphan_close(text, open_tag, close_tag, start)
+        while orphan >= 0:  # reasoning runs to the last close tag that has no opener
+            thoughts.append(text[start:orphan])
+            start = orphan + len(close_tag)
+            orphan = _orphan_close(text, open_tag, close_tag, start)
+        text = text[start:] if start else text
         kept: list[str] = []
         pos = 0
         while True:
@@ -64,13 +66,16 @@ def split_thinking(text: str) -> tuple[str, str]:
             thoughts.append(text[s + len(open_tag):e])
             pos = e + len(close_tag)
         text = "".join(kept)
+        if close_tag in text:  # a close tag left with no opener and nothing after it: markup, never text
+            text = text.replace(close_tag, "")
     return text, "\n\n".join(t.strip() for t in thoughts if t.strip())
 
 
-def _orphan_close(text: str, open_tag: str, close_tag: str) -> int:
+def _orphan_close(text: str, open_tag: str, close_tag: str, start: int = 0) -> int:
     """Where the first close tag with no opener before it is (the template opened the reasoning),
-    skipping whole pairs quoted inside it; -1 when every close has its opener."""
-    depth, pos = 0, 0
+    skipping whole pairs quoted inside it; -1 when every close has its opener, or when the orphan
+    follows a whole pair and ends the text (a stray close after the answer, not a reasoning's end)."""
+    depth, pos, paired = 0, start, False
     while True:
         c = text.find(close_tag, pos)
         if c < 0:
@@ -81,8 +86,9 @@ def _orphan_close(text: str, open_tag: str, close_tag: str) -> int:
             pos = o + len(open_tag)
             continue
         if depth == 0:
-            return c
+            return -1 if paired and not text[c + len(close_tag):].strip() else c
         depth -= 1
+        paired = True
         pos = c + len(close_tag)
 
 

@@ -231,3 +231,19 @@ def test_gigachat35_prose_naming_the_markup_is_no_call():
     text = f"GigaChat 3.5 opens calls with <{_B}GCML{_B}tool_calls> and closes them again."
     out = _parse(text, GIGA35)
     assert out.tool_calls == [] and out.text == text
+
+
+# --- reasoning delimiters -----------------------------------------------------------------------
+
+@pytest.mark.parametrize(("output", "text", "thinking"), [
+    ("<|channel>thought\n<channel|>Hello.<channel|>", "Hello.", "thought"),  # a stray close after the answer
+    ("First</think>Second</think>Answer.", "Answer.", "First\n\nSecond"),  # reasoning runs to the last orphan
+    ("[THINK]plan[/THINK]Answer.[/THINK]", "Answer.", "plan"),
+    ("prefilled plan<|END_THINKING|>Answer.", "Answer.", "prefilled plan"),  # Cohere's template opens it
+    ("only reasoning</think>", "", "only reasoning"),
+])
+def test_reasoning_close_tags_never_visible(output: str, text: str, thinking: str):
+    from agentcli.wire.pipeline import split_thinking
+
+    got_text, got_thinking = split_thinking(output)
+    assert (got_text.strip(), got_thinking) == (text, thinking)
