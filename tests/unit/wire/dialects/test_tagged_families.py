@@ -247,3 +247,14 @@ def test_reasoning_close_tags_never_visible(output: str, text: str, thinking: st
 
     got_text, got_thinking = split_thinking(output)
     assert (got_text.strip(), got_thinking) == (text, thinking)
+
+
+@pytest.mark.parametrize(("model", "wrap"), [
+    ("Qwen/Qwen3-Coder-30B-A3B-Instruct", ("<tool_call>\n", "\n</tool_call>")),
+    ("ByteDance-Seed/Seed-OSS-36B-Instruct", ("<seed:tool_call>\n", "\n</seed:tool_call>")),
+])
+def test_xml_parameter_layout_newlines_versus_value_newlines(model: str, wrap: tuple[str, str]):
+    tool = _tool("edit", old={"type": "string"}, new={"type": "string"})
+    body = "<function=edit>\n<parameter=old>\nframed\n</parameter>\n<parameter=new>inline\n</parameter>\n</function>"
+    out = _parse(wrap[0] + body + wrap[1], model, [tool])
+    assert _calls(out) == [("edit", {"old": "framed", "new": "inline\n"})]
