@@ -89,6 +89,11 @@ def olmo_rules(spec: ModelSpec) -> dict[str, Any]:
     return no_native_rules(spec)
 
 
+def reka_rules(spec: ModelSpec) -> dict[str, Any]:
+    """Reka (Flash 3, Edge) writes Hermes-style <tool_call>{json}</tool_call> blocks."""
+    return {**_TOOLS, "parallel_tools": True, "context_window": 32_768, "text_dialect": "hermes"}
+
+
 def no_native_rules(spec: ModelSpec) -> dict[str, Any]:
     """Families with no tool training at all (StarCoder, Yi, Falcon, LLaVA, SmolLM, OLMo before 3)."""
     return {"native_tools": False}
