@@ -3,8 +3,10 @@
 <|channel|>analysis<|message|>Need weather.<|end|>
 <|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"city":"Tokyo"}<|call|>
 The recipient may also precede the channel (`<|start|>assistant to=functions.x<|channel|>commentary json`).
-When a call is found the text is rebuilt from the visible messages: analysis bodies are
-reasoning and are dropped, final/commentary bodies and prose outside messages are kept.
+A message with a recipient is a call whatever its channel (models also address functions from
+the analysis channel); built-in recipients (`python`, `container.exec`) are calls to tools that were
+not offered. Whenever the text holds harmony messages it is rebuilt from the visible ones: analysis
+bodies are reasoning and are dropped, final/commentary bodies and prose outside messages are kept.
 """
 
 from __future__ import annotations
@@ -16,11 +18,14 @@ from agentcli.wire.types import Candidate
 START, CHANNEL, MESSAGE = "<|start|>", "<|channel|>", "<|message|>"
 ENDS = ("<|end|>", "<|call|>", "<|return|>")
 _HEADER_STOP = " \t\r\n<"
+# Recipients that address a person, not a tool (`commentary to=assistant` is a note, not a call).
+_NOT_TOOLS = frozenset(("assistant", "user", "all"))
 
 
 def _word_after(header: str, key: str) -> str:
-    """The token following `key` in a message header, up to whitespace or a special token."""
-    i = header.find(key)
+    """The token following the last `key` in a message header, up to whitespace or a special token
+    (a header may name a channel twice: `<|channel|>commentary to=assistant<|channel|>analysis`)."""
+    i = header.rfind(key)
     if i == -1:
         return ""
     i += len(key)
@@ -68,18 +73,20 @@ class _Harmony(Dialect):
 
     @total
     def parse(self, text: str) -> ParseResult:
-        if "to=" not in text:
-            return [], text  # every call names its recipient: without one, nothing here is a call
+        if MESSAGE not in text:
+            return [], text  # no message body: nothing here is harmony
         cands: list[Candidate] = []
         out: list[str] = []
         cache: dict[str, int] = {}
         pos = 0
+        header_seen = False
         while True:
             m = text.find(MESSAGE, pos)
             if m == -1:
                 out.append(text[pos:])
                 break
             prose, header = _split_header(text[pos:m])
+            header_seen = header_seen or CHANNEL in header
             out.append(prose)
             body_start = m + len(MESSAGE)
             body_end, after = _body_end(text, body_start, cache)
@@ -87,7 +94,7 @@ class _Harmony(Dialect):
             channel = _word_after(header, CHANNEL)
             recipient = _word_after(" " + header, " to=")
             msg_start = pos + len(prose)
-            if recipient and channel != "analysis":
+            if recipient and recipient not in _NOT_TOOLS:  # a recipient makes a call, whatever the channel
                 cand = self._call(recipient, body, text[msg_start:after], closed=body_end < len(text))
                 if cand is not None:
                     cands.append(cand)
@@ -98,7 +105,7 @@ class _Harmony(Dialect):
             pos = after
             if pos >= len(text):
                 break
-        if not cands:
+        if not cands and not (header_seen and CHANNEL in text):
             return [], text
         return cands, "".join(out)
 
@@ -107,6 +114,10 @@ class _Harmony(Dialect):
         if not name:
             return None
         args = body.strip()
+        if not recipient.startswith("functions.") and not args.startswith("{"):
+            # A built-in tool (python, container.exec) called with code: reported, never run.
+            return Candidate(name=name, arguments=None, raw=raw, dialect=self.name,
+                             error=f"{recipient} is a gpt-oss built-in tool, not an offered function")
         if not closed and not json_object_complete(args):
             return None
         return Candidate(name=name, arguments=args or "{}", raw=raw, dialect=self.name)

@@ -258,3 +258,27 @@ def test_xml_parameter_layout_newlines_versus_value_newlines(model: str, wrap: t
     body = "<function=edit>\n<parameter=old>\nframed\n</parameter>\n<parameter=new>inline\n</parameter>\n</function>"
     out = _parse(wrap[0] + body + wrap[1], model, [tool])
     assert _calls(out) == [("edit", {"old": "framed", "new": "inline\n"})]
+
+
+# --- gpt-oss harmony ----------------------------------------------------------------------------
+
+GPT_OSS = "openai/gpt-oss-20b"
+
+
+def test_harmony_plain_answer_shows_only_the_final_body():
+    out = _parse("<|channel|>analysis<|message|>User greets.<|end|><|start|>assistant<|channel|>final<|message|>Hi!", GPT_OSS)
+    assert out.tool_calls == []
+    assert out.text.strip() == "Hi!"
+
+
+def test_harmony_recipient_makes_a_call_in_any_channel():
+    out = _parse('<|channel|>analysis to=functions.get_weather<|message|>{"city": "Oslo"}', GPT_OSS)
+    assert _calls(out) == [("get_weather", {"city": "Oslo"})]
+    assert out.text.strip() == ""
+
+
+def test_harmony_builtin_tool_is_reported_never_run_and_note_to_assistant_is_no_call():
+    out = _parse("<|start|>assistant<|channel|>commentary to=python <|constrain|>code<|message|>print(1)", GPT_OSS)
+    assert [c.name for c in out.tool_calls] == ["python"] and out.tool_calls[0].error
+    note = _parse("<|channel|>commentary to=assistant<|channel|>final<|message|>Done.", GPT_OSS)
+    assert note.tool_calls == [] and note.text.strip() == "Done."
