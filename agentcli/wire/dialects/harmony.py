@@ -4,8 +4,8 @@
 <|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"city":"Tokyo"}<|call|>
 The recipient may also precede the channel (`<|start|>assistant to=functions.x<|channel|>commentary json`).
 A message with a recipient is a call whatever its channel (models also address functions from
-the analysis channel); built-in recipients (`python`, `container.exec`) are calls to tools that were
-not offered. Whenever the text holds harmony messages it is rebuilt from the visible ones: analysis
+the analysis channel); a built-in recipient (`python`, `container.exec`) given code has no function
+to run and nothing to show, so it is dropped (as llama.cpp does). Whenever the text holds harmony messages it is rebuilt from the visible ones: analysis
 bodies are reasoning and are dropped, final/commentary bodies and prose outside messages are kept.
 """
 
@@ -94,7 +94,9 @@ class _Harmony(Dialect):
             channel = _word_after(header, CHANNEL)
             recipient = _word_after(" " + header, " to=")
             msg_start = pos + len(prose)
-            if recipient and recipient not in _NOT_TOOLS:  # a recipient makes a call, whatever the channel
+            if recipient and not recipient.startswith("functions.") and not body.lstrip().startswith("{"):
+                pass  # a built-in tool (python, container.exec) given code: no function to run, no text to show
+            elif recipient and recipient not in _NOT_TOOLS:  # a recipient makes a call, whatever the channel
                 cand = self._call(recipient, body, text[msg_start:after], closed=body_end < len(text))
                 if cand is not None:
                     cands.append(cand)
@@ -114,10 +116,6 @@ class _Harmony(Dialect):
         if not name:
             return None
         args = body.strip()
-        if not recipient.startswith("functions.") and not args.startswith("{"):
-            # A built-in tool (python, container.exec) called with code: reported, never run.
-            return Candidate(name=name, arguments=None, raw=raw, dialect=self.name,
-                             error=f"{recipient} is a gpt-oss built-in tool, not an offered function")
         if not closed and not json_object_complete(args):
             return None
         return Candidate(name=name, arguments=args or "{}", raw=raw, dialect=self.name)
