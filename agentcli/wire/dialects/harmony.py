@@ -94,9 +94,11 @@ class _Harmony(Dialect):
             channel = _word_after(header, CHANNEL)
             recipient = _word_after(" " + header, " to=")
             msg_start = pos + len(prose)
+            if recipient in _NOT_TOOLS:
+                recipient = ""  # a note to a person: an ordinary message
             if recipient and not recipient.startswith("functions.") and not body.lstrip().startswith("{"):
                 pass  # a built-in tool (python, container.exec) given code: no function to run, no text to show
-            elif recipient and recipient not in _NOT_TOOLS:  # a recipient makes a call, whatever the channel
+            elif recipient:  # a recipient makes a call, whatever the channel
                 cand = self._call(recipient, body, text[msg_start:after], closed=body_end < len(text))
                 if cand is not None:
                     cands.append(cand)
