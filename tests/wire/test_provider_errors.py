@@ -83,7 +83,9 @@ async def test_empty_api_key_env_sends_no_key(monkeypatch):
 
 def test_registry_and_defaults(monkeypatch):
     assert set(PROVIDERS) == {"openai", "openrouter", "anthropic", "ollama", "gemini", "scripted"}
-    for name, entry in PROVIDERS.items():
+    from agentcli.config.providers import PROVIDERS as ROWS
+
+    for name, entry in ROWS.items():
         assert provider_class(name).name == name
         # The row's api is what callers read before the class is imported: the class must agree.
         assert entry.api is None or provider_class(name).api == entry.api, name
