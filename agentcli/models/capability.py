@@ -20,6 +20,8 @@ from agentcli.models.families import overlays_for, rule_for
 from agentcli.models.parser import UNKNOWN, parse_model_id
 from agentcli.models.spec import ModelSpec
 
+# The `tool_format` shorthands of wire.dialects.SHORTHANDS (this layer sits below wire and cannot
+# import it; a test keeps the two equal).
 EMULATION_STYLES: tuple[str, ...] = ("json", "hermes", "xml", "pythonic", "mistral", "qwen_xml")
 
 UNKNOWN_MODEL_WARNING = (

@@ -83,8 +83,12 @@ async def test_empty_api_key_env_sends_no_key(monkeypatch):
 
 def test_registry_and_defaults(monkeypatch):
     assert set(PROVIDERS) == {"openai", "openrouter", "anthropic", "ollama", "gemini", "scripted"}
-    for name in PROVIDERS:
+    from agentcli.config.providers import PROVIDERS as ROWS
+
+    for name, entry in ROWS.items():
         assert provider_class(name).name == name
+        # The row's api is what callers read before the class is imported: the class must agree.
+        assert entry.api is None or provider_class(name).api == entry.api, name
     monkeypatch.setenv("OPENROUTER_API_KEY", "sk-or-v1-abcdefghijklmnopqrstuvwxyz")
     p = create(make_profile("openrouter", None))
     assert p.url == "https://openrouter.ai/api/v1" and p.api == "openai"

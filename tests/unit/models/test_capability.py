@@ -363,3 +363,9 @@ def test_known_model_ids_for_completion():
     ids = known_model_ids()
     assert ids[0] == "gpt-3.5-turbo" and "claude-sonnet-4" in ids and "llama3.3" in ids
     assert len(ids) == len(set(ids)) == len(registry.entries())
+
+
+def test_emulation_styles_are_the_wire_shorthands():
+    from agentcli.wire.dialects import SHORTHANDS
+
+    assert sorted(EMULATION_STYLES) == sorted(SHORTHANDS)
