@@ -41,7 +41,7 @@ def split_thinking(text: str) -> tuple[str, str]:
     if "think>" not in text and "THINK" not in text and "think▷" not in text and "channel" not in text:  # the common case: one scan each
         return text, ""
     thoughts: list[str] = []
-    for i, (open_tag, close_tag) in enumerate(THINK_TAGS):
+    for open_tag, close_tag in THINK_TAGS:
         if close_tag not in text and open_tag not in text:
             continue
         start = 0
