@@ -403,6 +403,19 @@ def _schema_types(prop: Any) -> set[str]:
     return found
 
 
+# End-of-turn tokens a server may leave at the end of the text (the stop token was not stripped).
+_TURN_END = ("<|im_end|>", "<|endoftext|>", "<|eot_id|>", "<|eom_id|>", "<|end_of_text|>", "<end_of_turn>",
+             "<turn|>", "<|return|>", "<|end|>", "<|call|>", "<|role_end|>", "</s>")
+
+
+def _without_turn_end(text: str) -> str:
+    """`text` stripped, without the end-of-turn tokens that close it: markup, never visible text."""
+    text = text.strip()
+    while text.endswith(_TURN_END):
+        text = text[: text.rfind("<")].rstrip()
+    return text
+
+
 def finalize(native: NativeParse, ctx: ParseContext, parsers: tuple[str, ...]) -> ParsedResponse:
     """Native fields + text dialects + repair -> the response the loop acts on."""
     text, thought = split_thinking(native.text or "")
@@ -441,7 +454,7 @@ def finalize(native: NativeParse, ctx: ParseContext, parsers: tuple[str, ...]) -
     if calls and finish != "length":  # a call cut at the length limit must stay marked as cut
         finish = "tool_calls"
     return ParsedResponse(
-        text=rest.strip(),
+        text=_without_turn_end(rest),
         thinking=thinking,
         tool_calls=calls,
         repairs=repairs,

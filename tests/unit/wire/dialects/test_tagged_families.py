@@ -282,3 +282,17 @@ def test_harmony_builtin_tool_is_never_run_nor_shown_and_note_to_assistant_is_no
     assert out.tool_calls == [] and out.text.strip() == ""
     note = _parse("<|channel|>commentary to=assistant<|channel|>final<|message|>Done.", GPT_OSS)
     assert note.tool_calls == [] and note.text.strip() == "Done."
+
+
+# --- turn markup around the answer --------------------------------------------------------------
+
+@pytest.mark.parametrize(("model", "output", "text"), [
+    ("Qwen/Qwen2.5-7B-Instruct", 'Reading.<tool_call>\n{"name": "get_weather", "arguments": {"city": "Oslo"}}\n</tool_call><|im_end|>',
+     "Reading."),
+    ("Qwen/Qwen2.5-7B-Instruct", "Plain answer.<|im_end|><|endoftext|>", "Plain answer."),
+    ("ibm-granite/granite-3.3-8b-instruct", "<think>plan</think><response>Done.</response>", "Done."),
+    ("ibm-granite/granite-3.3-8b-instruct", "Write <response> and </response> around answers.",
+     "Write <response> and </response> around answers."),
+])
+def test_turn_markup_never_visible(model: str, output: str, text: str):
+    assert _parse(output, model).text == text
