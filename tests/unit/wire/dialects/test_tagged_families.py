@@ -296,3 +296,10 @@ def test_harmony_builtin_tool_is_never_run_nor_shown_and_note_to_assistant_is_no
 ])
 def test_turn_markup_never_visible(model: str, output: str, text: str):
     assert _parse(output, model).text == text
+
+
+def test_gigachat_malformed_call_after_header_is_reported_not_shown():
+    header = "<|message_sep|>\n\nfunction call<|role_sep|>\n"
+    out = _parse("Sure." + header + '{"name": "get_weather", "arguments": {city: Oslo}}</s>', "ai-sage/GigaChat3-10B-A1.8B")
+    assert [c.name for c in out.tool_calls] == ["get_weather"]
+    assert out.text == "Sure."
