@@ -408,8 +408,15 @@ _TURN_END = ("<|im_end|>", "<|endoftext|>", "<|eot_id|>", "<|eom_id|>", "<|end_o
              "<turn|>", "<|return|>", "<|end|>", "<|call|>", "<|role_end|>", "</s>")
 
 
+# A fenced block left empty once the call written inside it was taken out.
+_EMPTY_FENCE = re.compile(r"```[\w+-]*[ \t]*\n\s*```[ \t]*")
+
+
 def _without_turn_end(text: str) -> str:
-    """`text` stripped, without the end-of-turn tokens that close it: markup, never visible text."""
+    """`text` stripped, without the end-of-turn tokens that close it and without fences emptied by a
+    call taken from them: markup, never visible text."""
+    if "```" in text:
+        text = _EMPTY_FENCE.sub("", text)
     text = text.strip()
     while text.endswith(_TURN_END):
         text = text[: text.rfind("<")].rstrip()

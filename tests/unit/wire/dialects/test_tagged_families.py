@@ -303,3 +303,10 @@ def test_gigachat_malformed_call_after_header_is_reported_not_shown():
     out = _parse("Sure." + header + '{"name": "get_weather", "arguments": {city: Oslo}}</s>', "ai-sage/GigaChat3-10B-A1.8B")
     assert [c.name for c in out.tool_calls] == ["get_weather"]
     assert out.text == "Sure."
+
+
+def test_fence_emptied_by_a_call_is_not_left_on_screen():
+    out = _parse('Calling:\n```json\n<tool_call>\n{"name": "get_weather", "arguments": {"city": "Oslo"}}\n</tool_call>\n```',
+                 "Qwen/Qwen2.5-7B-Instruct")
+    assert _calls(out) == [("get_weather", {"city": "Oslo"})]
+    assert out.text == "Calling:"
