@@ -12,6 +12,13 @@ A case is right when the ordered calls (name, arguments) equal the expected ones
 right when the visible text equals the expected text after whitespace is normalised (when the peer
 checks it). Calls reported with an error are never executed: they are left out of the comparison
 and are not counted as false calls, but a case expecting such a call to be dropped must say so.
+
+A recorded provider response (`sdk__<wire>.json`: bodies and SSE streams recorded in the official
+SDKs' own tests) is a case with `wire` (a native API: openai, openai_responses, anthropic, gemini,
+ollama) and either `body` (the JSON body) or `sse` (the stream bytes as text) instead of `output`.
+It is read through that API's native parser, or stream reader, and then the same parser chain a
+run uses, so quoted examples in a text block beside a native call are judged too. Such a case may
+also give `expected.thinking`, the reasoning the response carries, checked like the text.
 """
 
 from __future__ import annotations
@@ -49,6 +56,10 @@ class Case:
     calls: list[dict[str, Any]]
     text: str | None
     convention: str | None = None
+    wire: str | None = None  # a native API when the case is a recorded provider response
+    body: dict[str, Any] | None = None
+    sse: str | None = None
+    thinking: str | None = None
 
     def offered(self) -> list[Tool]:
         return [Tool(t["name"], t.get("description") or "", t.get("parameters") or dict(_PERMISSIVE))
@@ -65,6 +76,7 @@ class Outcome:
     false_call: bool  # a call was read from an output that holds none
     got_calls: list[dict[str, Any]] = field(default_factory=list)
     got_text: str = ""
+    got_thinking: str = ""
 
     @property
     def right(self) -> bool:
@@ -79,7 +91,20 @@ class Outcome:
         if self.text_right is False:
             lines.append(f"  text expected: {self.case.text!r}")
             lines.append(f"  text got:      {self.got_text!r}")
+            if self.case.thinking is not None:
+                lines.append(f"  thinking expected: {self.case.thinking!r}")
+                lines.append(f"  thinking got:      {self.got_thinking!r}")
         return "\n".join(lines)
+
+
+def _check_native(raw: dict[str, Any], where: str) -> None:
+    from agentcli.wire import native
+
+    if raw["wire"] not in native.names():
+        raise CaseError(f"{where}: unknown wire {raw['wire']!r}; expected one of {', '.join(native.names())}")
+    body, sse = raw.get("body"), raw.get("sse")
+    if (body is None) == (sse is None) or not isinstance(body if sse is None else sse, dict if sse is None else str):
+        raise CaseError(f"{where}: a recorded response needs exactly one of body (an object) or sse (a string)")
 
 
 def _case(raw: Any, where: str) -> Case:
@@ -88,15 +113,20 @@ def _case(raw: Any, where: str) -> Case:
     try:
         expected = raw["expected"]
         calls = expected["calls"]
-        if not isinstance(raw["output"], str) or not isinstance(calls, list):
-            raise CaseError(f"{where}: output must be a string and expected.calls a list")
+        if raw.get("wire") is not None:
+            _check_native(raw, where)
+        elif not isinstance(raw["output"], str):
+            raise CaseError(f"{where}: output must be a string")
+        if not isinstance(calls, list):
+            raise CaseError(f"{where}: expected.calls must be a list")
         for c in calls:
             if not isinstance(c, dict) or not isinstance(c.get("name"), str) or not isinstance(c.get("arguments"), dict):
                 raise CaseError(f"{where}: every expected call needs a name and an arguments object")
         return Case(
             id=str(raw["id"]), source=dict(raw["source"]), family=str(raw["family"]), model=str(raw["model"]),
-            tools=raw.get("tools"), output=raw["output"], calls=calls, text=expected.get("text"),
-            convention=raw.get("convention"),
+            tools=raw.get("tools"), output=raw.get("output") or "", calls=calls, text=expected.get("text"),
+            convention=raw.get("convention"), wire=raw.get("wire"), body=raw.get("body"), sse=raw.get("sse"),
+            thinking=expected.get("thinking"),
         )
     except (KeyError, TypeError) as exc:
         raise CaseError(f"{where}: missing or malformed field {exc}") from None
@@ -139,14 +169,58 @@ def judge(case: Case, resp: ParsedResponse) -> Outcome:
         g["name"] == e["name"] and _canon(g["arguments"]) == _canon(e["arguments"]) for g, e in zip(got, case.calls)
     )
     text_right = None if case.text is None else normalise_text(resp.text) == normalise_text(case.text)
+    if case.thinking is not None:  # reasoning counts as text: it must not leak, nor be lost
+        thinking_right = normalise_text(resp.thinking or "") == normalise_text(case.thinking)
+        text_right = thinking_right and text_right is not False
     false_call = not case.calls and bool(got)
-    return Outcome(case, calls_right, text_right, false_call, got, resp.text)
+    return Outcome(case, calls_right, text_right, false_call, got, resp.text, resp.thinking or "")
+
+
+def _sse_chunks(raw: str) -> list[dict[str, Any]]:
+    """The JSON data of each event of a recorded SSE stream, without pings and the [DONE] marker."""
+    from agentcli.core import aio, jsonsafe
+    from agentcli.providers._sse import sse_events
+
+    async def collect() -> list[dict[str, Any]]:
+        async def lines() -> Any:
+            for line in raw.splitlines(keepends=True):
+                yield line
+
+        out: list[dict[str, Any]] = []
+        async for ev in sse_events(lines()):
+            if ev.data.strip() != "[DONE]" and ev.event != "ping":
+                data = jsonsafe.loads(ev.data)
+                if isinstance(data, dict):
+                    out.append(data)
+        return out
+
+    return aio.run(collect())
+
+
+def _parse_native(case: Case) -> ParsedResponse:
+    """A recorded response through its API's native reader, then the run's parser chain."""
+    from agentcli.wire import native, pipeline
+    from agentcli.wire.model_parse import context_for
+
+    assert case.wire is not None
+    api = native.get(case.wire)
+    ctx, parsers = context_for(case.model, case.offered(), api=case.wire)
+    if case.body is not None:
+        parsed = api.parse_body(case.body)
+    else:
+        stream = api.new_stream()
+        for chunk in _sse_chunks(case.sse or ""):
+            stream.feed(chunk)
+        parsed = stream.finish()
+    return pipeline.finalize(parsed, ctx, parsers)
 
 
 def run_case(case: Case) -> Outcome:
     """Parse the case's output as a run with its model and tools would, then judge it."""
     from agentcli.wire.model_parse import parse_for
 
+    if case.wire is not None:
+        return judge(case, _parse_native(case))
     return judge(case, parse_for(case.output, case.model, case.offered()))
 
 

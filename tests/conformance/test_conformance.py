@@ -71,3 +71,36 @@ def test_a_malformed_case_file_is_a_clear_error(tmp_path, capsys):
     (tmp_path / "x__y.json").write_text('[{"id": "a"}]', encoding="utf-8")
     assert main(["--cases", str(tmp_path)]) == 2
     assert "x__y.json[0]" in capsys.readouterr().err
+
+
+def test_recorded_responses_are_read_through_their_native_api():
+    native_cases = [c for c in CASES if c.wire]
+    assert {c.wire for c in native_cases} >= {"openai", "anthropic"}
+    assert any(c.sse for c in native_cases) and any(c.body for c in native_cases)
+    assert all(c.family == f"sdk_{c.wire}" for c in native_cases)
+
+
+def test_a_recorded_response_needs_a_known_wire_and_one_payload(tmp_path, capsys):
+    from agentcli.evals.conformance import main
+
+    base = {"id": "a", "source": {}, "family": "sdk_x", "model": "gpt-4o", "expected": {"calls": []}}
+    for extra, needle in [({"wire": "telex", "body": {}}, "unknown wire"),
+                          ({"wire": "openai", "body": {}, "sse": "data: {}"}, "exactly one of body"),
+                          ({"wire": "openai"}, "exactly one of body")]:
+        (tmp_path / "sdk__x.json").write_text(json.dumps([base | extra]), encoding="utf-8")
+        assert main(["--cases", str(tmp_path)]) == 2
+        assert needle in capsys.readouterr().err
+
+
+def test_expected_thinking_of_a_recorded_response_is_judged():
+    from agentcli.evals.conformance import Case, run_case
+
+    body = {"type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "stop_reason": "end_turn",
+            "content": [{"type": "thinking", "thinking": "Two and two.", "signature": "x"},
+                        {"type": "text", "text": "Four."}]}
+    def case(thinking: str) -> Case:
+        return Case(id="t", source={}, family="sdk_anthropic", model="claude-sonnet-4-5", tools=None, output="",
+                    calls=[], text="Four.", wire="anthropic", body=body, thinking=thinking)
+    assert run_case(case("Two and two.")).right
+    wrong = run_case(case("Something else."))
+    assert wrong.text_right is False and "thinking got" in wrong.explain()

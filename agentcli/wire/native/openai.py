@@ -212,6 +212,7 @@ class OpenAIStream(NativeStream):
     def __init__(self) -> None:
         self._text: list[str] = []
         self._thinking: list[str] = []
+        self._refusal: list[str] = []  # shown as the text when there is no content, as in a body
         self._calls: list[_Call] = []
         self._by_index: dict[int, _Call] = {}
         self._finish: str | None = None
@@ -227,13 +228,19 @@ class OpenAIStream(NativeStream):
         if "error" in chunk and not chunk.get("choices"):
             self._finish, self._done = "error", True
             return events
-        for choice in as_list(chunk.get("choices"))[:1]:
-            choice = as_dict(choice)
+        # With n > 1 each chunk carries one choice's delta; only the first choice is the answer,
+        # as parse_body reads choices[0]. A choice without an index is the only one.
+        firsts = [as_dict(c) for c in as_list(chunk.get("choices")) if as_dict(c).get("index", 0) in (0, None)]
+        for choice in firsts[:1]:
             delta = as_dict(choice.get("delta") or choice.get("message"))
             content = _content_text(delta.get("content"))
             if content:
                 self._text.append(content)
                 events.append(text_event(content))
+            refusal = as_str(delta.get("refusal"))
+            if refusal:
+                self._refusal.append(refusal)
+                events.append(text_event(refusal))
             reasoning = as_str(delta.get("reasoning_content")) or as_str(delta.get("reasoning"))
             if reasoning:
                 self._thinking.append(reasoning)
@@ -291,6 +298,8 @@ class OpenAIStream(NativeStream):
     def body(self) -> dict[str, Any]:
         """The non-streamed body this stream is equivalent to."""
         msg: dict[str, Any] = {"role": "assistant", "content": "".join(self._text) or None}
+        if self._refusal:
+            msg["refusal"] = "".join(self._refusal)
         if self._thinking:
             msg["reasoning_content"] = "".join(self._thinking)
         calls = [

@@ -177,3 +177,30 @@ def test_stream_without_index_uses_ids():
     s.feed({"choices": [{"delta": {"tool_calls": [{"function": {"arguments": "1}"}}]}}], "finish_reason": None})
     p = s.finish()
     assert [(c.id, c.name, c.arguments) for c in p.candidates] == [("a", "f", "{}"), ("b", "g", '{"x":1}')]
+
+
+def _chunk(index: int, **delta: object) -> dict:
+    return {"object": "chat.completion.chunk", "choices": [{"index": index, "delta": delta, "finish_reason": None}]}
+
+
+def test_stream_with_several_choices_reads_only_the_first_like_a_body():
+    stream = API.new_stream()
+    for i, word in enumerate(["red", "green", "blue"]):
+        stream.feed(_chunk(i, role="assistant", content=word))
+    for i in range(3):
+        stream.feed(_chunk(i, content="!"))
+    done = stream.finish()
+    body = {"choices": [{"index": i, "message": {"role": "assistant", "content": w + "!"}}
+                        for i, w in enumerate(["red", "green", "blue"])]}
+    assert done.text == "red!" == API.parse_body(body).text
+
+
+def test_streamed_refusal_is_the_text_as_in_a_body():
+    stream = API.new_stream()
+    events = [e for part in ("I'm sorry, ", "I can't help with that.")
+              for e in stream.feed(_chunk(0, content=None, refusal=part))]
+    done = stream.finish()
+    body = {"choices": [{"index": 0, "message": {"role": "assistant", "content": None,
+                                                  "refusal": "I'm sorry, I can't help with that."}}]}
+    assert done.text == API.parse_body(body).text == "I'm sorry, I can't help with that."
+    assert "".join(e.text for e in events if e.kind is StreamKind.TEXT) == done.text
