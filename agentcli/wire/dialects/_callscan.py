@@ -241,6 +241,23 @@ def salvage_call(body: str) -> tuple[str, str] | None:
     return m.group(1), body[start:].rstrip().removesuffix("}")
 
 
+def top_objects(body: str) -> list[tuple[int, int]]:
+    """Spans of the top-level {...} objects inside a [...] array text (the last may run to the end),
+    so each call of a list that is not valid JSON as a whole can be judged on its own."""
+    spans: list[tuple[int, int]] = []
+    i = 0
+    while True:
+        i = body.find("{", i)
+        if i < 0:
+            return spans
+        end = json_end(body, i)
+        if end is None:
+            spans.append((i, len(body)))
+            return spans
+        spans.append((i, end))
+        i = end
+
+
 def close_call(src: str) -> tuple[str, Any, str | None, str] | None:
     """(name, arguments, id, closers added) for the call object `src` that ends the text missing only
     its own closing brace(s): closing them gives strict JSON of exactly one call whose arguments are

@@ -5,8 +5,9 @@ R / R+:  Action: ```json
          ```
 R7B / A: <|START_ACTION|>[{"tool_call_id": "0", "tool_name": "foo", "parameters": {"query": "q"}}]<|END_ACTION|>
 `directly-answer` is Command R+'s "no tool needed" pseudo tool, not a call.
-The answer arrives as <|START_RESPONSE|>foo <co>bar</co: 0:[1,2]><|END_RESPONSE|> (or START_TEXT):
-the tokens and the citation tags are markup and leave the text, the cited words stay.
+The answer arrives as <|START_RESPONSE|>foo <co>bar</co: 0:[1,2]><|END_RESPONSE|> (or START_TEXT;
+Command R / R+ turns are <|CHATBOT_TOKEN|>foo<|END_OF_TURN_TOKEN|>): the tokens and the citation
+tags are markup and leave the text, the cited words stay.
 (Reasoning between <|START_THINKING|> and <|END_THINKING|> is split off before any dialect runs.)
 """
 
@@ -16,6 +17,7 @@ import re
 from typing import Any
 
 from agentcli.wire.dialects._base import Dialect
+from agentcli.wire.dialects._callscan import json_end, salvage_call, top_objects
 from agentcli.wire.dialects._scan import (
     ParseResult,
     calls_from_json,
@@ -36,7 +38,8 @@ _KEYS: dict[str, Any] = {
     "require_args": True,
 }
 _NO_TOOL = frozenset(("directly-answer", "directly_answer"))
-_RESPONSE_TOKENS = ("<|START_RESPONSE|>", "<|END_RESPONSE|>", "<|START_TEXT|>", "<|END_TEXT|>")
+_RESPONSE_TOKENS = ("<|START_RESPONSE|>", "<|END_RESPONSE|>", "<|START_TEXT|>", "<|END_TEXT|>",
+                    "<|CHATBOT_TOKEN|>", "<|END_OF_TURN_TOKEN|>")
 # The response's own markup: its tokens and citation tags (`<co>`, `<co: 0,1>`, `</co: 0:[1,2]>`).
 _MARKUP = re.compile("|".join(re.escape(t) for t in _RESPONSE_TOKENS) + r"|</?co(?::[^<>\n]{0,200})?>")
 
@@ -84,21 +87,42 @@ class _CommandR(Dialect):
             if not text.startswith("[", j):
                 continue  # Command R+ always writes a list; a bare object is the generic JSON form
             got = decode_json_at(text, j)
-            if got is None:
+            if got is None:  # malformed: judged up to the next `Action:` only, so a run of them stays linear
+                nxt = text.find(ACTION_WORD, j)
+                end = json_end(text, j, nxt if nxt != -1 else len(text))
+            else:
+                end = got[1]
+            if end is None:
                 continue
-            end = got[1]
+            list_end = end
             if fenced:
                 k = skip_ws(text, end)
                 if not text.startswith("```", k):
                     continue  # the fence never closed: cut off or not a call
                 end = k + 3
-            found = calls_from_json(got[0], text[at:end], self.name, **_KEYS)
+            raw = text[at:end]
+            found = (calls_from_json(got[0], raw, self.name, **_KEYS) if got is not None
+                     else self._salvaged(text[j:list_end], raw))
             if not found:
                 continue
             cands.extend(found)
             spans.append((at, end))
             pos = end
         return cands, spans
+
+    def _salvaged(self, body: str, raw: str) -> list[Candidate]:
+        """A balanced list that is not valid JSON: each call object on its own, so one broken call
+        is reported (or repaired) next to its good siblings instead of taking them down with it."""
+        out: list[Candidate] = []
+        for s, e in top_objects(body):
+            obj = body[s:e]
+            got = decode_json_at(obj, 0)
+            found = calls_from_json(got[0], raw, self.name, **_KEYS) if got is not None else None
+            if found:
+                out.extend(found)
+            elif (salvaged := salvage_call(obj)) is not None:
+                out.append(Candidate(name=salvaged[0], arguments=salvaged[1], raw=raw, dialect=self.name))
+        return out
 
 
 def _placed(text: str, cands: list[Candidate]) -> list[tuple[int, Candidate]]:

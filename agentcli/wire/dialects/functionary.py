@@ -14,6 +14,7 @@ from agentcli.wire.dialects._scan import ParseResult, decode_json_at, remove_spa
 from agentcli.wire.types import Candidate
 
 V32 = ">>>"
+_ALL = "all\n"
 FUNC_OPEN, FUNC_CLOSE = "<function=", "</function>"
 PYTHON_TAG = "<|python_tag|>"
 _NAME_MAX = 128
@@ -46,23 +47,19 @@ def _ident(s: str) -> bool:
 
 class _Functionary(Dialect):
     name = "functionary"
-    # v3.2 writes its first call as bare `NAME\n{json}` (the prompt ended with `>>>`);
-    # parse() reads that form, but the prefilter only knows the tokens, so an answer made
-    # of that one bare call reaches parse() only when the dialect is run unconditionally.
-    markers = (V32, FUNC_OPEN, PYTHON_TAG)
+    # v3.2's prompt ends with `>>>`, so the output opens with the recipient alone: `all\n` then
+    # the answer, or a bare `NAME\n{json}` call. `\n{` and `all\n` let those reach parse(),
+    # which takes a bare opening only when the whole output is calls, or is the `all` channel.
+    markers = (V32, FUNC_OPEN, PYTHON_TAG, "\n{", _ALL)
 
     @total
     def parse(self, text: str) -> ParseResult:
         found: Found = []
         text_marks = self._v32(text, found)
         self._v31(text, found)
-        if not found:
-            return [], text
         found.sort(key=lambda item: item[0][0])
         spans = [span for span, _ in found] + text_marks
-        if text.startswith("all\n"):
-            spans.append((0, 4))  # the plain-text channel prefix is not content
-        return [cand for _, cand in found], remove_spans(text, spans)
+        return [cand for _, cand in found], remove_spans(text, spans) if spans else text
 
     def _v32(self, text: str, found: Found) -> list[tuple[int, int]]:
         """`>>>NAME\\n{json}` calls into `found`; returns the `>>>all\\n` header spans."""
@@ -78,9 +75,8 @@ class _Functionary(Dialect):
             if nl == -1:
                 continue
             fname = text[h:nl].strip()
-            if fname == "all":
-                if mark != -1:
-                    text_marks.append((mark, nl + 1))
+            if fname == "all":  # the text channel's header is markup, with or without its `>>>`
+                text_marks.append((max(mark, 0), nl + 1))
                 continue
             if not _ident(fname):
                 continue

@@ -13,7 +13,14 @@ from typing import TYPE_CHECKING
 
 from agentcli.wire.dialects import _prompt
 from agentcli.wire.dialects._base import Dialect
-from agentcli.wire.dialects._callscan import calls_from_value, decode_at, json_end, salvage_call, skip_ws
+from agentcli.wire.dialects._callscan import (
+    calls_from_value,
+    decode_at,
+    json_end,
+    salvage_call,
+    skip_ws,
+    top_objects,
+)
 from agentcli.wire.types import Candidate
 
 if TYPE_CHECKING:
@@ -85,7 +92,7 @@ class MistralDialect(Dialect):
             return [Candidate(salvaged[0], None, text[pos:stop], self.name, error=_TRUNCATED)], stop
         # Balanced but malformed: salvage each object for the repair layer.
         body = text[i:end]
-        objs = [body[s:e] for s, e in _top_objects(body)]
+        objs = [body[s:e] for s, e in top_objects(body)]
         out = []
         for obj in objs:
             salvaged = salvage_call(obj)
@@ -148,22 +155,6 @@ def _short_id(call_id: str) -> str:
 
 def _render(calls: list[tuple[str, dict]]) -> str:
     return BOT + json.dumps([{"name": n, "arguments": a} for n, a in calls], ensure_ascii=False)
-
-
-def _top_objects(body: str) -> list[tuple[int, int]]:
-    """Spans of the top-level {...} objects inside a [...] array text."""
-    spans: list[tuple[int, int]] = []
-    i = 0
-    while True:
-        i = body.find("{", i)
-        if i < 0:
-            return spans
-        end = json_end(body, i)
-        if end is None:
-            spans.append((i, len(body)))
-            return spans
-        spans.append((i, end))
-        i = end
 
 
 MISTRAL = MistralDialect()
