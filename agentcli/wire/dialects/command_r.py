@@ -27,6 +27,7 @@ from agentcli.wire.dialects._scan import (
     skip_ws,
     total,
 )
+from agentcli.wire.repair import cheap_repair
 from agentcli.wire.types import Candidate
 
 ACTION_BEGIN, ACTION_END = "<|START_ACTION|>", "<|END_ACTION|>"
@@ -37,6 +38,7 @@ _KEYS: dict[str, Any] = {
     "id_keys": ("tool_call_id", "id"),
     "require_args": True,
 }
+_MALFORMED = "malformed tool call: its JSON does not read"
 _NO_TOOL = frozenset(("directly-answer", "directly_answer"))
 _RESPONSE_TOKENS = ("<|START_RESPONSE|>", "<|END_RESPONSE|>", "<|START_TEXT|>", "<|END_TEXT|>",
                     "<|CHATBOT_TOKEN|>", "<|END_OF_TURN_TOKEN|>")
@@ -58,6 +60,8 @@ class _CommandR(Dialect):
 
     def _calls(self, text: str) -> ParseResult:
         cands, spans = prefixed_json_calls(text, (ACTION_BEGIN,), self.name, closers=(ACTION_END,), **_KEYS)
+        if not cands:
+            cands, spans = self._broken_actions(text)
         more, more_spans = self._action_word(text)
         if more and cands:  # both forms: back in text order (each list already is)
             placed = sorted(_placed(text, cands) + _placed(text, more), key=lambda pc: pc[0])
@@ -110,6 +114,27 @@ class _CommandR(Dialect):
             pos = end
         return cands, spans
 
+    def _broken_actions(self, text: str) -> tuple[list[Candidate], list[tuple[int, int]]]:
+        """`<|START_ACTION|>[...]<|END_ACTION|>` blocks whose list is not valid JSON, call by call."""
+        cands: list[Candidate] = []
+        spans: list[tuple[int, int]] = []
+        pos = 0
+        close = -1  # the next `<|END_ACTION|>`, found once per block: a run of openers stays linear
+        while (at := text.find(ACTION_BEGIN, pos)) != -1:
+            j = skip_ws(text, at + len(ACTION_BEGIN))
+            if close < j and (close := text.find(ACTION_END, j)) == -1:
+                break  # no closer anywhere after: every block left is cut off
+            nxt = text.find(ACTION_BEGIN, j)
+            if nxt != -1 and nxt < close:
+                pos = j  # unclosed: cut off, left to the text (and to the truncation report)
+                continue
+            end = close + len(ACTION_END)
+            if text.startswith("[", j):
+                cands.extend(self._salvaged(text[j:close], text[at:end]))
+                spans.append((at, end))
+            pos = end
+        return cands, spans
+
     def _salvaged(self, body: str, raw: str) -> list[Candidate]:
         """A balanced list that is not valid JSON: each call object on its own, so one broken call
         is reported (or repaired) next to its good siblings instead of taking them down with it."""
@@ -117,11 +142,14 @@ class _CommandR(Dialect):
         for s, e in top_objects(body):
             obj = body[s:e]
             got = decode_json_at(obj, 0)
-            found = calls_from_json(got[0], raw, self.name, **_KEYS) if got is not None else None
+            value = got[0] if got is not None else cheap_repair(obj)  # only lossless fixes here
+            found = calls_from_json(value, raw, self.name, **_KEYS) if isinstance(value, dict) else None
             if found:
                 out.extend(found)
             elif (salvaged := salvage_call(obj)) is not None:
-                out.append(Candidate(name=salvaged[0], arguments=salvaged[1], raw=raw, dialect=self.name))
+                # Guessing at a value such as `15:30` would run the tool with data the model never
+                # wrote: the call is reported, not executed.
+                out.append(Candidate(name=salvaged[0], arguments=None, raw=raw, dialect=self.name, error=_MALFORMED))
         return out
 
 

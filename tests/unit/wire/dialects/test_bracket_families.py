@@ -50,8 +50,18 @@ def test_command_r_plus_action_list_keeps_good_calls_beside_a_broken_one():
     out = ('Action:\n```json\n[{"tool_name": "get_weather", "parameters": {"city": "Oslo"}},\n'
            ' {"tool_name": "get_weather", "parameters": {"city": }}]\n```')
     resp = parse_for(out, COMMAND_R_PLUS, [WEATHER])
-    assert ("get_weather", {"city": "Oslo"}) in _calls(resp)
+    assert _calls(resp) == [("get_weather", {"city": "Oslo"})]
+    assert [c.name for c in resp.tool_calls if c.error] == ["get_weather"]
     assert "Action:" not in resp.text and "```" not in resp.text
+
+
+def test_command_a_action_block_reports_a_value_it_cannot_read_instead_of_guessing():
+    out = ('<|START_ACTION|>[{"tool_call_id": "0", "tool_name": "get_weather", "parameters": {"days": 15:30}},'
+           ' {"tool_call_id": "1", "tool_name": "get_weather", "parameters": {"city": "Oslo",}}]<|END_ACTION|>')
+    resp = parse_for(out, "CohereLabs/c4ai-command-a-03-2025", [WEATHER])
+    assert _calls(resp) == [("get_weather", {"city": "Oslo"})]  # a trailing comma is a lossless fix
+    assert [c.error is not None for c in resp.tool_calls] == [True, False]
+    assert "START_ACTION" not in resp.text
 
 
 def test_magistral_think_block_is_thinking_and_the_call_is_read():
