@@ -1,10 +1,10 @@
 """The `agent` command line.
 
 Only option declarations live here. Each command body imports its implementation
-module on call, so `agent --help` never loads httpx, pydantic or prompt-toolkit.
+module on call, so `agent --help` never loads httpx, pydantic or prompt-toolkit. No `from
+__future__ import annotations` here: typer would then eval every option's annotation string on
+every start (a compile per parameter); real annotation objects are built once, at import.
 """
-
-from __future__ import annotations
 
 import importlib
 from pathlib import Path

@@ -98,8 +98,8 @@ async def drive(session: Any, approver: Any, goal: str | None, render: Any, *, k
 
 
 def _saved(resume: str | None, continue_: bool, workspace: Path | None) -> Any:
-    from agentcli.agent.build import resolve_workspace
     from agentcli.agent.store import find_session, load_session
+    from agentcli.agent.workspace import resolve_workspace
 
     if continue_ and resume:
         raise UsageError("--continue and --resume both name a session", hint="use one of them")
