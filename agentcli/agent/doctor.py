@@ -10,8 +10,6 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from agentcli.core import aio
-
 
 @dataclass
 class Check:
@@ -166,6 +164,8 @@ def gather(profile: Any, *, offline: bool, probe: bool = False, forget: bool = F
                         else UNKNOWN_MODEL_WARNING)
     if key_missing is not None:
         offline = True
+        from agentcli.core import aio  # the event loop, only to close the client or to check online
+
         aio.run(provider.aclose())
     if not offline:
         async def online() -> list[Check]:
@@ -176,6 +176,8 @@ def gather(profile: Any, *, offline: bool, probe: bool = False, forget: bool = F
                 return out
             finally:
                 await provider.aclose()
+
+        from agentcli.core import aio
 
         checks += aio.run(online())
     mcp_servers: list[dict[str, Any]] = []
