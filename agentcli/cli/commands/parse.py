@@ -24,7 +24,10 @@ def _kinds() -> tuple[str, ...]:
 
 
 def detect_api(body: Any) -> str | None:
-    """The API shape of a response body (each native adapter recognises its own)."""
+    """The API shape of a response body (each native adapter recognises its own). Every API's body
+    is a JSON object, so anything else is answered without loading the adapters."""
+    if not isinstance(body, dict):
+        return None
     from agentcli.wire.native import detect
 
     return detect(body)
