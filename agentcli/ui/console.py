@@ -30,3 +30,17 @@ def _safe_console_class() -> type[Console]:
             return super().render_str(visible(text), **kwargs)
 
     return SafeConsole
+
+
+def print_line(text: str) -> None:
+    """One unstyled line on stdout, as `make_console().print(Text(text))` writes it. A printable
+    string (no tab, control or format character for rich to expand, strip or escape) is written
+    as it is, so a command whose whole answer is one such line need not load rich at all."""
+    if text.isprintable():
+        import sys
+
+        sys.stdout.write(text + "\n")
+        return
+    from rich.text import Text
+
+    make_console().print(Text(text))

@@ -74,15 +74,17 @@ def execute(json_out: bool = False, all_: bool = False, workspace: Path | None =
             "profile": s.meta.get("profile"), "stop": (s.end or {}).get("stop"),
         } for s in sessions], ensure_ascii=False))
         return 0
+    if not sessions:
+        from agentcli.ui.console import print_line
+
+        where = "" if ws is None else f" for {ws}"
+        print_line(f"no sessions{where} yet" + ("" if ws is None else " (--all lists every workspace)"))
+        return 0
     from rich.text import Text
 
     from agentcli.ui.console import make_console
 
     console = make_console()
-    if not sessions:
-        where = "" if ws is None else f" for {ws}"
-        console.print(Text(f"no sessions{where} yet" + ("" if ws is None else " (--all lists every workspace)")))
-        return 0
     if console.width < WIDE:
         _narrow(console, sessions, show_ws=ws is None)
     else:
