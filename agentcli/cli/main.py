@@ -252,6 +252,12 @@ def mcp_remove(name: str) -> None:
 
 
 def main() -> None:
+    # pydantic scans every installed distribution's entry points for plugins on its first model
+    # build (~20 ms a start); agentcli uses none, and a plugin another package installed has no
+    # business running inside it. A user who sets the variable keeps their value.
+    import os
+
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     app()
 
 
