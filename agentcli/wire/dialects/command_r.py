@@ -70,8 +70,8 @@ class _CommandR(Dialect):
             cands = cands or more
         spans += more_spans
         cands = [c for c in cands if c.name not in _NO_TOOL]
-        if not cands:
-            return [], text
+        if not cands and not any(text.startswith(ACTION_BEGIN, a) for a, _ in spans):
+            return [], text  # an `Action:` word in prose stays; an action block is markup even when empty
         return cands, remove_spans(text, spans)
 
     def _action_word(self, text: str) -> tuple[list[Candidate], list[tuple[int, int]]]:
