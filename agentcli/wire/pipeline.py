@@ -8,6 +8,7 @@ Pure and total: any text in, a ParsedResponse out. Text inside reasoning is neve
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import json
@@ -28,6 +29,11 @@ THINK_TAGS: tuple[tuple[str, str], ...] = (
     ("<|START_THINKING|>", "<|END_THINKING|>"),  # Command R7B / Command A
     ("[THINK]", "[/THINK]"),  # Magistral
     ("◁think▷", "◁/think▷"),  # Kimi-VL thinking
+)
+# Special tokens that open a section of tool calls (never prose): an unclosed reasoning block ends at one.
+CALLS_END_REASONING: tuple[str, ...] = (
+    "<|tool_calls_section_begin|>", "<|tool_call_section_begin|>",  # Kimi K2
+    "<｜tool▁calls▁begin｜>", "<｜DSML｜function_calls>",  # DeepSeek V3/V3.1, V3.2
 )
 # Dialects too weak to keep a call whose name is not an offered tool (JSON in prose); a dialect
 # can also declare `name_strict = True`.
@@ -58,12 +64,21 @@ def split_thinking(text: str) -> tuple[str, str]:
             kept.append(text[pos:s])
             e = text.find(close_tag, s + len(open_tag))
             if e < 0:
-                thoughts.append(text[s + len(open_tag):])
+                cut = _calls_opened(text, s + len(open_tag))
+                thoughts.append(text[s + len(open_tag):cut])
+                kept.append(text[cut:])
                 break
             thoughts.append(text[s + len(open_tag):e])
             pos = e + len(close_tag)
         text = "".join(kept)
     return text, "\n\n".join(t.strip() for t in thoughts if t.strip())
+
+
+def _calls_opened(text: str, start: int) -> int:
+    """Where reasoning left open at `start` ends: at the first tool-call section token (the model
+    called a tool mid-thought without closing it, as Kimi K2.5 does), else at the end of the text."""
+    hits = [i for i in (text.find(t, start) for t in CALLS_END_REASONING) if i >= 0]
+    return min(hits, default=len(text))
 
 
 def chain(ctx: ParseContext, parsers: tuple[str, ...]) -> list[str]:
@@ -265,6 +280,8 @@ def build_call(
     repairs: list[Repair] = []
     name = cand.name.strip()
     unknown = False
+    if cand.name_from_args and repair.resolve_name(name, ctx.tools, repair=ctx.names)[0] is None:
+        name, cand = _name_from_arguments(cand, ctx)
     if ctx.tools:
         resolved, fix = repair.resolve_name(name, ctx.tools, repair=ctx.names)
         if resolved is None:
@@ -299,6 +316,24 @@ def build_call(
     repairs.extend(Repair(kind, detail, call_id) for kind, detail in fixes)
     call.arguments = args
     return call, repairs
+
+
+def _name_from_arguments(cand: Candidate, ctx: ParseContext) -> tuple[str, Candidate]:
+    """(name, candidate) for a call written with an id instead of a name: the offered tool its
+    arguments alone fit, or the candidate marked as an error (never executed, never guessed)."""
+    from agentcli.wire.name_inference import infer_tool
+
+    args: Any = cand.arguments
+    if isinstance(args, str):
+        try:
+            args = json.loads(args)
+        except ValueError:
+            args = None
+    name = infer_tool(args, ctx.tools)
+    if name is not None:
+        return name, cand
+    err = f"the call's id {cand.name!r} names no tool and its arguments fit no single offered tool"
+    return cand.name, dataclasses.replace(cand, error=cand.error or err)
 
 
 def _escaped_structures(args: Any, schema: dict[str, Any], fixes: list[tuple[str, str]]) -> Any:
