@@ -88,7 +88,8 @@ class _MiniMaxM2(Dialect):
 
     @total
     def parse(self, text: str) -> ParseResult:
-        return parse_sections(text, (M2_BEGIN, M2_END), (INVOKE_BEGIN, INVOKE_END), self._invoke)
+        cands, rest = parse_sections(text, (M2_BEGIN, M2_END), (INVOKE_BEGIN, INVOKE_END), self._invoke)
+        return cands, _without_cut_call(rest)
 
     def _invoke(self, text: str, blk: Block) -> Candidate | None:
         if not blk.closed:
@@ -100,11 +101,20 @@ class _MiniMaxM2(Dialect):
         name = attr_value(text[start + len("<invoke ") : gt + 1], "name")
         if not name or not name.strip():
             return None
-        params, complete = tag_params(text[gt + 1 : stop], '<parameter name="', '"', "</parameter>")
+        params, complete = tag_params(text[gt + 1 : stop], '<parameter name="', '"', "</parameter>", last_close=True)
         if not complete:
             return None
         args = {key: value for key, _, value in params if key}
         return Candidate(name=name.strip(), arguments=args, raw="", dialect=self.name, text_values=True)
+
+
+def _without_cut_call(rest: str) -> str:
+    """`rest` without a wrapper cut off at the end of the text around a call still being written:
+    that call is not read (its parameters may still have been coming), and it is not prose either."""
+    at = rest.rfind(M2_BEGIN)
+    if at == -1 or M2_END in rest[at:] or INVOKE_BEGIN not in rest[at:]:
+        return rest
+    return rest[:at]
 
 
 MINIMAX = _MiniMaxM1()
