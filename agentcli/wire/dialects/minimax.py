@@ -89,7 +89,24 @@ class _MiniMaxM2(Dialect):
     @total
     def parse(self, text: str) -> ParseResult:
         cands, rest = parse_sections(text, (M2_BEGIN, M2_END), (INVOKE_BEGIN, INVOKE_END), self._invoke)
-        return cands, _without_cut_call(rest)
+        cut = self._cut_call(rest)
+        if cut is None:
+            return cands, rest
+        return [*cands, cut], rest[: len(rest) - len(cut.raw)]
+
+    def _cut_call(self, rest: str) -> Candidate | None:
+        """A call the output ended inside (its wrapper and invoke never closed): reported as an error,
+        never executed, and its markup is this dialect's, so no other dialect reads the inner part."""
+        at = rest.rfind(M2_BEGIN)
+        if at == -1 or M2_END in rest[at:]:
+            return None
+        inv = rest.find(INVOKE_BEGIN, at)
+        if inv == -1 or INVOKE_END in rest[inv:]:
+            return None
+        gt = rest.find(">", inv)
+        name = attr_value(rest[inv + len("<invoke ") : gt + 1], "name") if gt != -1 else None
+        return Candidate(name=(name or "").strip(), arguments=None, raw=rest[at:], dialect=self.name,
+                         error="truncated tool call (output ended inside it)")
 
     def _invoke(self, text: str, blk: Block) -> Candidate | None:
         if not blk.closed:
@@ -106,15 +123,6 @@ class _MiniMaxM2(Dialect):
             return None
         args = {key: value for key, _, value in params if key}
         return Candidate(name=name.strip(), arguments=args, raw="", dialect=self.name, text_values=True)
-
-
-def _without_cut_call(rest: str) -> str:
-    """`rest` without a wrapper cut off at the end of the text around a call still being written:
-    that call is not read (its parameters may still have been coming), and it is not prose either."""
-    at = rest.rfind(M2_BEGIN)
-    if at == -1 or M2_END in rest[at:] or INVOKE_BEGIN not in rest[at:]:
-        return rest
-    return rest[:at]
 
 
 MINIMAX = _MiniMaxM1()

@@ -105,9 +105,11 @@ def test_every_prefix_is_safe(name: str) -> None:
         for cut in range(len(text) + 1):
             cands, rest = dialect.parse(text[:cut])
             assert isinstance(cands, list) and isinstance(rest, str)
-            names = [c.name for c in cands]
+            names = [c.name for c in cands if not c.error]  # a call reported cut off is never run
             assert names == want[: len(names)], (cut, names)
             for c in cands:
+                if c.error:
+                    continue
                 if isinstance(c.arguments, str):
                     json.loads(c.arguments)  # a cut-off call only counts with whole JSON arguments
 
@@ -197,7 +199,8 @@ def test_command_r_ids_and_xml_values_keep_whitespace() -> None:
 
 def test_xml_calls_need_their_closing_tag() -> None:
     """A cut-off XML call could still have been adding parameters: it is not a call."""
-    assert get("minimax_m2").parse('<minimax:tool_call><invoke name="f"><parameter name="a">1</parameter>')[0] == []
+    (cut,), rest = get("minimax_m2").parse('Hi<minimax:tool_call><invoke name="f"><parameter name="a">1</parameter>')
+    assert (cut.name, cut.error, rest) == ("f", "truncated tool call (output ended inside it)", "Hi")
     assert get("seed_oss").parse("<seed:tool_call><function=f><parameter=a>1</parameter>")[0] == []
     assert get("glm4_moe").parse("<tool_call>f\n<arg_key>a</arg_key><arg_value>1</arg_value>")[0] == []
     ds = '<｜DSML｜function_calls><｜DSML｜invoke name="f"><｜DSML｜parameter name="a" string="true">1</｜DSML｜parameter>'
@@ -246,7 +249,6 @@ NOT_MINE = [
     ("functionary", "<function=get_weather>\n<parameter=city>Paris</parameter>\n</function>"),
     ("command_r", 'Action: ```json\n[\n    {\n        "tool_name": "directly-answer",\n        "parameters": {}\n    }\n]\n```'),
     ("xlam", 'The API expects [{"name": "x", "arguments": {}}] as input.'),
-    ("minimax_m2", '<minimax:tool_call><invoke name="get_weather"><parameter name="city">Seat'),
     ("seed_oss", "<seed:tool_call>\n<function=get_weather>\n<parameter=location>Barce"),
     ("step3", '<｜tool_calls_begin｜><｜tool_call_begin｜><steptml:invoke name="func">'),
 ]
