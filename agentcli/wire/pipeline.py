@@ -350,14 +350,24 @@ def _escaped_structures(args: Any, schema: dict[str, Any], fixes: list[tuple[str
         want = {t for t in _schema_types(prop)} - {"null"}
         if not want or not want <= {"array", "object"}:
             continue
-        try:
-            decoded = json.loads(value.replace('\\"', '"'))
-        except ValueError:
-            continue
+        decoded = _unescaped_json(value)
         if isinstance(decoded, list if want == {"array"} else (list, dict) if len(want) > 1 else dict):
             out[key] = decoded
             fixes.append(("escaped_json", f"decoded escaped JSON in parameter {key!r}"))
     return out
+
+
+def _unescaped_json(value: str) -> Any:
+    """`value` read as the body of a JSON string (so `\\"` and `\\\\` unescape together), then decoded;
+    None when it is not escaped JSON."""
+    try:
+        inner = json.loads('"' + value + '"', strict=False)
+    except ValueError:
+        inner = value.replace('\\"', '"')  # a stray lone backslash: unescape the quotes only
+    try:
+        return json.loads(inner, strict=False)
+    except ValueError:
+        return None
 
 
 def _schema_types(prop: Any) -> set[str]:
