@@ -29,7 +29,11 @@ THINK_TAGS: tuple[tuple[str, str], ...] = (
     ("<|START_THINKING|>", "<|END_THINKING|>"),  # Command R7B / Command A
     ("[THINK]", "[/THINK]"),  # Magistral
     ("◁think▷", "◁/think▷"),  # Kimi-VL thinking
+    ("<|open|>think<|sep|>", "<|close|>think<|sep|>"),  # Kimi K3 think channel
 )
+# Reasoning a chat template may open for the model (besides <think>): a close with no opener before
+# it ends reasoning that began with the reply.
+TEMPLATE_OPENED = frozenset(("<|open|>think<|sep|>",))  # Kimi K3
 # Special tokens that open a section of tool calls (never prose): an unclosed reasoning block ends at one.
 CALLS_END_REASONING: tuple[str, ...] = (
     "<|tool_calls_section_begin|>", "<|tool_call_section_begin|>",  # Kimi K2
@@ -43,13 +47,13 @@ _STRICT_NAMES = frozenset(("json_block",))
 def split_thinking(text: str) -> tuple[str, str]:
     """(text without reasoning, reasoning). Handles <think>..</think>, an unclosed <think> at the end,
     and a leading reasoning that only ends with </think> (Qwen3 / DeepSeek-R1 templates open it)."""
-    if "think>" not in text and "THINK" not in text and "think▷" not in text:  # the common case: one scan each
+    if "think>" not in text and "THINK" not in text and "think▷" not in text and "think<|" not in text:  # the common case
         return text, ""
     thoughts: list[str] = []
     for i, (open_tag, close_tag) in enumerate(THINK_TAGS):
         if close_tag not in text and open_tag not in text:
             continue
-        if i == 0:
+        if i == 0 or open_tag in TEMPLATE_OPENED:
             first_close, first_open = text.find(close_tag), text.find(open_tag)
             if first_close >= 0 and (first_open < 0 or first_close < first_open):
                 thoughts.append(text[:first_close])
