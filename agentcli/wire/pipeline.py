@@ -319,7 +319,14 @@ def build_call(
         fixes.extend(more)
     repairs.extend(Repair(kind, detail, call_id) for kind, detail in fixes)
     call.arguments = args
+    if cand.cut_off and (unknown or not tool or not _has_required(args, schema)):
+        call.error = "truncated tool call (output ended inside it)"
     return call, repairs
+
+
+def _has_required(args: Any, schema: dict[str, Any] | None) -> bool:
+    required = schema.get("required") if isinstance(schema, dict) else None
+    return isinstance(args, dict) and all(k in args for k in required or () if isinstance(k, str))
 
 
 def _name_from_arguments(cand: Candidate, ctx: ParseContext) -> tuple[str, Candidate]:

@@ -56,6 +56,9 @@ class Candidate:
     # The written name is an id (`call_3`, a bare counter): when it names no offered tool, the tool
     # is inferred from the arguments (see wire.name_inference); otherwise the call is an error.
     name_from_args: bool = False
+    # Cut off before its close tag but whole so far: a call only when it names an offered tool and
+    # carries every required argument; otherwise reported as truncated (never executed).
+    cut_off: bool = False
 
 
 @dataclass(slots=True)
