@@ -36,7 +36,7 @@ THINK_TAGS: tuple[tuple[str, str], ...] = (
 TEMPLATE_OPENED = frozenset(("<|open|>think<|sep|>",))  # Kimi K3
 # Special tokens that open a section of tool calls (never prose): an unclosed reasoning block ends at one.
 CALLS_END_REASONING: tuple[str, ...] = (
-    "<|tool_calls_section_begin|>", "<|tool_call_section_begin|>",  # Kimi K2
+    "<|tool_calls_section_begin|>", "<|tool_call_section_begin|>", "<|tool_call_begin|>",  # Kimi K2
     "<｜tool▁calls▁begin｜>", "<｜DSML｜function_calls>",  # DeepSeek V3/V3.1, V3.2
 )
 # Dialects too weak to keep a call whose name is not an offered tool (JSON in prose); a dialect
