@@ -109,6 +109,7 @@ ALIASES: dict[str, tuple[str, str | None]] = {
     "internlm": ("internlm", None),
     "jamba": ("jamba", None),
     "hunyuan": ("hunyuan", None),
+    "hy": ("hunyuan", "hy"),  # Tencent's HY3 / HY4 ids ("tencent/Hy3-preview")
     "minimax": ("minimax", None),
     "seed-oss": ("seed-oss", None),
     "lfm": ("lfm", None),
