@@ -47,10 +47,14 @@ class _KimiK3(Dialect):
             start = text.find(TOOLS_OPEN, pos)
             if start == -1:
                 break
-            end = text.find(TOOLS_CLOSE, start)
-            stop = len(text) if end == -1 else end
-            cands.extend(self._calls(text, start + len(TOOLS_OPEN), stop))
+            nxt = text.find(TOOLS_OPEN, start + len(TOOLS_OPEN))
+            end = text.find(TOOLS_CLOSE, start, None if nxt == -1 else nxt)
+            stop = (len(text) if nxt == -1 else nxt) if end == -1 else end
+            found = self._calls(text, start + len(TOOLS_OPEN), stop)
+            cands.extend(found)
             kept.append(text[pos:start])
+            if not found:  # a tools channel with no call in it: its words stay, the token goes
+                kept.append(text[start + len(TOOLS_OPEN) : stop])
             pos = stop if end == -1 else end + len(TOOLS_CLOSE)
         kept.append(text[pos:])
         rest = _strip_wrappers("".join(kept))

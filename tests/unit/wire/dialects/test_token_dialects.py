@@ -18,7 +18,7 @@ from agentcli.wire.dialects import DIALECTS, get
 from agentcli.wire.types import Candidate
 
 TOKEN_DIALECTS = [
-    "deepseek_v3", "deepseek_v31", "deepseek_v32", "kimi_k2", "glm4_moe", "hunyuan",
+    "deepseek_v3", "deepseek_v31", "deepseek_v32", "kimi_k2", "kimi_k3", "glm4_moe", "hunyuan", "minimax_m3",
     "minimax", "minimax_m2", "phi4_mini", "firefunction", "functionary", "command_r",
     "lfm2", "seed_oss", "functiongemma", "step3", "harmony", "internlm2", "jamba",
     "granite", "xlam",
