@@ -29,11 +29,9 @@ THINK_TAGS: tuple[tuple[str, str], ...] = (
     ("<|START_THINKING|>", "<|END_THINKING|>"),  # Command R7B / Command A
     ("[THINK]", "[/THINK]"),  # Magistral
     ("◁think▷", "◁/think▷"),  # Kimi-VL thinking
+    ("<|channel>", "<channel|>"),  # Gemma 4 (the channel opens with its name, `thought`)
     ("<|open|>think<|sep|>", "<|close|>think<|sep|>"),  # Kimi K3 think channel
 )
-# Reasoning a chat template may open for the model (besides <think>): a close with no opener before
-# it ends reasoning that began with the reply.
-TEMPLATE_OPENED = frozenset(("<|open|>think<|sep|>",))  # Kimi K3
 # Special tokens that open a section of tool calls (never prose): an unclosed reasoning block ends at one.
 CALLS_END_REASONING: tuple[str, ...] = (
     "<|tool_calls_section_begin|>", "<|tool_call_section_begin|>", "<|tool_call_begin|>",  # Kimi K2
@@ -47,17 +45,20 @@ _STRICT_NAMES = frozenset(("json_block",))
 def split_thinking(text: str) -> tuple[str, str]:
     """(text without reasoning, reasoning). Handles <think>..</think>, an unclosed <think> at the end,
     and a leading reasoning that only ends with </think> (Qwen3 / DeepSeek-R1 templates open it)."""
-    if "think>" not in text and "THINK" not in text and "think▷" not in text and "think<|" not in text:  # the common case
+    if ("think>" not in text and "THINK" not in text and "think▷" not in text and "channel" not in text
+            and "think<|" not in text):  # the common case: one scan each
         return text, ""
     thoughts: list[str] = []
-    for i, (open_tag, close_tag) in enumerate(THINK_TAGS):
+    for open_tag, close_tag in THINK_TAGS:
         if close_tag not in text and open_tag not in text:
             continue
-        if i == 0 or open_tag in TEMPLATE_OPENED:
-            first_close, first_open = text.find(close_tag), text.find(open_tag)
-            if first_close >= 0 and (first_open < 0 or first_close < first_open):
-                thoughts.append(text[:first_close])
-                text = text[first_close + len(close_tag):]
+        start = 0
+        orphan = _orphan_close(text, open_tag, close_tag, start)
+        while orphan >= 0:  # reasoning runs to the last close tag that has no opener
+            thoughts.append(text[start:orphan])
+            start = orphan + len(close_tag)
+            orphan = _orphan_close(text, open_tag, close_tag, start)
+        text = text[start:] if start else text
         kept: list[str] = []
         pos = 0
         while True:
@@ -75,6 +76,8 @@ def split_thinking(text: str) -> tuple[str, str]:
             thoughts.append(text[s + len(open_tag):e])
             pos = e + len(close_tag)
         text = "".join(kept)
+        if close_tag in text:  # a close tag left with no opener and nothing after it: markup, never text
+            text = text.replace(close_tag, "")
     return text, "\n\n".join(t.strip() for t in thoughts if t.strip())
 
 
@@ -83,6 +86,27 @@ def _calls_opened(text: str, start: int) -> int:
     called a tool mid-thought without closing it, as Kimi K2.5 does), else at the end of the text."""
     hits = [i for i in (text.find(t, start) for t in CALLS_END_REASONING) if i >= 0]
     return min(hits, default=len(text))
+
+
+def _orphan_close(text: str, open_tag: str, close_tag: str, start: int = 0) -> int:
+    """Where the first close tag with no opener before it is (the template opened the reasoning),
+    skipping whole pairs quoted inside it; -1 when every close has its opener, or when the orphan
+    follows a whole pair and ends the text (a stray close after the answer, not a reasoning's end)."""
+    depth, pos, paired = 0, start, False
+    while True:
+        c = text.find(close_tag, pos)
+        if c < 0:
+            return -1
+        o = text.find(open_tag, pos, c)
+        if o >= 0:
+            depth += 1
+            pos = o + len(open_tag)
+            continue
+        if depth == 0:
+            return -1 if paired and not text[c + len(close_tag):].strip() else c
+        depth -= 1
+        paired = True
+        pos = c + len(close_tag)
 
 
 def chain(ctx: ParseContext, parsers: tuple[str, ...]) -> list[str]:
@@ -142,7 +166,10 @@ def run_dialects(text: str, names: list[str], ctx: ParseContext | None = None) -
 
     With offered tools, calls from name-strict dialects (JSON in prose) whose name resolves to no
     tool are not calls: their text stays in place; so are embedded calls (in prose, or bare) from
-    any dialect. At most MAX_CALLS calls are read.
+    any dialect, calls in another family's form than the model's own (prose naming `<tool_call>`
+    tags), calls inside a fenced code block (a Markdown example of a format), and broken calls
+    with no good sibling.
+    At most MAX_CALLS calls are read.
     """
     found, rest, _ = _run_dialects(text, names, ctx, MAX_CALLS)
     return found, rest
@@ -179,8 +206,13 @@ def _run_dialects(text: str, names: list[str], ctx: ParseContext | None, limit: 
             if len(kept) < len(cands):
                 rest = _without(head, kept) + tail
                 cands = kept
-        elif cands and ctx is not None and ctx.tools and (weak or any(c.embedded for c in cands)):
-            kept = [c for c in cands if not (weak or c.embedded) or _offered(c.name, ctx)]
+        elif cands and ctx is not None and ctx.tools:
+            stray = weak or (bool(ctx.prefer) and name not in ctx.prefer)  # not the model's own form
+            fences = _fences(head) if name != ctx.prompted else []  # a prompted fenced form is the call itself
+            kept = [c for c in cands
+                    if not (stray or c.embedded or _in_fence(head, c.raw, fences)) or _offered(c.name, ctx)]
+            if not any(not c.error for c in kept):  # only broken calls to no offered tool: prose naming the markup
+                kept = [c for c in kept if _offered(c.name, ctx)]
             if len(kept) < len(cands):
                 rest = _without(head, kept) + tail
                 cands = kept
@@ -189,6 +221,38 @@ def _run_dialects(text: str, names: list[str], ctx: ParseContext | None, limit: 
         found.extend(cands)
         text = rest  # a dialect may also drop its own no-op directives (a lone token, "directly answer")
     return found, text, capped
+
+
+_FENCES = ("```", "~~~")
+
+
+def _fences(text: str) -> list[tuple[int, int]]:
+    """The fenced code blocks of `text` (an unclosed one runs to the end), in one pass over its fence lines."""
+    if "```" not in text and "~~~" not in text:
+        return []
+    spans: list[tuple[int, int]] = []
+    opened = -1
+    pos = 0
+    while pos < len(text):
+        nl = text.find("\n", pos)
+        end = len(text) if nl < 0 else nl
+        if text.startswith(_FENCES, pos + len(text[pos:end]) - len(text[pos:end].lstrip(" "))):
+            if opened < 0:
+                opened = pos
+            else:
+                spans.append((opened, end))
+                opened = -1
+        pos = end + 1
+    if opened >= 0:
+        spans.append((opened, len(text)))
+    return spans
+
+
+def _in_fence(text: str, raw: str | None, fences: list[tuple[int, int]]) -> bool:
+    if not fences or not raw:
+        return False
+    at = text.find(raw)
+    return at >= 0 and any(a <= at < b for a, b in fences)
 
 
 def _by_ownership(text: str, names: list[str]) -> list[str]:
@@ -306,7 +370,8 @@ def build_call(
             return call, repairs
         repairs.extend(Repair(kind, detail, call_id) for kind, detail in cand.fixes)
     try:
-        args, fixes = repair.decode_arguments(cand.arguments, repair=ctx.repair, schema=schema, budget=budget)
+        args, fixes = repair.decode_arguments(cand.arguments, repair=ctx.repair, schema=schema, budget=budget,
+                                              unwrap=not cand.text_values)
     except repair.ArgumentError as exc:
         call.error = str(exc)
         return call, repairs
@@ -392,6 +457,26 @@ def _schema_types(prop: Any) -> set[str]:
     return found
 
 
+# End-of-turn tokens a server may leave at the end of the text (the stop token was not stripped).
+_TURN_END = ("<|im_end|>", "<|endoftext|>", "<|eot_id|>", "<|eom_id|>", "<|end_of_text|>", "<end_of_turn>",
+             "<turn|>", "<|return|>", "<|end|>", "<|call|>", "<|role_end|>", "</s>")
+
+
+# A fenced block left empty once the call written inside it was taken out.
+_EMPTY_FENCE = re.compile(r"```[\w+-]*[ \t]*\n\s*```[ \t]*")
+
+
+def _without_turn_end(text: str) -> str:
+    """`text` stripped, without the end-of-turn tokens that close it and without fences emptied by a
+    call taken from them: markup, never visible text."""
+    if "```" in text:
+        text = _EMPTY_FENCE.sub("", text)
+    text = text.strip()
+    while text.endswith(_TURN_END):
+        text = text[: text.rfind("<")].rstrip()
+    return text
+
+
 def finalize(native: NativeParse, ctx: ParseContext, parsers: tuple[str, ...]) -> ParsedResponse:
     """Native fields + text dialects + repair -> the response the loop acts on."""
     text, thought = split_thinking(native.text or "")
@@ -430,7 +515,7 @@ def finalize(native: NativeParse, ctx: ParseContext, parsers: tuple[str, ...]) -
     if calls and finish != "length":  # a call cut at the length limit must stay marked as cut
         finish = "tool_calls"
     return ParsedResponse(
-        text=rest.strip(),
+        text=_without_turn_end(rest),
         thinking=thinking,
         tool_calls=calls,
         repairs=repairs,

@@ -63,10 +63,12 @@ class ArgumentError(ValueError):
 
 
 def decode_arguments(
-    raw: Any, *, repair: bool = True, schema: dict[str, Any] | None = None, budget: RepairBudget | None = None
+    raw: Any, *, repair: bool = True, schema: dict[str, Any] | None = None, budget: RepairBudget | None = None,
+    unwrap: bool = True,
 ) -> tuple[dict[str, Any], list[Fix]]:
     """Arguments as a dict. Raises ArgumentError when they cannot be recovered (or would cost more
-    JSON repair than `budget`, the reply's, has left; a fresh budget when None)."""
+    JSON repair than `budget`, the reply's, has left; a fresh budget when None). unwrap=False for
+    forms that name each parameter in markup (XML, key:value): there a lone `input` is a parameter."""
     fixes: list[Fix] = []
     value = raw
     if value is None:
@@ -85,7 +87,7 @@ def decode_arguments(
             fixes.append(("double_encoded", "arguments were a JSON string holding JSON; decoded twice"))
     if not isinstance(value, dict):
         raise ArgumentError(f"arguments must be a JSON object, got {type(value).__name__}")
-    value, more = unwrap_arguments(value, schema, repair)
+    value, more = unwrap_arguments(value, schema, repair and unwrap)
     fixes.extend(more)
     if not finite(value):
         raise ArgumentError("arguments hold a number JSON cannot carry (infinite or NaN)")
@@ -179,9 +181,22 @@ def decode_text_values(args: dict[str, Any], schema: dict[str, Any] | None) -> d
                 try:
                     value = jsonsafe.loads(s)
                 except ValueError:
-                    pass
+                    value = _repaired_structure(s, _types(props.get(key)), value)
         out[key] = value
     return out
+
+
+def _repaired_structure(s: str, types: set[str], fallback: Any) -> Any:
+    """A text value the schema types as an array or object, written as near-JSON (`'pending'`, a
+    trailing comma): repaired within the usual budget when the repair gives that type; else unchanged."""
+    want = (list if "array" in types else None, dict if "object" in types else None)
+    if s[0] not in "[{" or not any(want) or '\\"' in s:  # escaped JSON is the pipeline's escaped_json repair
+        return fallback
+    try:
+        value = _decode_string(s, True, [], RepairBudget())
+    except ArgumentError:
+        return fallback
+    return value if any(w is not None and isinstance(value, w) for w in want) else fallback
 
 
 def _types(prop: Any) -> set[str]:

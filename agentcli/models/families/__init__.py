@@ -59,6 +59,7 @@ FAMILIES: dict[str, str] = {
     "llava": "others:no_native_rules",
     "smollm": "others:no_native_rules",
     "olmo": "others:olmo_rules",
+    "reka": "others:reka_rules",
 }
 
 # Tag -> "module:function" applied on top of the base family's rule: tool-call
@@ -124,6 +125,7 @@ ALIASES: dict[str, tuple[str, str | None]] = {
     "apertus": ("apertus", None),
     "ernie": ("ernie", None),
     "nemotron": ("nemotron", None),
+    "reka": ("reka", None),
 }
 
 # Fine-tune lines named after themselves but built on another family: when the id

@@ -59,6 +59,9 @@ def lfm_rules(spec: ModelSpec) -> dict[str, Any]:
 
 
 def gigachat_rules(spec: ModelSpec) -> dict[str, Any]:
+    """GigaChat 3.5 moved to GCML invoke markup, with a 256k window."""
+    if spec.version >= (3, 5):
+        return {**_TOOLS, "parallel_tools": True, "context_window": 262_144, "text_dialect": "gigachat35"}
     return {**_TOOLS, "context_window": 131_072, "text_dialect": "gigachat"}
 
 
@@ -76,7 +79,10 @@ def ernie_rules(spec: ModelSpec) -> dict[str, Any]:
 
 
 def nemotron_rules(spec: ModelSpec) -> dict[str, Any]:
-    """NVIDIA Nemotron writes <TOOLCALL>[{"name", "arguments"}]</TOOLCALL>."""
+    """NVIDIA Nemotron (v1/v2) writes <TOOLCALL>[{"name", "arguments"}]</TOOLCALL>; Nemotron 3 moved to
+    Qwen3-Coder's <tool_call><function=..><parameter=..> XML, with a 1M-token window."""
+    if spec.version >= (3,):
+        return {**_TOOLS, "parallel_tools": True, "context_window": 1_048_576, "text_dialect": "qwen3_coder"}
     return {**_TOOLS, "parallel_tools": True, "context_window": 131_072, "text_dialect": "nemotron"}
 
 
@@ -85,6 +91,11 @@ def olmo_rules(spec: ModelSpec) -> dict[str, Any]:
     if spec.version >= (3,):
         return {**_TOOLS, "context_window": 65_536, "text_dialect": "olmo3"}
     return no_native_rules(spec)
+
+
+def reka_rules(spec: ModelSpec) -> dict[str, Any]:
+    """Reka (Flash 3, Edge) writes Hermes-style <tool_call>{json}</tool_call> blocks."""
+    return {**_TOOLS, "parallel_tools": True, "context_window": 32_768, "text_dialect": "hermes"}
 
 
 def no_native_rules(spec: ModelSpec) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""Qwen: Hermes-style <tool_call> from Qwen2 on; Qwen3-Coder writes XML calls; QwQ/Qwen3 reason."""
+"""Qwen: Hermes-style <tool_call> from Qwen2 on; Qwen3-Coder and Qwen3.5 write XML calls; QwQ/Qwen3 reason."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ def rules(spec: ModelSpec) -> dict[str, Any]:
     v = spec.version
     if spec.has("qwq"):
         return {**_HERMES, "native_tools": True, "context_window": 131_072, "max_output_tokens": 32_768}
-    if v >= (3,) and spec.has("coder"):
+    if v >= (3, 5) or (v >= (3,) and spec.has("coder")):  # Qwen3.5 writes Qwen3-Coder's XML calls
         return {
             "native_tools": True,
             "parallel_tools": True,

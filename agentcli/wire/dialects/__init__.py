@@ -41,6 +41,7 @@ DIALECTS: dict[str, str] = {
     "lfm2": "lfm2:LFM2",
     "seed_oss": "seed_oss:SEED_OSS",
     "functiongemma": "functiongemma:FUNCTIONGEMMA",
+    "gemma4": "gemma4:GEMMA4",  # <|tool_call>call:f{k:<|"|>v<|"|>}<tool_call|>
     "step3": "step3:STEP3",
     "harmony": "harmony:HARMONY",  # gpt-oss
     "internlm2": "internlm2:INTERNLM2",
@@ -53,6 +54,7 @@ DIALECTS: dict[str, str] = {
     "nemotron": "generic_tags:NEMOTRON",  # <TOOLCALL>[{json}]</TOOLCALL>
     "gemini_tool_code": "gemini_tool_code:GEMINI_TOOL_CODE",  # ```tool_code print(default_api.f(x=1)) ```
     "gigachat": "gigachat:GIGACHAT",  # <|function_call|>{json} / function call<|role_sep|>{json}
+    "gigachat35": "gigachat35:GIGACHAT35",  # <｜GCML｜tool_calls><｜GCML｜invoke name=..><｜GCML｜parameter ..>
     # generic text forms, last
     "tool_xml": "tool_xml:TOOL_XML",  # <read_file><path>..</path></read_file> (Cline / Roo), offered tools only
     "pythonic": "pythonic:PYTHONIC",  # [get_weather(city="Paris")] (Llama 3.2/4 pythonic)

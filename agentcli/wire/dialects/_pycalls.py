@@ -7,6 +7,9 @@ values make a call; a body holding anything else is not a call list at all.
 from __future__ import annotations
 
 import ast
+import io
+import keyword
+import tokenize
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -28,11 +31,13 @@ def statement_calls(
     """
     if len(src) > MAX_BODY or not budget.take(src):
         return None
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # "invalid escape sequence" in model-written strings
-            tree = ast.parse(src, mode="exec")
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    tree = _parse(src)
+    renamed: dict[str, str] = {}
+    if tree is None:
+        # `book_flight(from="SFO")`: an argument named like a Python keyword is still an argument.
+        src, renamed = _rename_keyword_args(src)
+        tree = _parse(src) if renamed else None
+    if tree is None:
         return None
     out: list[tuple[str, dict[str, object]]] = []
     for stmt in tree.body:
@@ -45,8 +50,36 @@ def statement_calls(
         got = _call(call, namespaces)
         if got is None:
             return None
-        out.append(got)
+        out.append((got[0], {renamed.get(k, k): v for k, v in got[1].items()}) if renamed else got)
     return out or None
+
+
+def _parse(src: str) -> ast.Module | None:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # "invalid escape sequence" in model-written strings
+            return ast.parse(src, mode="exec")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def _rename_keyword_args(src: str) -> tuple[str, dict[str, str]]:
+    """`src` with every keyword-named argument (`from=`, `class=`) given a placeholder name, and the
+    placeholders mapped back. Tokenized, so a keyword inside a string is never touched."""
+    try:
+        toks = list(tokenize.generate_tokens(io.StringIO(src).readline))
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        return src, {}
+    renamed: dict[str, str] = {}
+    out: list[tuple[int, str]] = []
+    for i, tok in enumerate(toks):
+        text = tok.string
+        if (tok.type == tokenize.NAME and keyword.iskeyword(text) and 0 < i < len(toks) - 1
+                and toks[i - 1].string in ("(", ",") and toks[i + 1].string == "="):
+            text = f"_kw_{text}"
+            renamed[text] = tok.string
+        out.append((tok.type, text))
+    return (tokenize.untokenize(out), renamed) if renamed else (src, {})
 
 
 def _call(call: ast.AST | None, namespaces: tuple[str, ...]) -> tuple[str, dict[str, object]] | None:
@@ -64,10 +97,28 @@ def _call(call: ast.AST | None, namespaces: tuple[str, ...]) -> tuple[str, dict[
         if kw.arg is None:
             return None
         try:
-            args[kw.arg] = _literal(kw.value)
+            args[kw.arg] = _value(kw.value)
         except (ValueError, TypeError, SyntaxError, RecursionError):
             return None
     return name, args
+
+
+_JSON_NAMES: dict[str, Any] = {"true": True, "false": False, "null": None}
+
+
+def _value(node: ast.AST, depth: int = 0) -> Any:
+    """A literal argument value; JSON's true/false/null are read at any depth (models mix them in)."""
+    if depth > 64:
+        raise ValueError("too deep")
+    if isinstance(node, ast.Name) and node.id in _JSON_NAMES:
+        return _JSON_NAMES[node.id]
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return [_value(e, depth + 1) for e in node.elts]
+    if isinstance(node, ast.Dict):
+        if any(k is None for k in node.keys):
+            raise ValueError("dict unpacking is not a literal")
+        return {_value(k, depth + 1) if k is not None else None: _value(v, depth + 1) for k, v in zip(node.keys, node.values)}
+    return _literal(node)
 
 
 def calls_in_blocks(text: str, begin: str, end: str, dialect: str,

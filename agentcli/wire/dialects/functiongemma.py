@@ -7,6 +7,7 @@ Leaf values are returned as text (text_values) for the pipeline to decode.
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -24,9 +25,10 @@ _VALUE_END = re.compile(r"[,}\]]")  # a bare value runs to the next separator (r
 class _Reader:
     """Recursive-descent reader over one call's `{...}` argument text."""
 
-    def __init__(self, s: str) -> None:
+    def __init__(self, s: str, esc: str = ESC) -> None:
         self.s = s
         self.i = 0
+        self.esc = esc  # the string-delimiter token (Gemma 4 writes <|"|>)
 
     def ws(self) -> None:
         m = _WS.match(self.s, self.i)
@@ -48,8 +50,9 @@ class _Reader:
             if colon == -1:
                 raise ValueError("key expected")
             key = self.s[self.i : colon].strip()
-            if key.startswith(ESC) and key.endswith(ESC) and len(key) >= 2 * len(ESC):
-                key = key[len(ESC) : -len(ESC)]
+            esc = self.esc
+            if key.startswith(esc) and key.endswith(esc) and len(key) >= 2 * len(esc):
+                key = key[len(esc) : -len(esc)]
             if not key or any(c in key for c in "{}[],<>"):
                 raise ValueError("bad key")
             self.i = colon + 1
@@ -83,12 +86,19 @@ class _Reader:
 
     def value(self, depth: int) -> Any:
         self.ws()
-        if self.s.startswith(ESC, self.i):
-            end = self.s.find(ESC, self.i + len(ESC))
+        esc = self.esc
+        if self.s.startswith(esc, self.i):
+            end = self.s.find(esc, self.i + len(esc))
             if end == -1:
                 raise ValueError("unterminated string")
-            val = self.s[self.i + len(ESC) : end]
-            self.i = end + len(ESC)
+            val = self.s[self.i + len(esc) : end]
+            self.i = end + len(esc)
+            return val
+        if self.s.startswith('"', self.i):  # a JSON string written in place of an escaped one
+            try:
+                val, self.i = _JSON_STR.raw_decode(self.s, self.i)
+            except ValueError:
+                raise ValueError("bad string") from None
             return val
         if self.s.startswith("{", self.i):
             return self.obj(depth + 1)
@@ -105,6 +115,7 @@ class _Reader:
         return val  # top level: typed by the tool's schema (a string parameter keeps "3")
 
 
+_JSON_STR = json.JSONDecoder()
 _LITERALS: dict[str, Any] = {"true": True, "false": False, "null": None}
 _NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?")
 
@@ -120,7 +131,7 @@ def _scalar(val: str) -> Any:
     return val
 
 
-def parse_call(body: str) -> tuple[str, dict[str, Any]] | None:
+def parse_call(body: str, esc: str = ESC) -> tuple[str, dict[str, Any]] | None:
     """(name, arguments) of `call:NAME{...}`, or None when the body is not one whole call."""
     body = body.strip()
     if not body.startswith("call:"):
@@ -131,7 +142,7 @@ def parse_call(body: str) -> tuple[str, dict[str, Any]] | None:
     name = body[5:brace].strip()
     if not name or any(c.isspace() or c in "<>:" for c in name):
         return None
-    reader = _Reader(body)
+    reader = _Reader(body, esc)
     reader.i = brace
     try:
         args = reader.obj()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from agentcli.wire.dialects._base import Dialect
+from agentcli.wire.dialects._callscan import salvage_call
 from agentcli.wire.dialects._scan import ParseResult, calls_from_json, decode_json_at, remove_spans, skip_ws, total
 from agentcli.wire.types import Candidate
 
@@ -39,6 +40,11 @@ class _GigaChat(Dialect):
             j = skip_ws(text, pos)
             got = decode_json_at(text, j) if j < len(text) and text[j] == "{" else None
             if got is None:
+                broken = self._broken(text, m.start(), j)
+                if broken is not None:  # the header says a call follows: a malformed one is reported, not shown
+                    cands.append(broken[0])
+                    spans.append((m.start(), broken[1]))
+                    pos = broken[1]
                 continue
             value, end = got
             found = calls_from_json(value, text[j:end], self.name)
@@ -55,6 +61,21 @@ class _GigaChat(Dialect):
         if not cands:
             return [], text
         return cands, remove_spans(text, spans)
+
+    def _broken(self, text: str, start: int, j: int) -> tuple[Candidate, int] | None:
+        """The call after a header whose JSON does not read: its name and raw arguments for the repair
+        layer, up to the end-of-sequence token, the next header or the end of the text."""
+        if j >= len(text) or text[j] != "{":
+            return None
+        nxt = _HEADER.search(text, j)  # the body ends at the next header at the latest
+        limit = nxt.start() if nxt else len(text)
+        eos = text.find(EOS, j, limit)
+        end = limit if eos < 0 else eos
+        got = salvage_call(text[j:end])
+        if got is None:
+            return None
+        stop = end + len(EOS) if eos >= 0 else end
+        return Candidate(name=got[0], arguments=got[1], raw=text[start:stop], dialect=self.name), stop
 
 
 GIGACHAT = _GigaChat()

@@ -3,8 +3,10 @@
 <|channel|>analysis<|message|>Need weather.<|end|>
 <|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"city":"Tokyo"}<|call|>
 The recipient may also precede the channel (`<|start|>assistant to=functions.x<|channel|>commentary json`).
-When a call is found the text is rebuilt from the visible messages: analysis bodies are
-reasoning and are dropped, final/commentary bodies and prose outside messages are kept.
+A message with a recipient is a call whatever its channel (models also address functions from
+the analysis channel); a built-in recipient (`python`, `container.exec`) given code has no function
+to run and nothing to show, so it is dropped (as llama.cpp does). Whenever the text holds harmony messages it is rebuilt from the visible ones: analysis
+bodies are reasoning and are dropped, final/commentary bodies and prose outside messages are kept.
 """
 
 from __future__ import annotations
@@ -16,11 +18,14 @@ from agentcli.wire.types import Candidate
 START, CHANNEL, MESSAGE = "<|start|>", "<|channel|>", "<|message|>"
 ENDS = ("<|end|>", "<|call|>", "<|return|>")
 _HEADER_STOP = " \t\r\n<"
+# Recipients that address a person, not a tool (`commentary to=assistant` is a note, not a call).
+_NOT_TOOLS = frozenset(("assistant", "user", "all"))
 
 
 def _word_after(header: str, key: str) -> str:
-    """The token following `key` in a message header, up to whitespace or a special token."""
-    i = header.find(key)
+    """The token following the last `key` in a message header, up to whitespace or a special token
+    (a header may name a channel twice: `<|channel|>commentary to=assistant<|channel|>analysis`)."""
+    i = header.rfind(key)
     if i == -1:
         return ""
     i += len(key)
@@ -68,18 +73,20 @@ class _Harmony(Dialect):
 
     @total
     def parse(self, text: str) -> ParseResult:
-        if "to=" not in text:
-            return [], text  # every call names its recipient: without one, nothing here is a call
+        if MESSAGE not in text:
+            return [], text  # no message body: nothing here is harmony
         cands: list[Candidate] = []
         out: list[str] = []
         cache: dict[str, int] = {}
         pos = 0
+        header_seen = False
         while True:
             m = text.find(MESSAGE, pos)
             if m == -1:
                 out.append(text[pos:])
                 break
             prose, header = _split_header(text[pos:m])
+            header_seen = header_seen or CHANNEL in header
             out.append(prose)
             body_start = m + len(MESSAGE)
             body_end, after = _body_end(text, body_start, cache)
@@ -87,7 +94,11 @@ class _Harmony(Dialect):
             channel = _word_after(header, CHANNEL)
             recipient = _word_after(" " + header, " to=")
             msg_start = pos + len(prose)
-            if recipient and channel != "analysis":
+            if recipient in _NOT_TOOLS:
+                recipient = ""  # a note to a person: an ordinary message
+            if recipient and not recipient.startswith("functions.") and not body.lstrip().startswith("{"):
+                pass  # a built-in tool (python, container.exec) given code: no function to run, no text to show
+            elif recipient:  # a recipient makes a call, whatever the channel
                 cand = self._call(recipient, body, text[msg_start:after], closed=body_end < len(text))
                 if cand is not None:
                     cands.append(cand)
@@ -98,7 +109,7 @@ class _Harmony(Dialect):
             pos = after
             if pos >= len(text):
                 break
-        if not cands:
+        if not cands and not (header_seen and CHANNEL in text):
             return [], text
         return cands, "".join(out)
 

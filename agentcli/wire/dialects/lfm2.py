@@ -4,13 +4,15 @@
 The list is read with `ast` (never evaluated). Common model slips are repaired first:
 raw newlines / NUL bytes inside strings and zero-padded integers. A JSON list of
 {"name", "arguments"} objects is accepted too. One unreadable call does not drop its
-siblings: the list is then split at top-level commas and each call read alone.
+siblings: the list is then split at top-level commas and each call read alone. A single call
+whose one string argument holds unescaped quotes of its own kind (shell commands) is read verbatim.
 """
 
 from __future__ import annotations
 
 import ast
 import json
+import re
 import warnings
 from typing import Any
 
@@ -165,6 +167,26 @@ def _split_top_level(src: str) -> list[str]:
     return [p.strip() for p in parts if p.strip()]
 
 
+# One call with one string argument whose quotes were not escaped (`bash(command='sed -n '1,2p' f')`):
+# the value is everything between the first quote and the one closing the call, taken verbatim.
+_RAW_HEAD = re.compile(r"([A-Za-z_][\w.]*)\(\s*([A-Za-z_]\w*)\s*=\s*(['\"])")
+
+
+def _raw_string_call(src: str) -> tuple[str, dict[str, Any]] | None:
+    s = src.strip()
+    if s.startswith("[") and s.endswith("]"):
+        s = s[1:-1].strip()
+    head = _RAW_HEAD.match(s)
+    if head is None or not s.endswith(")"):
+        return None
+    tail = s[:-1].rstrip()
+    q = head.group(3)
+    value = tail[head.end() : -1]
+    if len(tail) <= head.end() or not tail.endswith(q) or f"{q})," in value or re.search(rf"{q}\s*,\s*\w+\s*=", value):
+        return None  # a call or argument boundary inside: several things, not one broken string
+    return head.group(1), {head.group(2): value}
+
+
 def parse_block(src: str, budget: AstBudget | None = None) -> list[tuple[str, dict[str, Any]]] | None:
     """The calls in one block's text; None when nothing in it reads as a call (or it would cost more
     than what is left of `budget`, the parse's)."""
@@ -181,7 +203,10 @@ def parse_block(src: str, budget: AstBudget | None = None) -> list[tuple[str, di
             return good
     salvaged = [c for part in _split_top_level(src) if (node := _parse_expr(part)) is not None
                 if (c := _call(node)) is not None]
-    return salvaged or None
+    if salvaged:
+        return salvaged
+    one = _raw_string_call(src)
+    return [one] if one else None
 
 
 class _Lfm2(Dialect):

@@ -29,10 +29,12 @@ _WRAP_CLOSE = "</tool_call>"
 
 
 def _strip_nl(value: str) -> str:
+    """The template frames a value as `>\nVALUE\n</parameter>`: that pair of newlines is layout. A value
+    written inline (`>VALUE\n</parameter>`, Seed-OSS) has no framing, so its own trailing newline stays."""
     if value.startswith("\n"):
         value = value[1:]
-    if value.endswith("\n"):
-        value = value[:-1]
+        if value.endswith("\n"):
+            value = value[:-1]
     return value
 
 

@@ -5,19 +5,27 @@
 <parameter=location>Barcelona, Spain</parameter>
 </function>
 </seed:tool_call>
-Calls spelled out inside <seed:think> are reasoning, not calls. Values are text; one
-layout newline on each side of a value is dropped.
+Calls spelled out inside <seed:think> are reasoning, not calls. Values are text; a value framed as
+`>\nVALUE\n</parameter>` loses that pair of layout newlines, one written inline keeps its own.
 """
 
 from __future__ import annotations
 
 from agentcli.wire.dialects._base import Dialect
-from agentcli.wire.dialects._scan import Block, ParseResult, parse_sections, strip_one_newline, tag_params, total
+from agentcli.wire.dialects._scan import Block, ParseResult, parse_sections, tag_params, total
 from agentcli.wire.types import Candidate
 
 BEGIN, END = "<seed:tool_call>", "</seed:tool_call>"
 FUNC_BEGIN, FUNC_END = "<function=", "</function>"
 THINK_END = "</seed:think>"
+
+
+def _unframe(value: str) -> str:
+    if value.startswith("\n"):
+        value = value[1:]
+        if value.endswith("\n"):
+            value = value[:-1]
+    return value
 
 
 class _SeedOss(Dialect):
@@ -47,7 +55,7 @@ class _SeedOss(Dialect):
         params, complete = tag_params(body[gt + 1 :], "<parameter=", ">", "</parameter>")
         if not complete:
             return None
-        args = {key: strip_one_newline(value) for key, _, value in params if key}
+        args = {key: _unframe(value) for key, _, value in params if key}
         return Candidate(name=name, arguments=args, raw="", dialect=self.name, text_values=True)
 
 
