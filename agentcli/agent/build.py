@@ -8,15 +8,9 @@ from typing import Any
 
 from agentcli.agent.session import Session
 from agentcli.agent.store import Transcript, new_session_id, sessions_dir
+from agentcli.agent.workspace import resolve_workspace
 from agentcli.core.errors import UsageError
 from agentcli.core.types import Tier
-
-
-def resolve_workspace(workspace: Path | None) -> Path:
-    ws = (workspace or Path.cwd()).expanduser()
-    if not ws.is_dir():
-        raise UsageError(f"workspace {ws} is not a directory", hint="pass --workspace DIR with an existing directory")
-    return ws.resolve()
 
 
 def starting_tier(requested: str | None, start_tier: str, max_tier: Tier) -> Tier:

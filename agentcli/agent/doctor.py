@@ -6,11 +6,10 @@ Gathering lives here, below the two front ends that render it (`ui.doctor`) and 
 from __future__ import annotations
 
 import os
+from collections.abc import Coroutine
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
-from typing import Any
-
-from agentcli.core import aio
+from typing import Any, TypeVar
 
 
 @dataclass
@@ -127,6 +126,16 @@ def _sandbox_check(profile: Any) -> Check:
                  f"to enable it, {st.hint}" if st.hint else None, warning=True)
 
 
+T = TypeVar("T")
+
+
+def _on_loop(coro: Coroutine[Any, Any, T]) -> T:
+    """Run on the process's event loop, imported here: `doctor --offline` never starts one."""
+    from agentcli.core import aio
+
+    return aio.run(coro)
+
+
 def gather(profile: Any, *, offline: bool, probe: bool = False, forget: bool = False) -> dict[str, Any]:
     from agentcli.core.errors import ProviderError, ProviderErrorCode
     from agentcli.models import LearnedStore, parse_model_id, resolve_capability
@@ -166,7 +175,7 @@ def gather(profile: Any, *, offline: bool, probe: bool = False, forget: bool = F
                         else UNKNOWN_MODEL_WARNING)
     if key_missing is not None:
         offline = True
-        aio.run(provider.aclose())
+        _on_loop(provider.aclose())
     if not offline:
         async def online() -> list[Check]:
             try:
@@ -177,7 +186,7 @@ def gather(profile: Any, *, offline: bool, probe: bool = False, forget: bool = F
             finally:
                 await provider.aclose()
 
-        checks += aio.run(online())
+        checks += _on_loop(online())
     mcp_servers: list[dict[str, Any]] = []
     if not offline and (getattr(profile, "mcp_servers", None) or getattr(profile, "mcp", None)):
         mcp_checks, mcp_servers = _mcp_section(profile)

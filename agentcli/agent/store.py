@@ -7,7 +7,6 @@ never runs them again. Everything written passes through the secret scrubber.
 
 from __future__ import annotations
 
-import json
 import os
 import secrets
 import time
@@ -15,18 +14,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agentcli.agent.catalog import find_session, list_sessions, read_records, sessions_dir  # noqa: F401  (re-exported)
 from agentcli.agent.checkpoints import FileChange, Ledger
 from agentcli.agent.serialize import message_from_dict, message_to_dict, result_from_dict, result_to_dict
 from agentcli.core import jsonsafe
-from agentcli.core.errors import ErrorCode, ToolError, UsageError
+from agentcli.core.errors import ErrorCode, ToolError
 from agentcli.core.redact import redact
 from agentcli.core.types import Message, Role, ToolResult
-
-
-def sessions_dir() -> Path:
-    from agentcli.config.paths import data_dir
-
-    return data_dir() / "sessions"
 
 
 def new_session_id() -> str:
@@ -75,17 +69,6 @@ class SavedSession:
     @property
     def workspace(self) -> str:
         return str(self.meta.get("workspace") or "")
-
-
-def read_records(path: Path) -> tuple[list[dict[str, Any]], int]:
-    records, skipped = [], 0
-    with open(path, encoding="utf-8", errors="replace") as f:
-        for line in f:
-            try:
-                records.append(jsonsafe.loads(line))
-            except json.JSONDecodeError:
-                skipped += 1  # a torn last line after a crash: never fatal
-    return records, skipped
 
 
 def load_session(path: Path) -> SavedSession:
@@ -156,48 +139,3 @@ def _append(history: list[Message], m: Message, recorded: dict[str, ToolResult])
             return
         history.append(_answers(history[-1], [], recorded))
     history.append(m)
-
-
-def list_sessions(workspace: Path | str | None = None) -> list[SavedSession]:
-    """Saved sessions, newest first; only those of `workspace` (a resolved path) when given."""
-    d = sessions_dir()
-    if not d.is_dir():
-        return []
-    want = os.path.realpath(workspace) if workspace is not None else None
-    out = []
-    for p in d.glob("*.jsonl"):
-        try:
-            records, _ = read_records(p)
-            mtime = p.stat().st_mtime
-        except OSError:
-            continue  # removed while listing
-        meta = next((r for r in records if r.get("type") == "session"), {})
-        if want is not None and os.path.realpath(str(meta.get("workspace") or "/nonexistent")) != want:
-            continue
-        end = next((r for r in reversed(records) if r.get("type") == "end"), None)
-        started = float(meta.get("t") or mtime)
-        updated = float(records[-1].get("t") or mtime) if records else mtime
-        out.append(SavedSession(p.stem, p, meta, [], end, started=started, updated=updated))
-    out.sort(key=lambda s: (s.updated, s.id), reverse=True)
-    return out
-
-
-def find_session(ref: str | None, workspace: Path | str | None = None) -> Path:
-    """`None`/'last' -> the newest session (of `workspace` when given); otherwise an id or any
-    unique id prefix, from every workspace (an id names one session wherever it ran)."""
-    if ref in (None, "", "last"):
-        sessions = list_sessions(workspace)
-        if not sessions:
-            where = f" for {workspace}" if workspace is not None else ""
-            raise UsageError(f"no saved session{where} to continue",
-                             hint='start one with `agent run "goal"`; `agent sessions --all` lists every workspace')
-        return sessions[0].path
-    assert ref is not None
-    sessions = list_sessions()
-    matches = [s for s in sessions if s.id == ref] or [s for s in sessions if s.id.startswith(ref)]
-    if len(matches) != 1:
-        raise UsageError(
-            f"no session matches {ref!r}" if not matches else f"{ref!r} matches {len(matches)} sessions",
-            hint="`agent sessions --all` lists them with their full ids",
-        )
-    return matches[0].path

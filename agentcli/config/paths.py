@@ -7,7 +7,6 @@ point the program elsewhere by setting the environment.
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 
 APP = "agentcli"
@@ -67,6 +66,8 @@ def write_private(path: Path | str, data: bytes | str) -> Path:
     """Write a file readable only by its owner (0600), atomically: temp file + rename."""
     path = Path(path)
     ensure_private_dir(path.parent)
+    import tempfile  # here: most commands read config and never write it
+
     raw = data.encode("utf-8") if isinstance(data, str) else data
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:

@@ -8,7 +8,6 @@ is untrusted again until the user runs `agent trust` once more.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import stat
@@ -59,6 +58,8 @@ def _write(workspaces: dict[str, Any]) -> None:
 
 def agent_dir_hash(workspace: Path | str) -> str:
     """SHA-256 over every name, link target and file content under `<workspace>/.agent/`."""
+    import hashlib  # here: listing profiles hashes nothing unless a workspace has .agent/ profiles
+
     root = Path(workspace_key(workspace)) / WORKSPACE_DIR
     h = hashlib.sha256()
     for dirpath, dirnames, filenames in os.walk(root):

@@ -6,7 +6,7 @@ importing them must not pull in a validation library.
 
 from __future__ import annotations
 
-import secrets
+import os
 from dataclasses import dataclass, field
 from enum import Enum, IntEnum
 from typing import Any
@@ -41,8 +41,10 @@ class Role(str, Enum):
 
 
 def new_call_id() -> str:
-    """A provider-neutral call id (OpenAI-like, accepted by every API we speak)."""
-    return "call_" + secrets.token_hex(8)
+    """A provider-neutral call id (OpenAI-like, accepted by every API we speak). os.urandom is what
+    `secrets.token_hex` reads; calling it directly spares every command importing `secrets` (hmac,
+    hashlib) just to load the types."""
+    return "call_" + os.urandom(8).hex()
 
 
 @dataclass(slots=True)

@@ -7,7 +7,6 @@ Anthropic SDKs and is written out row by row in docs/retry-policy.md.
 
 from __future__ import annotations
 
-import asyncio
 import email.utils
 import json
 import logging
@@ -74,19 +73,27 @@ class Target:
     secrets: tuple[str, ...] = field(default=(), repr=False)  # values to scrub besides the environment's
 
 
+async def _sleep(seconds: float) -> None:
+    """asyncio.sleep, imported when a retry waits: creating a provider (doctor --offline, the
+    scripted one) must not load the event loop machinery."""
+    import asyncio
+
+    await asyncio.sleep(seconds)
+
+
 @dataclass(slots=True)
 class RetryPolicy:
     """Attempts, backoff and the wall budget of one call. `sleep`, `random` and `clock` are test seams."""
 
     max_retries: int = 2
     budget_s: float = 120.0
-    sleep: Sleep = asyncio.sleep
+    sleep: Sleep = _sleep
     random: Callable[[], float] = random.random
     clock: Callable[[], float] = time.monotonic
 
     @classmethod
     def from_limits(cls, limits: Any, sleep: Sleep | None = None) -> RetryPolicy:
-        return cls(limits.max_retries, limits.retry_budget_s, sleep or asyncio.sleep)
+        return cls(limits.max_retries, limits.retry_budget_s, sleep or _sleep)
 
     def backoff(self, retries_done: int) -> float:
         """min(0.5 * 2^n, 8) seconds times a jitter in [0.75, 1]."""

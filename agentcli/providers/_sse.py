@@ -5,7 +5,6 @@ Only framing lives here; what a chunk means is the wire layer's business.
 
 from __future__ import annotations
 
-import asyncio
 import re
 import time
 from collections.abc import AsyncIterator
@@ -96,6 +95,8 @@ def too_much(exc: ResponseTooLarge | ResponseTooSlow, target: Any) -> ProviderEr
 
 async def idle_lines(lines: AsyncIterator[str], idle_timeout: float) -> AsyncIterator[str]:
     """Yield lines, raising StreamStalled when the next one takes longer than `idle_timeout`."""
+    import asyncio  # here, not at import: creating a provider must not load the event loop machinery
+
     it = lines.__aiter__()
     while True:
         try:

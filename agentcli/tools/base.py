@@ -8,8 +8,9 @@ as a structured VALIDATION error, not a traceback.
 from __future__ import annotations
 
 import difflib
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from agentcli.core.errors import ErrorCode, ToolFailure
 from agentcli.core.types import Tool
@@ -63,6 +64,17 @@ class BuiltinTool:
 # ----- argument readers -------------------------------------------------------------------
 
 _MISSING = object()
+
+
+_T = TypeVar("_T")
+
+
+async def off_loop(fn: Callable[..., _T], *args: Any) -> _T:
+    """Run blocking file work in a worker thread, so read-only calls run in parallel. asyncio is
+    imported here, when a tool runs, so that listing the tools does not load it."""
+    import asyncio
+
+    return await asyncio.to_thread(fn, *args)
 
 
 def _bad(name: str, want: str, got: Any) -> ToolFailure:

@@ -11,7 +11,7 @@ def render(report: dict[str, Any]) -> None:
     from rich.table import Table
 
     from agentcli.core.escape import styled
-    from agentcli.ui.render import make_console
+    from agentcli.ui.console import make_console
 
     c = make_console()
     m = report["model"]

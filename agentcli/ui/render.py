@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import functools
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from agentcli.core import jsonsafe
 from agentcli.core.escape import short_args, styled, visible
@@ -21,11 +20,8 @@ from agentcli.core.events import (
     TurnStarted,
 )
 from agentcli.core.redact import StreamScrubber, redact
+from agentcli.ui.console import _safe_console_class, make_console  # noqa: F401  (re-exported)
 from agentcli.ui.progress import Progress, retry_label, tools_label, waiting_label
-
-if TYPE_CHECKING:
-    from rich.console import Console
-    from rich.text import Text
 
 # `--json` event names: snake_case, one per event class (stream events use their kind).
 JSON_NAMES: dict[type, str] = {
@@ -33,25 +29,6 @@ JSON_NAMES: dict[type, str] = {
     RetryScheduled: "retry", Notice: "notice", Checkpoint: "checkpoint", Done: "done",
 }
 STREAM_NAMES = {StreamKind.DONE: "response_end"}
-
-
-def make_console(stderr: bool = False) -> Console:
-    """A console for untrusted text: markup and emoji codes off, and every plain string it renders
-    (print arguments, table cells, titles) made visible at this one boundary (see core.escape)."""
-    return _safe_console_class()(stderr=stderr, highlight=False, soft_wrap=True, markup=False, emoji=False)
-
-
-@functools.cache
-def _safe_console_class() -> type[Console]:
-    from rich.console import Console
-
-    class SafeConsole(Console):
-        """Console whose str -> Text step escapes hidden characters; Text objects pass as built."""
-
-        def render_str(self, text: str, **kwargs: Any) -> Text:
-            return super().render_str(visible(text), **kwargs)
-
-    return SafeConsole
 
 
 # Characters str.splitlines() and some JSON-lines readers take as line ends; inside a JSON string

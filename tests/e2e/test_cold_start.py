@@ -1,10 +1,11 @@
 """Cold start, pinned as imports rather than milliseconds: a command that needs no network must not
-load the HTTP stack, and none but those that read profiles may load pydantic (typer 0.29 validates
-every option through pydantic, hence its pin). `make bench` reports the times."""
+load the HTTP stack or start an event loop, a listing command must not load the run machinery, and
+none but those that read a profile may load pydantic. `benchmarks/bench_startup.py` reports the times."""
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -19,8 +20,8 @@ with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.St
         runpy.run_module("agentcli", run_name="__main__")
     except SystemExit:
         pass
-print(json.dumps(sorted(m for m in HEAVY if m in sys.modules)))
-""".replace("HEAVY", repr(HEAVY))
+print(json.dumps(sorted(sys.modules)))
+"""
 
 # command -> heavy modules it may load (reading a profile needs the pydantic schema)
 ALLOWED = {
@@ -31,20 +32,63 @@ ALLOWED = {
     ("parse", "{reply}"): set(),
     ("tools",): set(),
     ("sessions",): set(),
-    ("profiles", "list"): {"pydantic"},
+    ("profiles", "list"): set(),
     ("doctor", "--offline", "--profile", "offline"): {"pydantic"},
 }
+
+# Never loaded by a command that answers without the network: the event loop, the agent loop and
+# its event renderer (a module named here also stands for everything under it).
+NEVER = {"asyncio", "ssl", "agentcli.core.aio", "agentcli.agent.loop", "agentcli.agent.session",
+         "agentcli.agent.build", "agentcli.ui.render", "agentcli.ui.repl"}
+LISTING = {"agentcli.core.events", "agentcli.config.schema", "secrets"}
+# command -> what else it must not load: each listing command reads only what it lists.
+ALSO_NEVER = {
+    ("--version",): {"rich", "agentcli.core.types", "agentcli.cli.commands"} | LISTING,
+    ("--help",): {"rich", "agentcli.core.types", "agentcli.cli.commands"} | LISTING,
+    ("run", "--help"): {"rich", "agentcli.core.types", "agentcli.cli.commands"} | LISTING,
+    ("eval", "--help"): {"rich", "agentcli.core.types", "agentcli.cli.commands"} | LISTING,
+    ("parse", "{reply}"): {"agentcli.providers", "agentcli.agent", "agentcli.config.schema", "secrets"},
+    ("tools",): {"agentcli.tools.shell_rules", "agentcli.tools.bwrap", "agentcli.tools.isolation",
+                 "agentcli.tools.sandbox_env", "agentcli.config", "agentcli.agent"} | LISTING,
+    # none saved yet: the one-line answer needs no console
+    ("sessions",): {"rich", "agentcli.core.types", "agentcli.agent.store", "agentcli.agent.checkpoints",
+                    "agentcli.agent.serialize"} | LISTING,
+    ("profiles", "list"): {"agentcli.core.types", "agentcli.agent", "agentcli.tools"} | LISTING,
+    ("doctor", "--offline", "--profile", "offline"): {"agentcli.agent.store", "agentcli.tools.registry",
+                                                      "agentcli.tools.shell_rules"},
+}
+
+
+def _loaded(args: tuple[str, ...], tmp_path) -> set[str]:
+    reply = tmp_path / "reply.txt"
+    reply.write_text('<tool_call>{"name": "read_file", "arguments": {"path": "a.txt"}}</tool_call>')
+    argv = [a.format(reply=reply) for a in args]
+    env = {"XDG_CONFIG_HOME": str(tmp_path / "config"), "XDG_DATA_HOME": str(tmp_path / "data"),
+           "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    out = subprocess.run([sys.executable, "-c", PROBE, *argv], capture_output=True, text=True, timeout=120,
+                         check=True, env={**os.environ, **env}, cwd=tmp_path)
+    return set(json.loads(out.stdout.strip().splitlines()[-1]))
+
+
+def _under(modules: set[str], names: set[str]) -> list[str]:
+    """The pinned names that were loaded, themselves or through any module under them."""
+    return sorted(n for n in names if any(m == n or m.startswith(n + ".") for m in modules))
 
 
 @pytest.mark.parametrize("args", list(ALLOWED), ids=" ".join)
 def test_no_network_command_loads_only_what_it_needs(args, tmp_path):
-    reply = tmp_path / "reply.txt"
-    reply.write_text('<tool_call>{"name": "read_file", "arguments": {"path": "a.txt"}}</tool_call>')
-    argv = [a.format(reply=reply) for a in args]
-    out = subprocess.run([sys.executable, "-c", PROBE, *argv], capture_output=True, text=True, timeout=120, check=True)
-    loaded = set(json.loads(out.stdout.strip().splitlines()[-1]))
-    assert loaded <= ALLOWED[args], f"agent {' '.join(args)} loaded {sorted(loaded - ALLOWED[args])}"
-    assert "httpx" not in loaded
+    modules = _loaded(args, tmp_path)
+    heavy = {m for m in HEAVY if m in modules}
+    assert heavy <= ALLOWED[args], f"agent {' '.join(args)} loaded {sorted(heavy - ALLOWED[args])}"
+    assert "httpx" not in modules
+    extra = _under(modules, NEVER | ALSO_NEVER[args])
+    assert not extra, f"agent {' '.join(args)} loaded {extra}"
+
+
+def test_the_probe_sees_what_a_command_imports(tmp_path):
+    """The pins above hold only if the probe really reports the command's imports."""
+    modules = _loaded(("sessions",), tmp_path)
+    assert "agentcli.agent.catalog" in modules and "agentcli.cli.commands.sessions" in modules
 
 
 @pytest.mark.parametrize("module", ["agentcli.core.errors", "agentcli.core.jsonsafe", "agentcli.core.redact"])

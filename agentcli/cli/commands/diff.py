@@ -8,8 +8,8 @@ from pathlib import Path
 
 def pick_session(ref: str | None, workspace: Path | None) -> Path:
     """An id (any unique prefix), else this workspace's latest session."""
-    from agentcli.agent.build import resolve_workspace
-    from agentcli.agent.store import find_session
+    from agentcli.agent.catalog import find_session
+    from agentcli.agent.workspace import resolve_workspace
 
     if ref:
         return find_session(ref)

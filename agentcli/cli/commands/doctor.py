@@ -9,7 +9,7 @@ from pathlib import Path
 def execute(profile: str | None = None, model: str | None = None, json_out: bool = False, offline: bool = False,
             probe: bool = False, forget: bool = False) -> int:
     from agentcli.agent.doctor import gather
-    from agentcli.cli.commands.run import load_routed
+    from agentcli.cli.profile_load import load_routed
     from agentcli.ui.doctor import render
 
     prof, rule = load_routed(profile, Path.cwd(), model, None)

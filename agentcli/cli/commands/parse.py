@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from agentcli.core import aio, jsonsafe
+from agentcli.core import jsonsafe
 from agentcli.core.errors import UsageError
 from agentcli.core.types import ParsedResponse, Tool
 
@@ -24,7 +24,10 @@ def _kinds() -> tuple[str, ...]:
 
 
 def detect_api(body: Any) -> str | None:
-    """The API shape of a response body (each native adapter recognises its own)."""
+    """The API shape of a response body (each native adapter recognises its own). Every API's body
+    is a JSON object, so anything else is answered without loading the adapters."""
+    if not isinstance(body, dict):
+        return None
     from agentcli.wire.native import detect
 
     return detect(body)
@@ -87,17 +90,20 @@ def parse_input(kind: str | None, data: Any, tools: list[Tool], model: str | Non
 
 def _stream_items(raw: str) -> list[tuple[str, Any]]:
     """(event name, decoded data) of a captured SSE or NDJSON stream; [] when it is neither."""
+    lines = raw.splitlines(keepends=True)
+    sse = any(line.startswith(("data:", "event:")) for line in lines[:20])
+    first = next((line.strip() for line in lines if line.strip()), "")
+    if not sse and not first.startswith("{"):
+        return []  # NDJSON would fail on its first line: answer without starting the stream readers
 
     from agentcli.providers._sse import BadChunk, ndjson_objects, sse_events
-
-    lines = raw.splitlines(keepends=True)
 
     async def items() -> list[tuple[str, Any]]:
         async def source() -> Any:
             for line in lines:
                 yield line
 
-        if any(line.startswith(("data:", "event:")) for line in lines[:20]):
+        if sse:
             out = []
             async for ev in sse_events(source()):
                 if ev.data.strip() != "[DONE]" and ev.event != "ping":
@@ -106,6 +112,8 @@ def _stream_items(raw: str) -> list[tuple[str, Any]]:
         return [("", obj) async for obj in ndjson_objects(source())]
 
     try:
+        from agentcli.core import aio  # only a stream needs the event loop
+
         return aio.run(items())
     except (BadChunk, ValueError):
         return []
@@ -115,8 +123,10 @@ def reassemble(raw: str) -> Any:
     """A captured stream (SSE or NDJSON, as saved from a server) -> the NativeParse it adds up to, or None."""
     from agentcli.wire import native
 
+    if "\n" not in raw.strip():  # one line is a body, not a stream
+        return None
     chunks = [data for _event, data in _stream_items(raw) if isinstance(data, dict)]
-    if not chunks or "\n" not in raw.strip():  # one line is a body, not a stream
+    if not chunks:
         return None
     first = chunks[0]
     # Anthropic's first event wraps a Message; the other APIs' chunks look like their bodies.
@@ -202,7 +212,7 @@ def _show(resp: ParsedResponse) -> None:
     from rich.table import Table
 
     from agentcli.core.escape import styled
-    from agentcli.ui.render import make_console
+    from agentcli.ui.console import make_console
 
     console = make_console()
     if resp.tool_calls:

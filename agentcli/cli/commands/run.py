@@ -7,43 +7,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from agentcli.cli.profile_load import load, load_routed  # noqa: F401  (chat imports load from here)
 from agentcli.core import aio
 from agentcli.core.errors import UsageError
 from agentcli.core.events import StopReason
 
 APPROVE_MODES = ("ask", "edits", "all")
 MAX_GOAL_BYTES = 1 << 20  # a goal read from stdin; more is a mistake (a file piped by accident)
-
-
-def load_routed(
-    profile_ref: str | None, workspace: Path | None, model: str | None, max_turns: int | None,
-) -> tuple[Any, str | None]:
-    """Load a profile, print its warnings, apply command-line overrides. A model the profile did
-    not choose gets its provider from the model-id table; returns (profile, the rule that chose)."""
-    from agentcli.config import load_profile
-    from agentcli.config.model_routes import provider_for
-    from agentcli.core.escape import styled
-    from agentcli.ui.render import make_console
-
-    loaded = load_profile(profile_ref, workspace=workspace, interactive=sys.stdin.isatty())
-    err = make_console(stderr=True)
-    for w in loaded.warnings:
-        err.print(styled(("! ", "yellow"), (str(w), "yellow")))
-    profile = loaded.profile
-    rule = None
-    if (model and model != profile.model) or loaded.origins.get("provider") == "default":
-        choice = provider_for(model or profile.model, profile.provider)
-        if choice.provider != profile.provider:
-            # Another provider: its own endpoint and key variable, not the profile's.
-            profile.provider, profile.url, profile.api_key_env = choice.provider, None, None
-        profile.model, rule = choice.model, choice.rule
-    if max_turns:
-        profile.limits.max_turns = max_turns
-    return profile, rule
-
-
-def load(profile_ref: str | None, workspace: Path | None, model: str | None, max_turns: int | None) -> Any:
-    return load_routed(profile_ref, workspace, model, max_turns)[0]
 
 
 def choose_approver(yes: bool, approve: str | None, unsandboxed: bool = False) -> tuple[Any, str]:
@@ -98,8 +68,8 @@ async def drive(session: Any, approver: Any, goal: str | None, render: Any, *, k
 
 
 def _saved(resume: str | None, continue_: bool, workspace: Path | None) -> Any:
-    from agentcli.agent.build import resolve_workspace
     from agentcli.agent.store import find_session, load_session
+    from agentcli.agent.workspace import resolve_workspace
 
     if continue_ and resume:
         raise UsageError("--continue and --resume both name a session", hint="use one of them")

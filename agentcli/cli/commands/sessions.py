@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rich.text import Text
-
-from agentcli.core import jsonsafe
+if TYPE_CHECKING:
+    from rich.text import Text
 
 
 def _when(t: float) -> str:
@@ -19,6 +18,8 @@ WIDE = 110  # below this, one session takes two lines instead of a cropped table
 
 
 def _cells(s: Any) -> dict[str, Text]:
+    from rich.text import Text
+
     from agentcli.core.escape import visible
 
     stop = (s.end or {}).get("stop")
@@ -59,27 +60,31 @@ def _narrow(console: Any, sessions: list[Any], show_ws: bool) -> None:
 
 
 def execute(json_out: bool = False, all_: bool = False, workspace: Path | None = None) -> int:
-    from agentcli.agent.build import resolve_workspace
-    from agentcli.agent.store import list_sessions
+    from agentcli.agent.catalog import list_sessions
+    from agentcli.agent.workspace import resolve_workspace
 
     ws = None if all_ else resolve_workspace(workspace)
     sessions = list_sessions(ws)
     if json_out:
+        from agentcli.core import jsonsafe
+
         print(jsonsafe.dumps([{
             "id": s.id, "path": str(s.path), "started": s.started, "updated": s.updated, "workspace": s.workspace,
             "goal": s.meta.get("goal"), "model": s.meta.get("model"), "provider": s.meta.get("provider"),
             "profile": s.meta.get("profile"), "stop": (s.end or {}).get("stop"),
         } for s in sessions], ensure_ascii=False))
         return 0
+    if not sessions:
+        from agentcli.ui.console import print_line
+
+        where = "" if ws is None else f" for {ws}"
+        print_line(f"no sessions{where} yet" + ("" if ws is None else " (--all lists every workspace)"))
+        return 0
     from rich.text import Text
 
-    from agentcli.ui.render import make_console
+    from agentcli.ui.console import make_console
 
     console = make_console()
-    if not sessions:
-        where = "" if ws is None else f" for {ws}"
-        console.print(Text(f"no sessions{where} yet" + ("" if ws is None else " (--all lists every workspace)")))
-        return 0
     if console.width < WIDE:
         _narrow(console, sessions, show_ws=ws is None)
     else:

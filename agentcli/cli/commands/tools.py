@@ -109,7 +109,7 @@ def _render(table: list[dict[str, Any]], servers: list[dict[str, Any]], title: s
     from rich.table import Table
 
     from agentcli.core.escape import styled
-    from agentcli.ui.render import make_console
+    from agentcli.ui.console import make_console
 
     console = make_console()
     grid = Table(title=styled(title), title_justify="left")
@@ -150,7 +150,7 @@ def execute(profile: str | None = None, tier: str | None = None, json_out: bool 
     _render(table, servers, title)
     if wanted > max_tier:
         from agentcli.core.escape import styled
-        from agentcli.ui.render import make_console
+        from agentcli.ui.console import make_console
 
         make_console().print(styled(f"Tier {wanted.label} is above the profile's max_tier ({max_tier.label}); "
                                     f"showing {effective.label}."))

@@ -10,25 +10,22 @@ an allow-listed environment and, with `network = false`, an empty network namesp
 
 from __future__ import annotations
 
-import asyncio
 import os
 import shutil
 import signal
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentcli.core.errors import ErrorCode, ToolFailure
 from agentcli.core.types import Tier, Tool
-from agentcli.tools import bwrap
 from agentcli.tools.base import BuiltinTool, ToolContext, arg_int, arg_str
-from agentcli.tools.isolation import (
-    capability_drop_prefix,
-    ensure_process_protected,
-    probe_network_isolation,
-)
-from agentcli.tools.sandbox_env import ENV_NAME, build_env
-from agentcli.tools.shell_rules import judge
+
+if TYPE_CHECKING:
+    import asyncio
+
+# The sandbox, the shell rules and asyncio are imported where a command runs, not here: listing the
+# tools (`agent tools`, the tool table sent to a model) needs only the spec below.
 
 MAX_TIMEOUT_S = 600
 DRAIN_S = 2.0  # after the group is killed, how long to wait for the pipes to close
@@ -82,6 +79,8 @@ async def _exited(proc: asyncio.subprocess.Process, timeout: float) -> bool:
     Not `proc.wait()`: before Python 3.12 it also waits for the pipes to close, which a
     background child holding stdout would delay until the timeout.
     """
+    import asyncio
+
     deadline = time.monotonic() + timeout
     pause = 0.002
     while proc.returncode is None:
@@ -156,6 +155,8 @@ class Bash(BuiltinTool):
         return str(real)
 
     def _env_arg(self, args: dict[str, Any]) -> dict[str, str]:
+        from agentcli.tools.sandbox_env import ENV_NAME
+
         env = args.get("env") or {}
         if not isinstance(env, dict) or not all(
             isinstance(k, str) and isinstance(v, str) and ENV_NAME.fullmatch(k) and "\x00" not in v
@@ -166,6 +167,12 @@ class Bash(BuiltinTool):
         return env
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> str:
+        import asyncio
+
+        from agentcli.tools import bwrap
+        from agentcli.tools.sandbox_env import build_env
+        from agentcli.tools.shell_rules import judge
+
         command = arg_str(args, "command")
         if not command.strip():
             raise ToolFailure.of(ErrorCode.VALIDATION, "command is empty", "Pass the command line to run.")
@@ -193,6 +200,10 @@ class Bash(BuiltinTool):
 
     async def _uncontained(self, ctx: ToolContext, argv: list[str]) -> list[str]:
         """The weaker isolation for a human-approved command where the sandbox cannot start."""
+        import asyncio
+
+        from agentcli.tools.isolation import capability_drop_prefix, probe_network_isolation
+
         if not ctx.bash.network:
             prefix, why = await asyncio.to_thread(probe_network_isolation)
             if prefix is None:
@@ -206,6 +217,10 @@ class Bash(BuiltinTool):
 
     async def _spawn(self, argv: list[str], cwd: str, env: dict[str, str], timeout: float, ctx: ToolContext,
                      dropped: list[str], fds: tuple[int, ...] = (), preexec: Callable[[], None] | None = None) -> str:
+        import asyncio
+
+        from agentcli.tools.isolation import ensure_process_protected
+
         keep = max(1024, ctx.budget)
         out, err = _Capture(keep), _Capture(keep)
         ensure_process_protected()  # outside the sandbox, the shell must not read keys from /proc/$PPID/environ
@@ -270,6 +285,8 @@ class Bash(BuiltinTool):
             lines.append("env: " + ", ".join(f"{k}={v}" for k, v in list(env.items())[:10]))
         if not ctx.bash.network:
             lines.append("(network off)")
+        from agentcli.tools import bwrap
+
         state = bwrap.status()
         if not state.available:
             lines.append(f"NOT SANDBOXED: {state.detail}; this command would run with your full permissions")

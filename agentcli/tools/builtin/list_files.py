@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
 import fnmatch
 from typing import Any
 
 from agentcli.core.types import Tier, Tool
-from agentcli.tools.base import BuiltinTool, ToolContext, arg_bool, arg_int, arg_str
+from agentcli.tools.base import BuiltinTool, ToolContext, arg_bool, arg_int, arg_str, off_loop
 from agentcli.tools.names import is_odd, shown
 
 MAX_ENTRIES = 1000
@@ -59,7 +58,7 @@ class ListFiles(BuiltinTool):
     )
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> str:
-        return await asyncio.to_thread(self._list, args, ctx)
+        return await off_loop(self._list, args, ctx)
 
     def _list(self, args: dict[str, Any], ctx: ToolContext) -> str:
         path = arg_str(args, "path", ".")

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 from agentcli.core.errors import ErrorCode, ToolFailure
 from agentcli.core.types import Tier, Tool
-from agentcli.tools.base import BuiltinTool, ToolContext, arg_int, arg_str, clip_line, decode_text
+from agentcli.tools.base import BuiltinTool, ToolContext, arg_int, arg_str, clip_line, decode_text, off_loop
 
 MAX_FILE_BYTES = 20 * 1024 * 1024
 PAGE_LINES = 2000
@@ -52,7 +51,7 @@ class ReadFile(BuiltinTool):
     )
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> str:
-        return await asyncio.to_thread(self._read, args, ctx)  # file I/O off the loop: reads run in parallel
+        return await off_loop(self._read, args, ctx)  # file I/O off the loop: reads run in parallel
 
     def _read(self, args: dict[str, Any], ctx: ToolContext) -> str:
         path = arg_str(args, "path")

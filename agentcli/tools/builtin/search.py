@@ -9,7 +9,6 @@ call (Ctrl-C) ends it at once.
 
 from __future__ import annotations
 
-import asyncio
 import fnmatch
 import threading
 import time
@@ -17,7 +16,7 @@ from typing import Any
 
 from agentcli.core.errors import ErrorCode, ToolFailure
 from agentcli.core.types import Tier, Tool
-from agentcli.tools.base import BuiltinTool, ToolContext, arg_bool, arg_int, arg_str, clip_line
+from agentcli.tools.base import BuiltinTool, ToolContext, arg_bool, arg_int, arg_str, clip_line, off_loop
 from agentcli.tools.names import shown
 
 MAX_FILE_BYTES = 5 * 1024 * 1024
@@ -101,7 +100,7 @@ class Search(BuiltinTool):
             ctx=ctx,
         )
         try:
-            return await asyncio.to_thread(job.run)
+            return await off_loop(job.run)
         finally:
             job.stop.set()  # cancelled (Ctrl-C) or done: the worker thread stops at its next check
 

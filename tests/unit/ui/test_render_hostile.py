@@ -45,6 +45,7 @@ FAST = settings(max_examples=40, deadline=None, suppress_health_check=[HealthChe
 def screen(monkeypatch):
     """Every console the UI makes writes into one buffer, wide enough that nothing wraps."""
     import agentcli.ui.approve as approve
+    import agentcli.ui.console as console
     import agentcli.ui.render as render
 
     buf = io.StringIO()
@@ -54,6 +55,7 @@ def screen(monkeypatch):
                                             emoji=False, color_system=None, force_terminal=False)
 
     monkeypatch.setattr(render, "make_console", make_console)
+    monkeypatch.setattr(console, "make_console", make_console)
     monkeypatch.setattr(approve, "make_console", make_console)
 
     def take() -> str:

@@ -1,0 +1,92 @@
+"""The saved-session catalog: list and find transcripts from their records, without rebuilding
+any history. Apart from `store` (the writer and the full loader) so `agent sessions`, `diff` and
+`--resume` lookups need neither the message types nor the checkpoint ledger to answer."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agentcli.core import jsonsafe
+from agentcli.core.errors import UsageError
+
+
+def sessions_dir() -> Path:
+    from agentcli.config.paths import data_dir
+
+    return data_dir() / "sessions"
+
+
+@dataclass
+class SessionEntry:
+    """One transcript as a listing shows it: its header record, how it ended, and when."""
+
+    id: str
+    path: Path
+    meta: dict[str, Any] = field(default_factory=dict)
+    end: dict[str, Any] | None = None
+    started: float = 0.0  # time of the session record
+    updated: float = 0.0  # time of the last record
+
+    @property
+    def workspace(self) -> str:
+        return str(self.meta.get("workspace") or "")
+
+
+def read_records(path: Path) -> tuple[list[dict[str, Any]], int]:
+    records, skipped = [], 0
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            try:
+                records.append(jsonsafe.loads(line))
+            except json.JSONDecodeError:
+                skipped += 1  # a torn last line after a crash: never fatal
+    return records, skipped
+
+
+def list_sessions(workspace: Path | str | None = None) -> list[SessionEntry]:
+    """Saved sessions, newest first; only those of `workspace` (a resolved path) when given."""
+    d = sessions_dir()
+    if not d.is_dir():
+        return []
+    want = os.path.realpath(workspace) if workspace is not None else None
+    out = []
+    for p in d.glob("*.jsonl"):
+        try:
+            records, _ = read_records(p)
+            mtime = p.stat().st_mtime
+        except OSError:
+            continue  # removed while listing
+        meta = next((r for r in records if r.get("type") == "session"), {})
+        if want is not None and os.path.realpath(str(meta.get("workspace") or "/nonexistent")) != want:
+            continue
+        end = next((r for r in reversed(records) if r.get("type") == "end"), None)
+        started = float(meta.get("t") or mtime)
+        updated = float(records[-1].get("t") or mtime) if records else mtime
+        out.append(SessionEntry(p.stem, p, meta, end, started=started, updated=updated))
+    out.sort(key=lambda s: (s.updated, s.id), reverse=True)
+    return out
+
+
+def find_session(ref: str | None, workspace: Path | str | None = None) -> Path:
+    """`None`/'last' -> the newest session (of `workspace` when given); otherwise an id or any
+    unique id prefix, from every workspace (an id names one session wherever it ran)."""
+    if ref in (None, "", "last"):
+        sessions = list_sessions(workspace)
+        if not sessions:
+            where = f" for {workspace}" if workspace is not None else ""
+            raise UsageError(f"no saved session{where} to continue",
+                             hint='start one with `agent run "goal"`; `agent sessions --all` lists every workspace')
+        return sessions[0].path
+    assert ref is not None
+    sessions = list_sessions()
+    matches = [s for s in sessions if s.id == ref] or [s for s in sessions if s.id.startswith(ref)]
+    if len(matches) != 1:
+        raise UsageError(
+            f"no session matches {ref!r}" if not matches else f"{ref!r} matches {len(matches)} sessions",
+            hint="`agent sessions --all` lists them with their full ids",
+        )
+    return matches[0].path

@@ -1,0 +1,15 @@
+"""Which folder a command works in; apart from `build` so listing commands (sessions, diff) need
+not import the session machinery to answer it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agentcli.core.errors import UsageError
+
+
+def resolve_workspace(workspace: Path | None) -> Path:
+    ws = (workspace or Path.cwd()).expanduser()
+    if not ws.is_dir():
+        raise UsageError(f"workspace {ws} is not a directory", hint="pass --workspace DIR with an existing directory")
+    return ws.resolve()
