@@ -19,10 +19,10 @@ from agentcli.core.types import Tool
 def infer_tool(arguments: Any, tools: dict[str, Tool]) -> str | None:
     """The one offered tool `arguments` fit, or None (none fits, several do, or not an object).
     With a single tool offered the name is unambiguous: the arguments are its to check."""
-    if not isinstance(arguments, dict) or not tools:
-        return None
     if len(tools) == 1:
-        return next(iter(tools))
+        return next(iter(tools))  # even with arguments that do not read: the repair layer's to judge
+    if not isinstance(arguments, dict):
+        return None
     fits = [name for name, tool in tools.items() if _accepts(tool.parameters, arguments)]
     return fits[0] if len(fits) == 1 else None
 
