@@ -8,6 +8,7 @@ Pure and total: any text in, a ParsedResponse out. Text inside reasoning is neve
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import json
@@ -29,6 +30,12 @@ THINK_TAGS: tuple[tuple[str, str], ...] = (
     ("[THINK]", "[/THINK]"),  # Magistral
     ("◁think▷", "◁/think▷"),  # Kimi-VL thinking
     ("<|channel>", "<channel|>"),  # Gemma 4 (the channel opens with its name, `thought`)
+    ("<|open|>think<|sep|>", "<|close|>think<|sep|>"),  # Kimi K3 think channel
+)
+# Special tokens that open a section of tool calls (never prose): an unclosed reasoning block ends at one.
+CALLS_END_REASONING: tuple[str, ...] = (
+    "<|tool_calls_section_begin|>", "<|tool_call_section_begin|>", "<|tool_call_begin|>",  # Kimi K2
+    "<｜tool▁calls▁begin｜>", "<｜DSML｜function_calls>",  # DeepSeek V3/V3.1, V3.2
 )
 # Dialects too weak to keep a call whose name is not an offered tool (JSON in prose); a dialect
 # can also declare `name_strict = True`.
@@ -38,7 +45,8 @@ _STRICT_NAMES = frozenset(("json_block",))
 def split_thinking(text: str) -> tuple[str, str]:
     """(text without reasoning, reasoning). Handles <think>..</think>, an unclosed <think> at the end,
     and a leading reasoning that only ends with </think> (Qwen3 / DeepSeek-R1 templates open it)."""
-    if "think>" not in text and "THINK" not in text and "think▷" not in text and "channel" not in text:  # the common case: one scan each
+    if ("think>" not in text and "THINK" not in text and "think▷" not in text and "channel" not in text
+            and "think<|" not in text):  # the common case: one scan each
         return text, ""
     thoughts: list[str] = []
     for open_tag, close_tag in THINK_TAGS:
@@ -61,7 +69,9 @@ def split_thinking(text: str) -> tuple[str, str]:
             kept.append(text[pos:s])
             e = text.find(close_tag, s + len(open_tag))
             if e < 0:
-                thoughts.append(text[s + len(open_tag):])
+                cut = _calls_opened(text, s + len(open_tag))
+                thoughts.append(text[s + len(open_tag):cut])
+                kept.append(text[cut:])
                 break
             thoughts.append(text[s + len(open_tag):e])
             pos = e + len(close_tag)
@@ -69,6 +79,13 @@ def split_thinking(text: str) -> tuple[str, str]:
         if close_tag in text:  # a close tag left with no opener and nothing after it: markup, never text
             text = text.replace(close_tag, "")
     return text, "\n\n".join(t.strip() for t in thoughts if t.strip())
+
+
+def _calls_opened(text: str, start: int) -> int:
+    """Where reasoning left open at `start` ends: at the first tool-call section token (the model
+    called a tool mid-thought without closing it, as Kimi K2.5 does), else at the end of the text."""
+    hits = [i for i in (text.find(t, start) for t in CALLS_END_REASONING) if i >= 0]
+    return min(hits, default=len(text))
 
 
 def _orphan_close(text: str, open_tag: str, close_tag: str, start: int = 0) -> int:
@@ -331,6 +348,8 @@ def build_call(
     repairs: list[Repair] = []
     name = cand.name.strip()
     unknown = False
+    if cand.name_from_args and repair.resolve_name(name, ctx.tools, repair=ctx.names)[0] is None:
+        name, cand = _name_from_arguments(cand, ctx)
     if ctx.tools:
         resolved, fix = repair.resolve_name(name, ctx.tools, repair=ctx.names)
         if resolved is None:
@@ -365,7 +384,32 @@ def build_call(
         fixes.extend(more)
     repairs.extend(Repair(kind, detail, call_id) for kind, detail in fixes)
     call.arguments = args
+    if cand.cut_off and (unknown or not tool or not _has_required(args, schema)):
+        call.error = "truncated tool call (output ended inside it)"
     return call, repairs
+
+
+def _has_required(args: Any, schema: dict[str, Any] | None) -> bool:
+    required = schema.get("required") if isinstance(schema, dict) else None
+    return isinstance(args, dict) and all(k in args for k in required or () if isinstance(k, str))
+
+
+def _name_from_arguments(cand: Candidate, ctx: ParseContext) -> tuple[str, Candidate]:
+    """(name, candidate) for a call written with an id instead of a name: the offered tool its
+    arguments alone fit, or the candidate marked as an error (never executed, never guessed)."""
+    from agentcli.wire.name_inference import infer_tool
+
+    args: Any = cand.arguments
+    if isinstance(args, str):
+        try:
+            args = json.loads(args)
+        except ValueError:
+            args = None
+    name = infer_tool(args, ctx.tools)
+    if name is not None:
+        return name, cand
+    err = f"the call's id {cand.name!r} names no tool and its arguments fit no single offered tool"
+    return cand.name, dataclasses.replace(cand, error=cand.error or err)
 
 
 def _escaped_structures(args: Any, schema: dict[str, Any], fixes: list[tuple[str, str]]) -> Any:
@@ -382,14 +426,24 @@ def _escaped_structures(args: Any, schema: dict[str, Any], fixes: list[tuple[str
         want = {t for t in _schema_types(prop)} - {"null"}
         if not want or not want <= {"array", "object"}:
             continue
-        try:
-            decoded = json.loads(value.replace('\\"', '"'))
-        except ValueError:
-            continue
+        decoded = _unescaped_json(value)
         if isinstance(decoded, list if want == {"array"} else (list, dict) if len(want) > 1 else dict):
             out[key] = decoded
             fixes.append(("escaped_json", f"decoded escaped JSON in parameter {key!r}"))
     return out
+
+
+def _unescaped_json(value: str) -> Any:
+    """`value` read as the body of a JSON string (so `\\"` and `\\\\` unescape together), then decoded;
+    None when it is not escaped JSON."""
+    try:
+        inner = json.loads('"' + value + '"', strict=False)
+    except ValueError:
+        inner = value.replace('\\"', '"')  # a stray lone backslash: unescape the quotes only
+    try:
+        return json.loads(inner, strict=False)
+    except ValueError:
+        return None
 
 
 def _schema_types(prop: Any) -> set[str]:

@@ -231,6 +231,11 @@ def coerce_arguments(args: dict[str, Any], schema: dict[str, Any] | None) -> tup
     out = dict(args)
     for key, value in args.items():
         types = _types(props.get(key))
+        if types and isinstance(value, (dict, list)) and _matches(value, types):
+            inner = _coerce_within(value, props.get(key), fixes, key)
+            if inner is not value:
+                out[key] = inner
+            continue
         if not types or _matches(value, types):
             continue
         new = _convert(value, types)
@@ -241,6 +246,30 @@ def coerce_arguments(args: dict[str, Any], schema: dict[str, Any] | None) -> tup
 
 
 _NO = object()
+
+
+def _coerce_within(value: Any, prop: Any, fixes: list[Fix], path: str, depth: int = 0) -> Any:
+    """Leaves inside an object or array typed by the nested schema (`"018956"` -> 18956 for an
+    integer `zip`), for forms that write nested values as text; the same lossless rule."""
+    if depth > 16 or not isinstance(prop, dict):
+        return value
+    if isinstance(value, dict) and isinstance(prop.get("properties"), dict):
+        sub, fixed = coerce_arguments(value, prop)
+        fixes.extend((kind, f"{path}.{detail}") for kind, detail in fixed)
+        return {k: _coerce_within(v, prop["properties"].get(k), fixes, f"{path}.{k}", depth + 1) for k, v in sub.items()}
+    items = prop.get("items")
+    if isinstance(value, list) and isinstance(items, dict):
+        types = _types(items)
+        out: list[Any] = []
+        for i, v in enumerate(value):
+            if types and not _matches(v, types):
+                new = _convert(v, types)
+                if new is not _NO:
+                    fixes.append(("coerce_type", f"{path}[{i}]: {type(v).__name__} -> {'/'.join(sorted(types))}"))
+                    v = new
+            out.append(_coerce_within(v, items, fixes, f"{path}[{i}]", depth + 1))
+        return out
+    return value
 
 
 def _matches(value: Any, types: set[str]) -> bool:

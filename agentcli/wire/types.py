@@ -53,6 +53,12 @@ class Candidate:
     # Found in prose or bare (no list, tag or token around it): with tools offered, a call only
     # when its name is one of them; otherwise its text stays text.
     embedded: bool = False
+    # The written name is an id (`call_3`, a bare counter): when it names no offered tool, the tool
+    # is inferred from the arguments (see wire.name_inference); otherwise the call is an error.
+    name_from_args: bool = False
+    # Cut off before its close tag but whole so far: a call only when it names an offered tool and
+    # carries every required argument; otherwise reported as truncated (never executed).
+    cut_off: bool = False
 
 
 @dataclass(slots=True)

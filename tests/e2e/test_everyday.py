@@ -52,14 +52,17 @@ def test_continue_and_resume_stay_in_their_folder_and_keep_the_model(tmp_path, f
     other = tmp_path / "other"
     other.mkdir()
     first = _events(agent("run", "hello", "--profile", "offline", "-w", str(folder), "--json", "-m", "my-local-model"))
-    agent("run", "hello there", "--profile", "offline", "-w", str(other), "--json")  # newer, elsewhere
+    newer = _events(agent("run", "hello there", "--profile", "offline", "-w", str(other), "--json"))  # elsewhere
     sid = first[0]["session_id"]
+    # The shortest prefix (17 characters or more) the other session does not share: two runs in the same
+    # second share the time part, so a fixed length would be ambiguous now and then.
+    prefix = next(sid[:n] for n in range(17, len(sid) + 1) if not newer[0]["session_id"].startswith(sid[:n]))
 
     res = agent("run", "-c", "again", "-w", str(folder), "--json")
     start = _events(res)[0]
     assert start["session_id"] == sid and start["resumed"] is True
     assert start["model"] == "my-local-model"  # the session's model, not the profile's
-    res = agent("run", "--resume", sid[:17], "again", "--json", "-m", "another-model")
+    res = agent("run", "--resume", prefix, "again", "--json", "-m", "another-model")
     start = _events(res)[0]
     assert start["session_id"] == sid and start["model"] == "another-model"  # a new -m wins
     assert start["workspace"] == str(folder.resolve())

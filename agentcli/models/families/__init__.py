@@ -30,6 +30,7 @@ FAMILIES: dict[str, str] = {
     "mistral": "mistral:mistral_rules",
     "mixtral": "mistral:mixtral_rules",
     "deepseek": "deepseek:rules",
+    "cogito": "deepseek:cogito_rules",
     "gemma": "gemma:rules",
     "phi": "phi:rules",
     "command-r": "command_r:rules",
@@ -93,6 +94,7 @@ ALIASES: dict[str, tuple[str, str | None]] = {
     "magistral": ("mistral", "magistral"),
     "pixtral": ("mistral", "pixtral"),
     "deepseek": ("deepseek", None),
+    "cogito": ("cogito", None),
     "command-r": ("command-r", None),
     "command-a": ("command-r", "a"),
     "granite": ("granite", None),
@@ -108,6 +110,7 @@ ALIASES: dict[str, tuple[str, str | None]] = {
     "internlm": ("internlm", None),
     "jamba": ("jamba", None),
     "hunyuan": ("hunyuan", None),
+    "hy": ("hunyuan", "hy"),  # Tencent's HY3 / HY4 ids ("tencent/Hy3-preview")
     "minimax": ("minimax", None),
     "seed-oss": ("seed-oss", None),
     "lfm": ("lfm", None),
@@ -140,6 +143,7 @@ OFFICIAL_ORGS: frozenset[str] = frozenset({
     "ibm", "cohereforai", "coherelabs", "cohere", "x-ai", "nvidia", "bigcode", "01-ai", "tiiuae",
     "meetkai", "fireworks-ai", "salesforce", "internlm", "ai21labs", "tencent", "minimaxai",
     "bytedance-seed", "liquidai", "huggingfacetb", "allenai", "ai-sage", "meituan-longcat", "swiss-ai", "baidu",
+    "deepcogito",
 })
 
 # Re-publishers of quantised weights: same model, not a fine-tune.

@@ -42,3 +42,13 @@ def rules(spec: ModelSpec) -> dict[str, Any]:
     if v >= (2,):
         return {"native_tools": True, "context_window": 131_072, "max_output_tokens": 8_192}
     return {"native_tools": False}
+
+
+def cogito_rules(spec: ModelSpec) -> dict[str, Any]:
+    """Deep Cogito v2/v2.1: the 671B MoE is DeepSeek-V3 weights and writes DeepSeek's call tokens
+    (`<｜tool▁calls▁begin｜>`, what Ollama's cogito parser reads); the Llama- and Qwen-based sizes
+    follow their base's chat template, so no text form is assumed for them."""
+    caps: dict[str, Any] = {"native_tools": True, "context_window": 131_072}
+    if spec.has("deepseek") or (spec.size or 0) >= 600:
+        caps["text_dialect"] = "deepseek_v3"
+    return caps

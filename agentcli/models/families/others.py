@@ -41,8 +41,12 @@ def hunyuan_rules(spec: ModelSpec) -> dict[str, Any]:
 
 
 def minimax_rules(spec: ModelSpec) -> dict[str, Any]:
-    """MiniMax M2 changed the call format from M1's."""
-    m2 = spec.has("m2")
+    """MiniMax M2 (and M2.1, M2.5...) changed the call format from M1's; M3 prefixes every tag with
+    a namespace token. M3's window is taken as M2's until its card says otherwise."""
+    variant = spec.variant or ""
+    if variant.startswith("m3"):
+        return {**_TOOLS, "context_window": 196_608, "text_dialect": "minimax_m3"}
+    m2 = variant.startswith("m2") or spec.has("m2")
     return {**_TOOLS, "context_window": 196_608 if m2 else 1_000_000, "text_dialect": "minimax_m2" if m2 else "minimax"}
 
 

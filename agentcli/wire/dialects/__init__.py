@@ -28,10 +28,12 @@ DIALECTS: dict[str, str] = {
     "deepseek_v32": "deepseek:DEEPSEEK_V32",
     "deepseek_v4": "deepseek:DEEPSEEK_V4",
     "kimi_k2": "kimi_k2:KIMI_K2",
+    "kimi_k3": "kimi_k3:KIMI_K3",  # <|open|>tools<|sep|><|open|>call tool="f" ...<|close|>call<|sep|>
     "glm4_moe": "glm4_moe:GLM4_MOE",
     "hunyuan": "hunyuan:HUNYUAN",
     "minimax": "minimax:MINIMAX",
     "minimax_m2": "minimax:MINIMAX_M2",
+    "minimax_m3": "minimax_m3:MINIMAX_M3",  # ]<]minimax[>[<tool_call> ... <invoke name=..><param>v</param>
     "phi4_mini": "phi4_mini:PHI4_MINI",
     "firefunction": "firefunction:FIREFUNCTION",
     "functionary": "functionary:FUNCTIONARY",

@@ -193,13 +193,15 @@ def tag_params(
     *,
     alt_open_prefix: str | None = None,
     alt_close_tag: str | None = None,
+    last_close: bool = False,
 ) -> tuple[list[tuple[str, str, str]], bool]:
     """Scan `<open_prefix>NAME<name_end>[attrs>]VALUE<close_tag>` parameters in `body`.
 
     Returns ([(name, attrs, value)], complete). When `name_end` does not itself end
     with ">", the text up to the next ">" is returned as `attrs` (e.g. ` string="true"`).
     `complete` is False when a parameter is opened but never closed (a stream cut mid
-    value). Values are returned verbatim.
+    value). Values are returned verbatim. With `last_close`, a close tag ends a value only when the
+    next parameter or the end of the body follows it, so a value may hold the close tag as text.
     """
     params: list[tuple[str, str, str]] = []
     pos = 0
@@ -235,9 +237,23 @@ def tag_params(
                 close, clen = alt, len(alt_close_tag)
         if close == -1:
             return params, False
+        if last_close:
+            close = _value_close(body, close, close_tag, open_prefix)
         params.append((name.strip(), attrs, body[val_start:close]))
         pos = close + clen
     return params, True
+
+
+def _value_close(body: str, first: int, close_tag: str, open_prefix: str) -> int:
+    """The close tag at or after `first` that the next parameter or the body's end follows; `first`
+    when none does. Each look starts past the previous one: one pass over the value."""
+    at = first
+    while at != -1:
+        nxt = skip_ws(body, at + len(close_tag))
+        if nxt >= len(body) or body.startswith(open_prefix, nxt):
+            return at
+        at = body.find(close_tag, at + len(close_tag))
+    return first
 
 
 def attr_value(attrs: str, key: str) -> str | None:

@@ -11,7 +11,7 @@ A `<tool_call>` whose body starts with `{` is Hermes JSON, not this dialect.
 from __future__ import annotations
 
 from agentcli.wire.dialects._base import Dialect
-from agentcli.wire.dialects._scan import ParseResult, iter_blocks, remove_spans, total
+from agentcli.wire.dialects._scan import ParseResult, iter_blocks, remove_spans, skip_ws, total
 from agentcli.wire.types import Candidate
 
 BEGIN, END = "<tool_call>", "</tool_call>"
@@ -19,10 +19,17 @@ KEY_OPEN, KEY_CLOSE = "<arg_key>", "</arg_key>"
 VAL_OPEN, VAL_CLOSE = "<arg_value>", "</arg_value>"
 
 
-def parse_pairs(body: str) -> dict[str, str] | None:
-    """`<arg_key>k</arg_key><arg_value>v</arg_value>` pairs; None when a pair is malformed."""
+def parse_pairs(body: str, *, strict: bool = False) -> dict[str, str] | None:
+    """`<arg_key>k</arg_key><arg_value>v</arg_value>` pairs; None when a pair is malformed.
+
+    GLM-4.6 sometimes drops a value's open or close tag (Ollama repairs the same slips): a value
+    left open ends at the next `<arg_key>` or the end of the call, and one whose open tag is missing
+    starts right after its key when its close tag comes before the next key. With `strict` (a call
+    cut off at the end of the output) every value must be closed.
+    """
     args: dict[str, str] = {}
     pos = 0
+    n = len(body)
     while True:
         k = body.find(KEY_OPEN, pos)
         if k == -1:
@@ -31,15 +38,34 @@ def parse_pairs(body: str) -> dict[str, str] | None:
         if ke == -1:
             return None
         key = body[k + len(KEY_OPEN) : ke].strip()
-        v = body.find(VAL_OPEN, ke)
-        between = body[ke + len(KEY_CLOSE) : v] if v != -1 else ""
-        if v == -1 or between.replace("\\n", "").strip():
+        if not key or "\n" in key or KEY_OPEN in key:
             return None
-        ve = body.find(VAL_CLOSE, v)
-        if ve == -1 or not key or "<" in key:
-            return None
-        args[key] = body[v + len(VAL_OPEN) : ve]
-        pos = ve + len(VAL_CLOSE)
+        start = _skip_layout(body, ke + len(KEY_CLOSE))
+        nxt = body.find(KEY_OPEN, start)
+        stop = n if nxt == -1 else nxt
+        close = body.find(VAL_CLOSE, start, stop)
+        if body.startswith(VAL_OPEN, start):
+            start += len(VAL_OPEN)
+            if close == -1:
+                if strict:
+                    return None
+                args[key] = body[start:stop].rstrip()  # left open: ends at the next key
+                pos = stop
+                continue
+        elif close == -1:
+            return None  # neither tag: prose after a key, not a value
+        args[key] = body[start:close]
+        pos = close + len(VAL_CLOSE)
+
+
+def _skip_layout(body: str, pos: int) -> int:
+    """Past the whitespace (and literal `\\n`) templates put between a key and its value."""
+    while True:
+        q = skip_ws(body, pos)
+        if body.startswith("\\n", q):
+            pos = q + 2
+            continue
+        return q
 
 
 def split_name(body: str) -> tuple[str, str] | None:
@@ -68,26 +94,44 @@ class _Glm4Moe(Dialect):
         cands: list[Candidate] = []
         spans: list[tuple[int, int]] = []
         for blk in iter_blocks(text, BEGIN, END):
-            if not blk.closed:
-                continue  # no </tool_call>: more pairs may have been coming
-            parts = split_name(text[blk.body_start : blk.body_end])
+            cut = not blk.closed
+            if cut and blk.body_end < len(text):
+                continue  # no </tool_call> before the next call: more pairs may have been coming
+            body = text[blk.body_start : blk.body_end]
+            if cut:
+                body = _without_cut_close(body)
+            parts = split_name(body)
             if parts is None:
                 continue
             name, rest = parts
-            args = parse_pairs(rest)
+            args = parse_pairs(rest, strict=cut)
             if args is None:
+                if cut:  # cut off mid-value: not a call, and its markup is not prose either
+                    cands.append(Candidate(name=name, arguments=None, raw=text[blk.start :], dialect=self.name,
+                                           error="truncated tool call (output ended inside it)"))
+                    spans.append((blk.start, len(text)))
                 continue
             leftover = rest
             for tag in (KEY_OPEN, KEY_CLOSE, VAL_OPEN, VAL_CLOSE):
                 leftover = leftover.replace(tag, "")
             if not args and leftover.replace("\\n", "").strip():
                 continue  # a name line followed by prose, not a call
+            # Cut off after a whole pair (the close tag never came): Ollama's rule, a call only when
+            # it names an offered tool with its required arguments (the pipeline checks).
             cands.append(Candidate(name=name, arguments=args, raw=text[blk.start : blk.end],
-                                   dialect=self.name, text_values=True))
+                                   dialect=self.name, text_values=True, cut_off=cut))
             spans.append((blk.start, blk.end))
         if not cands:
             return [], text
         return cands, remove_spans(text, spans)
+
+
+def _without_cut_close(body: str) -> str:
+    """`body` without a close tag cut off at its very end (`</tool_`)."""
+    at = body.rfind("</")
+    if at != -1 and END.startswith(body[at:]):
+        return body[:at]
+    return body
 
 
 GLM4_MOE = _Glm4Moe()

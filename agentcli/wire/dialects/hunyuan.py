@@ -2,6 +2,7 @@
 
 A13B: <tool_calls>[{"name": "get_weather", "arguments": {"city": "Boston"}}]</tool_calls>
 HY3:  <tool_calls><tool_call>get_weather<tool_sep><arg_key>city</arg_key><arg_value>Boston</arg_value></tool_call></tool_calls>
+HY4:  the same without <tool_sep> (the name runs to the first tag).
 The shipping HY3 tokenizer may suffix each token (`<tool_calls:opensource>`); those are
 folded to the bare form before scanning.
 """
@@ -22,7 +23,7 @@ from agentcli.wire.dialects._scan import (
     skip_ws,
     total,
 )
-from agentcli.wire.dialects.glm4_moe import parse_pairs
+from agentcli.wire.dialects.glm4_moe import parse_pairs, split_name
 from agentcli.wire.types import Candidate
 
 BEGIN, END = "<tool_calls>", "</tool_calls>"
@@ -33,9 +34,13 @@ _SUFFIXED = re.compile(r"<(/?)(tool_calls|tool_call|tool_sep|arg_key|arg_value):
 class _Hunyuan(Dialect):
     name = "hunyuan"
     markers = ("<tool_calls",)
+    # HY3's separator and the suffixed tokens are this family's alone: it reads its own wrapper,
+    # so GLM's dialect (same <arg_key> pairs) never takes the inner call and leaves <tool_calls>.
+    owns = (SEP, "<tool_calls:")
 
     @total
     def parse(self, text: str) -> ParseResult:
+        original = text
         if ":" in text and _SUFFIXED.search(text):
             text = _SUFFIXED.sub(r"<\1\2>", text)
         cands: list[Candidate] = []
@@ -46,7 +51,7 @@ class _Hunyuan(Dialect):
                 cands.extend(found)
                 spans.append((blk.start, blk.end if blk.closed else end))
         if not cands:
-            return [], text
+            return [], original  # the folded tokens are for reading, not for the text left
         return cands, remove_spans(text, spans)
 
     def _section(self, text: str, start: int, stop: int, closed: bool) -> tuple[list[Candidate], int]:
@@ -64,10 +69,14 @@ class _Hunyuan(Dialect):
             return None  # no </tool_call>: arguments may be unfinished
         body = text[blk.body_start : blk.body_end]
         sep = body.find(SEP)
-        if sep == -1:
-            return None
-        name = body[:sep].strip()
-        args = parse_pairs(body[sep + len(SEP) :])
+        if sep == -1:  # HY4 drops the separator: the name runs to the first tag or line end
+            parts = split_name(body)
+            if parts is None:
+                return None
+            name, rest = parts
+        else:
+            name, rest = body[:sep].strip(), body[sep + len(SEP) :]
+        args = parse_pairs(rest)
         if not name or any(c.isspace() or c in "<>{}" for c in name) or args is None:
             return None
         return Candidate(name=name, arguments=args, raw="", dialect=self.name, text_values=True)

@@ -4,6 +4,12 @@
 The written id (`functions.get_weather:0`) is kept as the call id; the name is the part
 between the `functions.` namespace and the `:IDX` counter.
 
+An id of any other shape (a bare counter `5`, a client's `call_3` or `toolu_01...` copied from a
+rewritten history) names no tool: the call is kept with `name_from_args`, and the tool is the one
+offered whose schema alone fits the arguments (wire.name_inference), or the call is an error.
+Every section or call wrapper token left outside a call is markup, never text (unless quoted in
+backticks as prose).
+
 Some routes drop the begin tokens and deliver `NAME:0<|tool_call_argument_begin|>{...}` (typeclaw#344):
 such a call is read only when the id stands alone at a line start (or right after another Kimi
 token) and its arguments are one complete JSON object.
@@ -35,9 +41,14 @@ _BARE_ID = re.compile(r"[ \t]*((?:functions\.)?[A-Za-z_][\w.\-]{0,127}:\d{1,6})[
 _ID_LOOKBACK = 160
 
 
+# Wrapper tokens only ever written around calls. A lone argument token is left alone: prose quoting
+# the layout (`name:0<|tool_call_argument_begin|>{...}`) must read as written.
+_TOKENS = (*SECTION_BEGINS, *SECTION_ENDS, CALL_BEGIN, CALL_END)
+
+
 def _name_from_id(call_id: str) -> str | None:
-    """`functions.get_weather:0` -> `get_weather`; a bare counter names nothing, and neither does a
-    `functions.` id without its `:N` counter (`functions.f.0` is a garbled id, not a tool `f.0`)."""
+    """`functions.get_weather:0` -> `get_weather`; an id without its `:N` counter names nothing by
+    itself (`call_3`, `5`; `functions.f.0` is a garbled id, not a tool `f.0`)."""
     name = call_id
     prefixed = name.startswith("functions.")
     if prefixed:
@@ -45,16 +56,41 @@ def _name_from_id(call_id: str) -> str | None:
     head, colon, idx = name.rpartition(":")
     if colon and idx.isdigit():
         name = head
-    elif prefixed:
-        return None
+    else:
+        return None  # no counter: an id only (or garbled), not `NAME:N`
     if not name or name.isdigit() or any(c.isspace() or c in "<>{}" for c in name):
         return None
     return name
 
 
+def _id_only(call_id: str) -> bool:
+    """An id that is one token but no `NAME:N` (a counter, `call_3`, a UUID): the tool is inferred
+    from the arguments. Ids holding spaces or markup are garbled text, not ids."""
+    return 0 < len(call_id) <= 128 and not any(c.isspace() or c in "<>{}" for c in call_id)
+
+
+def strip_tokens(text: str) -> str:
+    """`text` without the Kimi wrapper tokens left in it, except tokens quoted in backticks (prose)."""
+    if "<|tool_call" not in text:
+        return text
+    out: list[str] = []
+    pos = 0
+    i = text.find("<|tool_call", pos)
+    while i != -1:
+        tok = next((t for t in _TOKENS if text.startswith(t, i)), None)
+        if tok is None or text[i - 1 : i] == "`" or text[i + len(tok) : i + len(tok) + 1] == "`":
+            i = text.find("<|tool_call", i + 1)
+            continue
+        out.append(text[pos:i])
+        pos = i + len(tok)
+        i = text.find("<|tool_call", pos)
+    out.append(text[pos:])
+    return "".join(out)
+
+
 class _KimiK2(Dialect):
     name = "kimi_k2"
-    markers = (*SECTION_BEGINS, CALL_BEGIN, ARG_BEGIN)
+    markers = (*SECTION_BEGINS, CALL_BEGIN, ARG_BEGIN, *SECTION_ENDS, CALL_END)
     owns = markers
 
     @total
@@ -62,15 +98,21 @@ class _KimiK2(Dialect):
         found: list[tuple[Candidate, tuple[int, int]]] = []
         blocks: list[tuple[int, int]] = []  # every begin..end region, read or not
         garbled: list[tuple[int, int]] = []  # whole call blocks whose id names no tool
+        cut: int | None = None  # where a call cut off mid-way starts: it stays text as written
         for blk in iter_blocks(text, CALL_BEGIN, CALL_END):
             blocks.append((blk.start, blk.end))
             body = text[blk.body_start : blk.body_end]
             sep = body.find(ARG_BEGIN)
             if sep == -1:
+                if not blk.closed:
+                    cut = _section_start(text, blk.start) if cut is None else cut
                 continue
             call_id = body[:sep].strip()
             name = _name_from_id(call_id)
             args = body[sep + len(ARG_BEGIN) :].strip()
+            by_args = name is None and _id_only(call_id)
+            if by_args:
+                name = call_id
             if name is None:
                 if blk.closed:
                     garbled.append((blk.start, blk.end))
@@ -82,18 +124,19 @@ class _KimiK2(Dialect):
                     if args.endswith(end):
                         args = args[: -len(end)].rstrip()
                 if not json_object_complete(args):
+                    cut = _section_start(text, blk.start) if cut is None else cut
                     continue
             found.append((Candidate(name=name, arguments=args or "{}", raw=text[blk.start : blk.end],
-                                    dialect=self.name, id=call_id), (blk.start, blk.end)))
+                                    dialect=self.name, id=call_id, name_from_args=by_args), (blk.start, blk.end)))
         if text.count(ARG_BEGIN) > len(blocks):  # an argument token outside every block
             found.extend(self._beginless(text, blocks))
             found.sort(key=lambda f: f[1][0])
         if not found:
-            return [], text
+            return [], _clean(text, text[cut:] if cut is not None else "")
         # A garbled call beside good ones is section markup, not prose: it goes with the section.
         spans = sorted([sp for _, sp in found] + garbled)
         spans.extend(_section_tokens(text, spans))
-        return [c for c, _ in found], remove_spans(text, spans)
+        return [c for c, _ in found], _clean(remove_spans(text, spans), text[cut:] if cut is not None else "")
 
     def _beginless(self, text: str, blocks: list[tuple[int, int]]) -> list[tuple[Candidate, tuple[int, int]]]:
         """Calls whose begin tokens are missing: `ID<|tool_call_argument_begin|>{json}` outside any block."""
@@ -117,6 +160,23 @@ class _KimiK2(Dialect):
                 out.append((cand, (start, end)))
             pos = text.find(ARG_BEGIN, end)
         return out
+
+
+def _section_start(text: str, start: int) -> int:
+    """`start`, moved back over a section token that opens right before it."""
+    head = text[:start].rstrip()
+    for tok in SECTION_BEGINS:
+        if head.endswith(tok):
+            return len(head) - len(tok)
+    return start
+
+
+def _clean(rest: str, cut_off: str) -> str:
+    """`rest` without stray Kimi tokens; a call cut off at the end (`cut_off`) stays as written,
+    so the reader sees what was lost."""
+    if cut_off and rest.endswith(cut_off):
+        return strip_tokens(rest[: len(rest) - len(cut_off)]) + cut_off
+    return strip_tokens(rest)
 
 
 def _beginless_call(text: str, arg: int) -> tuple[int, int, str, str] | None:

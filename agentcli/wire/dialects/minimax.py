@@ -88,7 +88,25 @@ class _MiniMaxM2(Dialect):
 
     @total
     def parse(self, text: str) -> ParseResult:
-        return parse_sections(text, (M2_BEGIN, M2_END), (INVOKE_BEGIN, INVOKE_END), self._invoke)
+        cands, rest = parse_sections(text, (M2_BEGIN, M2_END), (INVOKE_BEGIN, INVOKE_END), self._invoke)
+        cut = self._cut_call(rest)
+        if cut is None:
+            return cands, rest
+        return [*cands, cut], rest[: len(rest) - len(cut.raw)]
+
+    def _cut_call(self, rest: str) -> Candidate | None:
+        """A call the output ended inside (its wrapper and invoke never closed): reported as an error,
+        never executed, and its markup is this dialect's, so no other dialect reads the inner part."""
+        at = rest.rfind(M2_BEGIN)
+        if at == -1 or M2_END in rest[at:]:
+            return None
+        inv = rest.find(INVOKE_BEGIN, at)
+        if inv == -1 or INVOKE_END in rest[inv:]:
+            return None
+        gt = rest.find(">", inv)
+        name = attr_value(rest[inv + len("<invoke ") : gt + 1], "name") if gt != -1 else None
+        return Candidate(name=(name or "").strip(), arguments=None, raw=rest[at:], dialect=self.name,
+                         error="truncated tool call (output ended inside it)")
 
     def _invoke(self, text: str, blk: Block) -> Candidate | None:
         if not blk.closed:
@@ -100,7 +118,7 @@ class _MiniMaxM2(Dialect):
         name = attr_value(text[start + len("<invoke ") : gt + 1], "name")
         if not name or not name.strip():
             return None
-        params, complete = tag_params(text[gt + 1 : stop], '<parameter name="', '"', "</parameter>")
+        params, complete = tag_params(text[gt + 1 : stop], '<parameter name="', '"', "</parameter>", last_close=True)
         if not complete:
             return None
         args = {key: value for key, _, value in params if key}

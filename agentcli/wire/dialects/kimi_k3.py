@@ -1,0 +1,132 @@
+"""Kimi K3 tool calls: XTML channels of `<|open|>NAME<|sep|> ... <|close|>NAME<|sep|>` tokens.
+
+<|open|>response<|sep|>Let me run it.<|close|>response<|sep|><|open|>tools<|sep|>
+<|open|>call tool="python" index="1"<|sep|>
+<|open|>argument key="code" type="string"<|sep|>print(1)<|close|>argument<|sep|>
+<|close|>call<|sep|><|close|>tools<|sep|><|close|>message<|sep|>
+
+Attribute values are HTML-escaped (`tool="a&amp;b"` names `a&b`); argument values are raw text,
+decoded as JSON unless their `type` is string (a value that does not decode stays text). The
+reply is the response channel's content; the tools channel, the channel tokens and a control
+token cut off at the very end never reach the screen. A call cut off before `<|close|>call` is
+reported as truncated, never executed. The think channel is reasoning (the pipeline's to split).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+
+from agentcli.wire.dialects._base import MAX_CALLS, Dialect
+from agentcli.wire.dialects._scan import ParseResult, attr_value, total
+from agentcli.wire.types import Candidate
+
+SEP = "<|sep|>"
+RESPONSE_OPEN, RESPONSE_CLOSE = "<|open|>response<|sep|>", "<|close|>response<|sep|>"
+TOOLS_OPEN, TOOLS_CLOSE = "<|open|>tools<|sep|>", "<|close|>tools<|sep|>"
+MESSAGE_CLOSE = "<|close|>message<|sep|>"
+CALL_OPEN, CALL_CLOSE = "<|open|>call", "<|close|>call<|sep|>"
+ARG_OPEN, ARG_CLOSE = "<|open|>argument", "<|close|>argument<|sep|>"
+# Channel tokens that are markup wherever they stand (the response channel's content is the reply).
+_WRAPPERS = (RESPONSE_OPEN, RESPONSE_CLOSE, MESSAGE_CLOSE, TOOLS_CLOSE)
+# Every control sequence: a generation stopped by max_tokens can end on a prefix of one.
+_ALL = (*_WRAPPERS, TOOLS_OPEN, CALL_OPEN, CALL_CLOSE, ARG_OPEN, ARG_CLOSE, "<|open|>think<|sep|>", "<|close|>think<|sep|>")
+
+
+class _KimiK3(Dialect):
+    name = "kimi_k3"
+    markers = (TOOLS_OPEN, CALL_OPEN, RESPONSE_OPEN, RESPONSE_CLOSE, MESSAGE_CLOSE, "<|open|>", "<|close|>")
+    owns = markers
+
+    @total
+    def parse(self, text: str) -> ParseResult:
+        cands: list[Candidate] = []
+        kept: list[str] = []
+        pos = 0
+        while len(cands) <= MAX_CALLS:
+            start = text.find(TOOLS_OPEN, pos)
+            if start == -1:
+                break
+            nxt = text.find(TOOLS_OPEN, start + len(TOOLS_OPEN))
+            end = text.find(TOOLS_CLOSE, start, None if nxt == -1 else nxt)
+            stop = (len(text) if nxt == -1 else nxt) if end == -1 else end
+            found = self._calls(text, start + len(TOOLS_OPEN), stop)
+            cands.extend(found)
+            kept.append(text[pos:start])
+            if not found:  # a tools channel with no call in it: its words stay, the token goes
+                kept.append(text[start + len(TOOLS_OPEN) : stop])
+            pos = stop if end == -1 else end + len(TOOLS_CLOSE)
+        kept.append(text[pos:])
+        rest = _strip_wrappers("".join(kept))
+        return cands, rest
+
+    def _calls(self, text: str, pos: int, stop: int) -> list[Candidate]:
+        """The calls of one tools channel, in order; a call cut off at the end is an error."""
+        out: list[Candidate] = []
+        while len(out) <= MAX_CALLS:
+            start = text.find(CALL_OPEN, pos, stop)
+            if start == -1:
+                return out
+            head_end = text.find(SEP, start, stop)
+            close = text.find(CALL_CLOSE, start, stop)
+            if head_end == -1 or close == -1 or close < head_end:
+                name = _attr(text[start:head_end] if head_end != -1 else "", "tool")
+                out.append(Candidate(name=name, arguments=None, raw=text[start:stop], dialect=self.name,
+                                     error="truncated tool call (output ended inside it)"))
+                return out
+            name = _attr(text[start:head_end], "tool")
+            args = _arguments(text, head_end + len(SEP), close)
+            raw = text[start : close + len(CALL_CLOSE)]
+            if name and args is not None:
+                out.append(Candidate(name=name, arguments=args, raw=raw, dialect=self.name))
+            else:
+                out.append(Candidate(name=name, arguments=None, raw=raw, dialect=self.name,
+                                     error="malformed tool call (an argument is never closed)"))
+            pos = close + len(CALL_CLOSE)
+        return out
+
+
+def _attr(head: str, key: str) -> str:
+    value = attr_value(head, key)
+    return html.unescape(value).strip() if value else ""
+
+
+def _arguments(text: str, pos: int, stop: int) -> dict[str, object] | None:
+    """`key -> value` of the arguments in text[pos:stop]; None when one is never closed."""
+    args: dict[str, object] = {}
+    while True:
+        start = text.find(ARG_OPEN, pos, stop)
+        if start == -1:
+            return args
+        head_end = text.find(SEP, start, stop)
+        close = text.find(ARG_CLOSE, head_end, stop) if head_end != -1 else -1
+        if close == -1:
+            return None
+        head = text[start:head_end]
+        key = _attr(head, "key")
+        value = text[head_end + len(SEP) : close]
+        if key:
+            args[key] = value if (attr_value(head, "type") or "string") == "string" else _decoded(value)
+        pos = close + len(ARG_CLOSE)
+
+
+def _decoded(value: str) -> object:
+    try:
+        return json.loads(value)
+    except ValueError:
+        return value
+
+
+def _strip_wrappers(text: str) -> str:
+    """The visible reply: channel tokens removed, and a control sequence cut off at the very end."""
+    if "<|" not in text:
+        return text
+    for tok in _WRAPPERS:
+        text = text.replace(tok, "")
+    at = max(text.rfind("<|open|>"), text.rfind("<|close|>"))
+    if at != -1 and any(m.startswith(text[at:]) for m in _ALL):
+        return text[:at]  # a control sequence cut off at the very end
+    return text
+
+
+KIMI_K3 = _KimiK3()
