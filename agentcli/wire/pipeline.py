@@ -179,7 +179,8 @@ def _run_dialects(text: str, names: list[str], ctx: ParseContext | None, limit: 
     """run_dialects reading at most `limit` calls; the flag says calls past the limit were left out."""
     found: list[Candidate] = []
     capped = False
-    for name in _by_ownership(text, names):
+    seen = _Seen(text)
+    for name in _by_ownership(seen, names):
         budget = limit - len(found)
         if budget <= 0:
             break  # a flood of calls: what is left stays text
@@ -189,12 +190,8 @@ def _run_dialects(text: str, names: list[str], ctx: ParseContext | None, limit: 
         d, markers, strict, rx = prep
         if d.offered_only and not (ctx is not None and any(f"<{t}>" in text for t in ctx.tools)):
             continue  # its calls are tags named after offered tools: none of those tags, nothing to read
-        if markers:
-            for m in markers:
-                if m in text:
-                    break
-            else:
-                continue  # none of its markers: the dialect cannot match
+        if markers and not any(m in seen for m in markers):
+            continue  # none of its markers: the dialect cannot match
         got = _parse_within(d, text, markers, rx, budget)
         if got is None:
             continue
@@ -219,8 +216,51 @@ def _run_dialects(text: str, names: list[str], ctx: ParseContext | None, limit: 
         if len(cands) > budget:
             cands, capped = cands[:budget], True
         found.extend(cands)
-        text = rest  # a dialect may also drop its own no-op directives (a lone token, "directly answer")
+        if rest is not text:
+            text, seen = rest, _Seen(rest)  # a dialect may also drop its own no-op directives (a lone token, "directly answer")
     return found, text, capped
+
+
+class _Seen:
+    """`marker in text` for one text, each marker answered once, cheaply.
+
+    The chain asks about ~140 markers (~75 distinct) per reply, and on a 1 MB reply a scan per
+    marker adds up. Markers are grouped by their first character: one pass finds where that
+    character stands; when it is rare (absent `<` in prose, two `<` around a huge call: at most one
+    place per KiB) each marker is checked only at those places, else it gets a scan of its own.
+    The rule is a density, not a count, so a text and four copies of it take the same path. Work
+    stays linear: one pass per first character, then a scan or at most len/1024 checks per marker.
+    """
+
+    __slots__ = ("text", "_memo", "_at")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._memo: dict[str, bool] = {}
+        self._at: dict[str, list[int] | None] = {}
+
+    def _places(self, first: str) -> list[int] | None:
+        """Where `first` stands in the text, or None when it stands in more than one place per KiB."""
+        if first not in self._at:
+            most = len(self.text) >> 10
+            places: list[int] = []
+            i = self.text.find(first)
+            while i >= 0 and len(places) <= most:
+                places.append(i)
+                i = self.text.find(first, i + 1)
+            self._at[first] = places if len(places) <= most else None
+        return self._at[first]
+
+    def __contains__(self, marker: str) -> bool:
+        known = self._memo.get(marker)
+        if known is None:
+            places = self._places(marker[:1]) if marker else None
+            if places is None:
+                known = marker in self.text
+            else:
+                known = any(self.text.startswith(marker, i) for i in places)
+            self._memo[marker] = known
+        return known
 
 
 _FENCES = ("```", "~~~")
@@ -255,14 +295,14 @@ def _in_fence(text: str, raw: str | None, fences: list[tuple[int, int]]) -> bool
     return at >= 0 and any(a <= at < b for a, b in fences)
 
 
-def _by_ownership(text: str, names: list[str]) -> list[str]:
+def _by_ownership(seen: _Seen, names: list[str]) -> list[str]:
     """`names` with the dialects whose own markup (Dialect.owns) is in the text moved to the front,
     in their chain order: the family that wrote the wrapper reads it whole, so no generic dialect
     takes the inner call and leaves the wrapper on screen."""
     owners: list[str] = []
     for name in names:
         prep = _prepared(name)
-        if prep is not None and any(m in text for m in prep[0].owns):
+        if prep is not None and any(m in seen for m in prep[0].owns):
             owners.append(name)
     if not owners:
         return names

@@ -50,6 +50,10 @@ class _Counted(str):
         _work[0] += self._span(at if at >= 0 else start, end)
         return at
 
+    def startswith(self, prefix, start=None, end=None):  # noqa: ANN001, ANN201
+        _work[0] += len(prefix) if isinstance(prefix, str) else sum(map(len, prefix))
+        return str.startswith(self, prefix, start, end)
+
     def count(self, sub, start=None, end=None):  # noqa: ANN001, ANN201
         _work[0] += self._span(start, end)
         return str.count(self, sub, start, end)
