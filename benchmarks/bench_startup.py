@@ -109,6 +109,13 @@ def main() -> int:
             print(f"{label:<26}{cpu[label]:>8.1f}{wall[label]:>9.1f}{ratio:>8}{verdict:>6}  {heavy}")
         if not base:
             print("llm is not installed: `pip install llm` into this venv to compare")
+        if base and llm:
+            # llm loads plugins through every installed distribution's entry points, so its time (the
+            # denominator of every ratio) grows with the venv: say which llm and how big a venv.
+            version = subprocess.run([llm[0], "--version"], capture_output=True, text=True, env=env, check=False)
+            from importlib.metadata import distributions
+
+            print(f"baseline: {version.stdout.strip() or 'llm'}, in a venv of {sum(1 for _ in distributions())} installed distributions")
         if missed:
             print(f"over {TARGET}x: {', '.join(missed)}")
     return 1 if missed else 0
