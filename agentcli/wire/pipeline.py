@@ -179,7 +179,7 @@ def _run_dialects(text: str, names: list[str], ctx: ParseContext | None, limit: 
     """run_dialects reading at most `limit` calls; the flag says calls past the limit were left out."""
     found: list[Candidate] = []
     capped = False
-    seen = _Seen(text)
+    seen = _seen(text)
     for name in _by_ownership(seen, names):
         budget = limit - len(found)
         if budget <= 0:
@@ -217,8 +217,13 @@ def _run_dialects(text: str, names: list[str], ctx: ParseContext | None, limit: 
             cands, capped = cands[:budget], True
         found.extend(cands)
         if rest is not text:
-            text, seen = rest, _Seen(rest)  # a dialect may also drop its own no-op directives (a lone token, "directly answer")
+            text, seen = rest, _seen(rest)  # a dialect may also drop its own no-op directives (a lone token, "directly answer")
     return found, text, capped
+
+
+def _seen(text: str) -> str | _Seen:
+    """What to ask `marker in ...`: a short reply itself (a plain scan costs less than bookkeeping)."""
+    return text if len(text) < _SEEN_FROM else _Seen(text)
 
 
 class _Seen:
@@ -263,6 +268,8 @@ class _Seen:
         return known
 
 
+_SEEN_FROM = 8192  # characters: below this a reply is scanned per marker directly
+
 _FENCES = ("```", "~~~")
 
 
@@ -295,7 +302,7 @@ def _in_fence(text: str, raw: str | None, fences: list[tuple[int, int]]) -> bool
     return at >= 0 and any(a <= at < b for a, b in fences)
 
 
-def _by_ownership(seen: _Seen, names: list[str]) -> list[str]:
+def _by_ownership(seen: str | _Seen, names: list[str]) -> list[str]:
     """`names` with the dialects whose own markup (Dialect.owns) is in the text moved to the front,
     in their chain order: the family that wrote the wrapper reads it whole, so no generic dialect
     takes the inner call and leaves the wrapper on screen."""
