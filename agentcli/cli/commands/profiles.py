@@ -32,17 +32,19 @@ def execute(
                 api_key_env=api_key_env, force=force)
 
 
-def _consoles():
-    from rich.console import Console
+def _consoles() -> tuple[Any, Any]:
+    """Profile names, models and paths may come from an untrusted workspace's `.agent/`: the safe
+    console parses no markup or emoji codes and shows hidden characters (see core.escape)."""
+    from agentcli.ui.console import make_console
 
-    return Console(highlight=False), Console(stderr=True, highlight=False)
+    return make_console(), make_console(stderr=True)
 
 
-def _warn(err, warnings: list[str]) -> None:
-    from rich.markup import escape
+def _warn(err: Any, warnings: list[str]) -> None:
+    from agentcli.core.escape import styled
 
     for w in warnings:
-        err.print(f"[yellow]warning:[/yellow] {escape(w)}", soft_wrap=True)
+        err.print(styled(("warning:", "yellow"), " ", w))
 
 
 def _text(value: Any) -> str:
@@ -62,7 +64,6 @@ def _list(*, json_out: bool, **_: Any) -> int:
                  "path": str(r.path), "trusted": r.trusted, "active": r.trusted and not r.shadowed} for r in refs]
         sys.stdout.write(json.dumps({"profiles": rows, "warnings": warnings}, indent=2) + "\n")
         return 0
-    from rich.markup import escape
     from rich.table import Table, box
 
     out, err = _consoles()
@@ -77,12 +78,12 @@ def _list(*, json_out: bool, **_: Any) -> int:
         table.add_column(col, overflow="fold")
     dirs: dict[str, Path] = {}
     for r, note in zip(refs, notes):
-        row = [escape(r.name), escape(r.provider), escape(r.model), r.scope, escape(r.path.name)]
+        row = [r.name, r.provider, r.model, r.scope, r.path.name]
         table.add_row(*row, *([note] if any(notes) else []))
         dirs.setdefault(f"{r.scope} dir", r.path.parent)
     out.print(table)
     for label, d in dirs.items():
-        out.print(f"{label}: {escape(str(d))}", soft_wrap=True)
+        out.print(f"{label}: {d}")
     return 0
 
 
@@ -117,12 +118,13 @@ def _show(*, name: str | None, json_out: bool, **_: Any) -> int:
         # Values are user text (headers, request overrides): scrub anything key-shaped.
         sys.stdout.write(redact(json.dumps(doc, indent=2)) + "\n")
         return 0
-    from rich.markup import escape
     from rich.table import Table, box
+
+    from agentcli.core.escape import styled
 
     out, err = _consoles()
     _warn(err, loaded.warnings)
-    out.print(f"[bold]{escape(p.name)}[/bold] ({loaded.scope}) from {escape(str(p.source))}", soft_wrap=True)
+    out.print(styled((p.name, "bold"), f" ({loaded.scope}) from {p.source}"))
     table = Table(box=box.SIMPLE, show_edge=False)
     table.add_column("key")
     table.add_column("value", overflow="fold")
@@ -131,7 +133,7 @@ def _show(*, name: str | None, json_out: bool, **_: Any) -> int:
         src = origin.get(key, "default")
         if src == "default" and key in ("url", "api_key_env") and value is not None:
             src = f"default for {p.provider}"
-        table.add_row(key, escape(redact(_text(value))), src)
+        table.add_row(key, redact(_text(value)), src)
     out.print(table)
     if key_env:
         state = "set" if key_set else "NOT set"
@@ -151,16 +153,14 @@ def _new(*, name: str | None, json_out: bool, provider: str | None, model: str |
     if json_out:
         sys.stdout.write(json.dumps({"name": name, "path": str(path)}) + "\n")
         return 0
-    from rich.markup import escape
-
     out, _err = _consoles()
-    out.print(f"Wrote {escape(str(path))} (mode 0600).", soft_wrap=True)
+    out.print(f"Wrote {path} (mode 0600).")
     if shadows:
-        out.print(f"It replaces the shipped profile {escape(name)!r}.")
+        out.print(f"It replaces the shipped profile {name!r}.")
     from agentcli.config.providers import default_api_key_env
 
     key_env = api_key_env if api_key_env is not None else default_api_key_env(provider)
     if key_env and not os.environ.get(key_env):
         out.print(f"Set the key before running: export {key_env}=...")
-    out.print(f"Try it: agent run --profile {escape(name)} \"hello\"")
+    out.print(f"Try it: agent run --profile {name} \"hello\"")
     return 0

@@ -152,3 +152,19 @@ def test_show_scrubs_key_shaped_values(put, user_dir):
     for args in (("profiles", "show", "p"), ("profiles", "show", "p", "--json")):
         r = _run(*args)
         assert r.exit_code == 0 and token not in r.output and "[REDACTED]" in r.output
+
+
+def test_list_and_show_print_workspace_text_as_written(put, ws, monkeypatch):
+    """Names, models and warnings from an untrusted `.agent/` are data: no emoji codes, no markup,
+    hidden characters made visible."""
+    put(ws / ".agent" / "profiles" / "x.toml", '[profiles.":smile:"]\nmodel = "m"\n')
+    put(ws / ".agent" / "profiles" / "y.toml", '[profiles.y]\nmodel = ":rocket:"\n')
+    monkeypatch.chdir(ws)
+    out = _run("profiles", "list").output
+    assert "profile ':smile:'" in out and ":rocket:" in out  # the skipped name's warning, the model
+    assert "\U0001f604" not in out and "\U0001f680" not in out
+    put(ws / "z.toml", '[profiles.z]\nmodel = ":rocket: [red]m[/red] \\u202egnp.exe"\n')
+    r = _run("profiles", "show", str(ws / "z.toml"))
+    assert r.exit_code == 0, r.output
+    assert ":rocket: [red]m[/red]" in r.stdout and "\U0001f680" not in r.stdout
+    assert "\u202e" not in r.stdout and "\\u202e" in r.stdout  # a bidi override is shown, not obeyed
