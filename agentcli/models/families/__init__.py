@@ -53,6 +53,7 @@ FAMILIES: dict[str, str] = {
     "apertus": "others:apertus_rules",
     "ernie": "others:ernie_rules",
     "nemotron": "others:nemotron_rules",
+    "dots": "others:dots_rules",
     "starcoder": "others:no_native_rules",
     "yi": "others:no_native_rules",
     "falcon": "others:no_native_rules",
@@ -126,6 +127,7 @@ ALIASES: dict[str, tuple[str, str | None]] = {
     "ernie": ("ernie", None),
     "nemotron": ("nemotron", None),
     "reka": ("reka", None),
+    "dots": ("dots", None),  # rednote's dots.llm1 ("rednote-hilab/dots.llm1.inst")
 }
 
 # Fine-tune lines named after themselves but built on another family: when the id
@@ -143,7 +145,7 @@ OFFICIAL_ORGS: frozenset[str] = frozenset({
     "ibm", "cohereforai", "coherelabs", "cohere", "x-ai", "nvidia", "bigcode", "01-ai", "tiiuae",
     "meetkai", "fireworks-ai", "salesforce", "internlm", "ai21labs", "tencent", "minimaxai",
     "bytedance-seed", "liquidai", "huggingfacetb", "allenai", "ai-sage", "meituan-longcat", "swiss-ai", "baidu",
-    "deepcogito",
+    "deepcogito", "rednote-hilab",
 })
 
 # Re-publishers of quantised weights: same model, not a fine-tune.

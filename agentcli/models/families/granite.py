@@ -10,6 +10,9 @@ from agentcli.models.spec import ModelSpec
 def rules(spec: ModelSpec) -> dict[str, Any]:
     """3.0 had a 4k window; 3.1+ have 128k."""
     v = spec.version
+    if spec.has("functioncalling"):
+        # granite-20b-functioncalling writes `<function_call> {json}` lines (vLLM's granite-20b-fc parser).
+        return {"native_tools": False, "context_window": 8_192, "text_dialect": "function_call_tag"}
     if spec.has("code", "guardian", "embedding") or not v or v < (3,):
         return {"native_tools": False, "context_window": 131_072 if spec.has("code") else 8_192}
     if v >= (4,):

@@ -101,3 +101,8 @@ def reka_rules(spec: ModelSpec) -> dict[str, Any]:
 def no_native_rules(spec: ModelSpec) -> dict[str, Any]:
     """Families with no tool training at all (StarCoder, Yi, Falcon, LLaVA, SmolLM, OLMo before 3)."""
     return {"native_tools": False}
+
+
+def dots_rules(spec: ModelSpec) -> dict[str, Any]:
+    """dots.llm1 writes its calls in <dots_function_call> sections (vLLM's `dots` parser); 32k window."""
+    return {**_TOOLS, "context_window": 32_768, "text_dialect": "dots"}

@@ -34,6 +34,7 @@ DIALECTS: dict[str, str] = {
     "minimax": "minimax:MINIMAX",
     "minimax_m2": "minimax:MINIMAX_M2",
     "minimax_m3": "minimax_m3:MINIMAX_M3",  # ]<]minimax[>[<tool_call> ... <invoke name=..><param>v</param>
+    "dots": "dots:DOTS",  # <dots_function_call> sections: invoke blocks or a JSON call (dots.llm1)
     "phi4_mini": "phi4_mini:PHI4_MINI",
     "firefunction": "firefunction:FIREFUNCTION",
     "functionary": "functionary:FUNCTIONARY",

@@ -128,6 +128,9 @@ class ToolUseTagDialect(TaggedJsonDialect):
 
 TOOL_USE_TAG = ToolUseTagDialect("tool_use_tag", "tool_use")
 FUNCTION_CALL_TAG = TaggedJsonDialect("function_call_tag", "function_call")
+# `<function_call>` is this form's alone (Granite-20B-FunctionCalling writes it unclosed, one per line):
+# read first, so a generic JSON dialect never takes the object and leaves the tag on screen.
+FUNCTION_CALL_TAG.owns = FUNCTION_CALL_TAG.markers
 TOOLS_TAG = TaggedJsonDialect("tools_tag", "tools")
 # Meituan LongCat-Flash: <longcat_tool_call>{"name": .., "arguments": ..}</longcat_tool_call>
 LONGCAT = TaggedJsonDialect("longcat", "longcat_tool_call")

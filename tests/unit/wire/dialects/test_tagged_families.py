@@ -310,3 +310,24 @@ def test_fence_emptied_by_a_call_is_not_left_on_screen():
                  "Qwen/Qwen2.5-7B-Instruct")
     assert _calls(out) == [("get_weather", {"city": "Oslo"})]
     assert out.text == "Calling:"
+
+
+@pytest.mark.parametrize("model", ["ibm-granite/granite-20b-functioncalling", "some-org/unknown-model-7b"])
+def test_an_unclosed_function_call_tag_is_read_whole_and_never_left_on_screen(model):
+    """`<function_call> {json}` lines (Granite-20B-FunctionCalling) are owned by their dialect, so a
+    JSON dialect that a model is prompted with never takes the object and leaves the tag visible."""
+    out = ('Let me check.\n<function_call> {"name": "get_weather", "arguments": {"city": "Tokyo"}}\n'
+           '<function_call> {"name": "get_weather", "arguments": {"city": "Oslo"}}')
+    resp = _parse(out, model, [Tool("get_weather", "", {"type": "object", "properties": {"city": {"type": "string"}}})])
+    assert [c.arguments for c in resp.tool_calls] == [{"city": "Tokyo"}, {"city": "Oslo"}]
+    assert resp.text.strip() == "Let me check." and "function_call" not in resp.text
+
+
+def test_dots_sections_leave_no_wrapper_and_a_section_without_a_call_stays_text():
+    tools = [Tool("search", "", {"type": "object", "properties": {"query": {"type": "string"}}})]
+    out = ('<dots_function_call>not a call</dots_function_call>'
+           '<dots_function_call><invoke name="search"><parameter name="query">chairs</parameter></invoke>'
+           '</dots_function_call> done')
+    resp = _parse(out, "rednote-hilab/dots.llm1.inst", tools)
+    assert [(c.name, c.arguments) for c in resp.tool_calls] == [("search", {"query": "chairs"})]
+    assert resp.text.strip() == "<dots_function_call>not a call</dots_function_call> done"
