@@ -258,10 +258,56 @@ def _git_risky(argv: list[str]) -> list[str]:
         if a == "-c" or a.startswith(("--config-env", "--exec-path", "-c")):
             out.append("git -c / --config-env / --exec-path can make git run other programs")
         i += 2 if a in ("-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env") else 1
-    if any(a.startswith("--output") or a in ("--ext-diff", "--open-files-in-pager") or a.startswith("-O")
+    if any(a.startswith("--output") or a in ("--ext-diff", "--open-files-in-pager", "--edit-description") or a.startswith("-O")
            for a in argv[i:]):
         out.append("this git option writes files or runs a program")
     return out
+
+
+def _writes_operand(position: int, reason: str, with_arg: frozenset[str] = frozenset(),
+                    short_with_arg: str = "") -> Callable[[list[str]], list[str]]:
+    """A check for commands whose Nth operand is a file they write: `uniq IN OUT`, `xxd IN OUT`."""
+    def check(argv: list[str]) -> list[str]:
+        operands: list[str] = []
+        i, ended = 1, False
+        while i < len(argv):
+            a = argv[i]
+            if ended or not a.startswith("-") or a == "-":
+                operands.append(a)
+            elif a == "--":
+                ended = True
+            elif a in with_arg or (len(a) == 2 and a[1] in short_with_arg):
+                i += 1  # the option's value is the next word
+            i += 1
+        return [reason] if len(operands) >= position else []
+    return check
+
+
+def _less(argv: list[str]) -> list[str]:
+    # `+!cmd` / `+|cmd` are start-up commands that run a shell; -o/-O copy the input to a file;
+    # a lesskey file can set LESSOPEN, which runs a program on every file opened.
+    for a in argv[1:]:
+        if a.startswith("+") and ("!" in a or "|" in a):
+            return [f"less {a[:12]!r} runs a shell command"]
+    return _less_options(argv)
+
+
+_less_options = _flagged(("-o", "-O", "--log-file", "--LOG-FILE", "-k", "--lesskey-file", "--lesskey-src",
+                          "--lesskey-content"), "this less option writes a file or loads key bindings that run programs",
+                         "oOk")
+
+
+_make_options = _flagged(("-f", "--file", "--makefile", "--eval", "-E", "-C", "--directory", "-I", "--include-dir"),
+                         "this make option runs rules from another makefile or directory", "fECI")
+
+
+def _make(argv: list[str]) -> list[str]:
+    # An allowed `make test` runs the workspace's own rules; `make test SHELL=...` or `-f other.mk`
+    # runs something else under the same approval.
+    assigned = [a.split("=", 1)[0] for a in argv[1:] if not a.startswith("-") and ASSIGNMENT.match(a)]
+    if assigned:
+        return [f"make variable overrides change what the rules run ({', '.join(assigned[:3])})"]
+    return _make_options(argv)
 
 
 RISKY: dict[str, Callable[[list[str]], list[str]]] = {
@@ -277,6 +323,23 @@ RISKY: dict[str, Callable[[list[str]], list[str]]] = {
     "sort": _sort,
     "tar": _flagged(("--to-command", "--checkpoint-action", "--use-compress-program", "-I", "--info-script",
                      "--new-volume-script", "-F"), "this tar option runs a program"),
+    # Read-only tools with an option (or operand) that runs a program or writes a file.
+    "man": _flagged(("-P", "--pager", "-H", "--html", "-C", "--config-file", "-X", "--gxditview"),
+                    "this man option runs a program of its choosing", "PHCX"),
+    "less": _less,
+    "make": _make,
+    "gmake": _make,
+    **{npm: _flagged(("--script-shell",), f"{npm} --script-shell runs scripts through another program")
+       for npm in ("npm", "pnpm", "yarn")},
+    "tree": _flagged(("-o", "--output"), "tree -o writes a file", "o"),
+    "file": _flagged(("-C", "--compile"), "file -C writes a compiled magic file", "C"),
+    "date": _flagged(("-s", "--set"), "date -s sets the system clock", "s"),
+    "yq": _flagged(("-i", "--inplace"), "yq -i edits the file in place", "i"),
+    "uniq": _writes_operand(2, "uniq writes its second operand (uniq IN OUT)",
+                            frozenset({"-f", "-s", "-w", "--skip-fields", "--skip-chars", "--check-chars"})),
+    "xxd": _writes_operand(2, "xxd writes its second operand (xxd IN OUT)",
+                           frozenset({"-c", "-g", "-l", "-n", "-o", "-s", "-cols", "-groupsize", "-len", "-name",
+                                      "-offset", "-seek"})),
 }
 
 

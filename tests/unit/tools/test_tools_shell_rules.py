@@ -108,3 +108,11 @@ def test_long_chains_are_judged_in_linear_work(work):
 
 def test_nul_and_non_strings_ask():
     assert judge("ls\x00; rm -rf /", RULES).decision == "ask"
+
+
+@pytest.mark.parametrize("runner", ["npm", "pnpm", "yarn"])
+def test_script_shell_option_is_not_covered_by_an_allowed_script(runner):
+    rules = BashConfig(allow=[f"{runner} test"])
+    assert judge(f"{runner} test", rules).decision == "allow"
+    assert judge(f"{runner} test --script-shell=/tmp/evil", rules).decision == "ask"
+    assert judge(f"{runner} test --script-sh /tmp/evil", rules).decision == "ask"  # abbreviated long option
