@@ -183,6 +183,32 @@ def _git(argv: list[str]) -> list[Item]:
     return []
 
 
+def _watch(argv: list[str]) -> list[Item]:
+    # watch joins its words and runs them with `sh -c` (with -x, as an argv): judged as a script,
+    # which reads the same words at least as strictly.
+    i = _skip_options(argv, 1, frozenset({"-n", "--interval", "-q", "--equexit"}), "nq")
+    return [("script", " ".join(argv[i:]))] if i < len(argv) else []
+
+
+def _flock(argv: list[str]) -> list[Item]:
+    # flock [options] FILE COMMAND [ARGS] or flock [options] FILE -c SCRIPT
+    for k, a in enumerate(argv[1:], 1):
+        if a in ("-c", "--command") or a.startswith("--command="):
+            script = a.split("=", 1)[1] if "=" in a else (argv[k + 1] if k + 1 < len(argv) else "")
+            return [("script", script)]
+    i = _skip_options(argv, 1, frozenset({"-w", "--timeout", "--wait", "-E", "--conflict-exit-code"}), "wE")
+    return [("argv", argv[i + 1:])] if i + 1 < len(argv) else []
+
+
+def _script(argv: list[str]) -> list[Item]:
+    # script [-c COMMAND] [FILE]: records a session into FILE (default ./typescript), running COMMAND or a shell
+    for k, a in enumerate(argv[1:], 1):
+        if a in ("-c", "--command") or a.startswith("--command="):
+            inner = a.split("=", 1)[1] if "=" in a else (argv[k + 1] if k + 1 < len(argv) else "")
+            return [("ask", "script writes a typescript file"), ("script", inner)]
+    return [("ask", "script starts an interactive shell and writes a typescript file")]
+
+
 def _busybox(argv: list[str]) -> list[Item]:
     return [("argv", argv[1:])] if len(argv) > 1 else []
 
@@ -209,17 +235,60 @@ WRAPPERS: dict[str, Callable[[list[str]], list[Item]]] = {
     "eval": _eval,
     "git": _git,
     "busybox": _busybox,
+    "watch": _watch,
+    "flock": _flock,
+    "script": _script,
     **{name: _shell for name in _SHELLS},
 }
 
 
 # ----- options that make an otherwise allowed command unsafe to run unasked -----------------
 
+# awk options known to change nothing but parsing; any other option asks (gawk's -f, -E, -i and -l
+# load program text or a shared library nobody judged; -d, -p and -o write files).
+_AWK_FLAGS = frozenset({"-b", "-c", "-N", "-P", "-r", "-S", "-V", "--posix", "--traditional", "--re-interval",
+                        "--characters-as-bytes", "--sandbox", "--use-lc-numeric", "--version"})
+_AWK_RISKY_TEXT = ("system", "|", ">", "getline", "@include", "@load")
+
+
 def _awk(argv: list[str]) -> list[str]:
-    if any(a == "-f" or a.startswith("--file") for a in argv[1:]):
-        return ["awk -f runs a program file that is not judged"]
-    program = next((a for a in argv[1:] if not a.startswith("-")), "")
-    if any(t in program for t in ("system", "|", ">", "getline")):
+    """Judge every awk program text (the operand, or each -e/--source); ask on any option not known safe."""
+    programs: list[str] = []
+    by_option = False
+    i = 1
+    while i < len(argv):
+        a = argv[i]
+        if a == "--":
+            i += 1
+            break
+        if not a.startswith("-") or a == "-":
+            break
+        if a.startswith("--"):
+            name, eq, value = a.partition("=")
+            attached = bool(eq)
+        else:
+            name, value = a[:2], a[2:]
+            attached = bool(value)
+        if name in ("-F", "-v", "--field-separator", "--assign"):
+            i += 1 if attached else 2
+            continue
+        if name in ("-e", "--source"):
+            if not attached:
+                i += 1
+                value = argv[i] if i < len(argv) else ""
+            programs.append(value)
+            by_option = True
+            i += 1
+            continue
+        if a in _AWK_FLAGS:
+            i += 1
+            continue
+        if name in ("-f", "--file", "-E", "--exec", "-i", "--include", "-l", "--load"):
+            return [f"awk {name} runs program text or a library that is not judged"]
+        return [f"awk option {name} is not known to be safe"]
+    if not by_option and i < len(argv):
+        programs.append(argv[i])
+    if any(t in program for program in programs for t in _AWK_RISKY_TEXT):
         return ["the awk program may run commands or write files"]
     return []
 
@@ -297,6 +366,20 @@ _less_options = _flagged(("-o", "-O", "--log-file", "--LOG-FILE", "-k", "--lessk
                          "oOk")
 
 
+def _sqlite(argv: list[str]) -> list[str]:
+    # Dot-commands in an argument run programs (.shell, .system, .excel), write files (.output, .once,
+    # .save, .backup, .dump to a file via .output) or open another database; -init/-cmd run more of them.
+    for a in argv[1:]:
+        if a.split("=", 1)[0] in ("-init", "-cmd", "--init", "--cmd"):
+            return [f"sqlite3 {a.split('=', 1)[0]} runs commands that are not judged"]
+        lowered = a.lower()
+        if any(t in lowered for t in (".shell", ".system", ".excel", ".output", ".once", ".save", ".backup",
+                                      ".open", ".import", ".load", "edit(", "load_extension", "attach",
+                                      "vacuum into", "writefile(")):
+            return ["this sqlite3 command may run a program or write a file"]
+    return []
+
+
 _make_options = _flagged(("-f", "--file", "--makefile", "--eval", "-E", "-C", "--directory", "-I", "--include-dir"),
                          "this make option runs rules from another makefile or directory", "fECI")
 
@@ -331,7 +414,10 @@ RISKY: dict[str, Callable[[list[str]], list[str]]] = {
     "gmake": _make,
     **{npm: _flagged(("--script-shell",), f"{npm} --script-shell runs scripts through another program")
        for npm in ("npm", "pnpm", "yarn")},
-    "tree": _flagged(("-o", "--output"), "tree -o writes a file", "o"),
+    "tree": _flagged(("-o", "--output", "-R"), "tree -o / -R writes files", "oR"),
+    "fd": _flagged(("-x", "--exec", "-X", "--exec-batch"), "fd -x runs a command on every match", "xX"),
+    "fdfind": _flagged(("-x", "--exec", "-X", "--exec-batch"), "fd -x runs a command on every match", "xX"),
+    "sqlite3": _sqlite,
     "file": _flagged(("-C", "--compile"), "file -C writes a compiled magic file", "C"),
     "date": _flagged(("-s", "--set"), "date -s sets the system clock", "s"),
     "yq": _flagged(("-i", "--inplace"), "yq -i edits the file in place", "i"),
