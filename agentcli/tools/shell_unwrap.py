@@ -418,6 +418,10 @@ RISKY: dict[str, Callable[[list[str]], list[str]]] = {
     "fd": _flagged(("-x", "--exec", "-X", "--exec-batch"), "fd -x runs a command on every match", "xX"),
     "fdfind": _flagged(("-x", "--exec", "-X", "--exec-batch"), "fd -x runs a command on every match", "xX"),
     "sqlite3": _sqlite,
+    # `test -v 'a[$(cmd)]'` evaluates the subscript, and with it the command, from a quoted word.
+    "test": lambda argv: ["test -v evaluates an array subscript, which can run commands"] if "-v" in argv[1:] else [],
+    **{name: _flagged(("-C", "-F"), f"{name} -C / -F runs a command or function", "CF")
+       for name in ("compgen", "complete")},
     "file": _flagged(("-C", "--compile"), "file -C writes a compiled magic file", "C"),
     "date": _flagged(("-s", "--set"), "date -s sets the system clock", "s"),
     "yq": _flagged(("-i", "--inplace"), "yq -i edits the file in place", "i"),
@@ -429,11 +433,33 @@ RISKY: dict[str, Callable[[list[str]], list[str]]] = {
 }
 
 
+# Builtins that assign shell variables by name (`read PATH`, `printf -v PATH`, `mapfile`, `getopts`,
+# `let`, `wait -p`): an assignment the lexer cannot see, so it is judged like `NAME=value`.
+_ALWAYS_ASSIGNS = frozenset({"read", "mapfile", "readarray", "getopts", "let"})
+_ASSIGNS_WITH = {"printf": "v", "wait": "p"}
+
+
+def _assigns_variables(name: str, argv: list[str]) -> bool:
+    if name in _ALWAYS_ASSIGNS:
+        return True
+    letter = _ASSIGNS_WITH.get(name)
+    if letter is None:
+        return False
+    for a in argv[1:]:
+        if a == "--" or not a.startswith("-") or a == "-":
+            return False
+        if letter in a[1:]:
+            return True
+    return False
+
+
 def risky_options(argv: list[str]) -> list[str]:
     """Reasons this command must not be auto-approved even when a rule allows it."""
     name = basename(argv[0])
     if name in _ENV_CHANGERS:
         return [f"{name} changes the shell's environment or runs code"]
+    if _assigns_variables(name, argv):
+        return [f"{name} assigns shell variables, which change what later commands run"]
     check = RISKY.get(name)
     return check(argv) if check else []
 
