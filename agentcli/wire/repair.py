@@ -139,8 +139,36 @@ def _decode_string(text: str, repair: bool, fixes: list[Fix], budget: RepairBudg
         raise ArgumentError(f"arguments are not valid JSON and could not be repaired: {exc}") from None
     if not isinstance(value, (dict, list)) or (value in ({}, []) and not _looks_empty(s)):
         raise ArgumentError(f"arguments are not valid JSON and could not be repaired: {err}")
+    if (where := _invented(value, s)) is not None:
+        raise ArgumentError(f"arguments are not valid JSON: the value of {where} is missing, and a repair would "
+                            f"have to invent it ({err.args[0] if err.args else err})")
     fixes.append(("json_repair", f"repaired malformed JSON arguments ({err.args[0] if err.args else err})"))
     return value
+
+
+_EMPTY_STRING = re.compile(r"""(?:""|'')""")
+_NULL = re.compile(r"\b(?:null|None)\b")
+
+
+def _invented(value: Any, source: str) -> str | None:
+    """Where json_repair filled in a value the text does not hold, or None.
+
+    It reads `{"path": "a", "content": }` as content "" (and a bare key as null): running that call
+    would write an empty file the model never asked for. A value can be repaired, never made up, so
+    an empty string needs an empty-string literal in the text and a null needs null/None.
+    """
+    has_empty = _EMPTY_STRING.search(source) is not None
+    has_null = _NULL.search(source) is not None
+    stack: list[tuple[str, Any]] = [("the arguments", value)]
+    while stack:
+        where, v = stack.pop()
+        if (v == "" and isinstance(v, str) and not has_empty) or (v is None and not has_null):
+            return where
+        if isinstance(v, dict):
+            stack.extend((repr(k), x) for k, x in v.items())
+        elif isinstance(v, list):
+            stack.extend((f"{where}[{i}]", x) for i, x in enumerate(v))
+    return None
 
 
 def _looks_empty(s: str) -> bool:

@@ -104,3 +104,28 @@ def test_resolve_name(name, resolved, kind):
 
 def test_resolve_name_without_repair_is_exact():
     assert repair.resolve_name("Read_File", TOOLS, repair=False) == (None, None)
+
+
+@pytest.mark.parametrize("raw, where", [
+    ('{"path": "a.txt", "content": }', "'content'"),
+    ('{"path": "a.txt", "content": , "mode": "w"}', "'content'"),
+    ('{"path": "a.txt", "opts": {"force": }}', "'force'"),
+    ('{"paths": ["a", , "b"], "x": }', "'x'"),
+])
+def test_repair_never_invents_a_missing_value(raw, where):
+    """json_repair reads a missing value as "" (or null); running that call would act on a value the
+    model never wrote, so the call is reported broken instead (the model is asked again)."""
+    with pytest.raises(repair.ArgumentError, match=f"value of {where} is missing"):
+        repair.decode_arguments(raw)
+
+
+@pytest.mark.parametrize("raw, expected", [
+    ('{"path": "a.txt" "content": ""}', {"path": "a.txt", "content": ""}),  # the empty string is written
+    ('{"path": "a.txt", "note": null,}', {"path": "a.txt", "note": None}),
+    ("{path: a.txt, content: 'hi there'}", {"path": "a.txt", "content": "hi there"}),
+    ('{"xs": [1, 2,, 3]}', {"xs": [1, 2, 3]}),
+])
+def test_repair_keeps_values_the_text_holds(raw, expected):
+    value, fixes = repair.decode_arguments(raw)
+    assert value == expected
+    assert [k for k, _ in fixes] == ["json_repair"]
