@@ -31,8 +31,17 @@ def load_routed(
             # Another provider: its own endpoint and key variable, not the profile's.
             profile.provider, profile.url, profile.api_key_env = choice.provider, None, None
         profile.model, rule = choice.model, choice.rule
-    if max_turns:
-        profile.limits.max_turns = max_turns
+    if max_turns is not None:
+        from pydantic import ValidationError
+
+        from agentcli.core.errors import UsageError
+
+        try:
+            profile.limits.max_turns = max_turns  # checked against the profile schema's bounds
+        except ValidationError as exc:
+            problem = exc.errors()[0]["msg"]
+            raise UsageError(f"--max-turns {max_turns}: {problem[:1].lower()}{problem[1:]}",
+                             hint="give a whole number of turns, e.g. --max-turns 20") from None
     return profile, rule
 
 

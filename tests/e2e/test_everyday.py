@@ -92,3 +92,12 @@ def test_undo_and_diff_commands_name_their_session(folder):
     assert (folder / "greeting.py").read_text() == 'def greet():\n    print("helo")\n'
     res = agent("undo", sid)  # the request is gone: nothing left to undo
     assert res.exit_code == 2 and "nothing to undo" in res.output
+
+
+@pytest.mark.parametrize("turns, says", [("0", "greater than or equal to 1"), ("-5", "greater than or equal to 1"),
+                                         ("5000", "less than or equal to 1000")])
+def test_max_turns_out_of_bounds_is_a_usage_error_not_a_crash(folder, turns, says):
+    res = agent("run", "hi", "--profile", "offline", "-w", str(folder), "--max-turns", turns)
+    assert res.exit_code == 2, res.output
+    assert f"--max-turns {turns}: input should be {says}" in res.output
+    assert "internal error" not in res.output and "Traceback" not in res.output
