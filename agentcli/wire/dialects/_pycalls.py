@@ -7,9 +7,8 @@ values make a call; a body holding anything else is not a call list at all.
 from __future__ import annotations
 
 import ast
-import io
 import keyword
-import tokenize
+import re
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -35,8 +34,7 @@ def statement_calls(
     renamed: dict[str, str] = {}
     if tree is None:
         # `book_flight(from="SFO")`: an argument named like a Python keyword is still an argument.
-        src, renamed = _rename_keyword_args(src)
-        tree = _parse(src) if renamed else None
+        tree, renamed = _rename_keyword_args(src)
     if tree is None:
         return None
     out: list[tuple[str, dict[str, object]]] = []
@@ -63,23 +61,38 @@ def _parse(src: str) -> ast.Module | None:
         return None
 
 
-def _rename_keyword_args(src: str) -> tuple[str, dict[str, str]]:
-    """`src` with every keyword-named argument (`from=`, `class=`) given a placeholder name, and the
-    placeholders mapped back. Tokenized, so a keyword inside a string is never touched."""
-    try:
-        toks = list(tokenize.generate_tokens(io.StringIO(src).readline))
-    except (tokenize.TokenError, SyntaxError, IndentationError):
-        return src, {}
+_KEYWORD_ARG = re.compile(
+    r"(?<![\w.])(" + "|".join(sorted(keyword.kwlist, key=len, reverse=True)) + r")(?=[ \t]*=(?!=))")
+
+
+def _rename_keyword_args(src: str) -> tuple[ast.Module | None, dict[str, str]]:
+    """`src` parsed with every keyword-named argument (`from=`, `class=`) given a placeholder name,
+    and the placeholders mapped back.
+
+    One regex pass and one parse, so the cost stays linear (the tokenize module backtracks on long
+    runs of escaped quotes: seconds for a few kilobytes). A `from=` inside a string is renamed too,
+    and put back in the string constants here.
+    """
+    prefix = "_kw_"
+    while prefix in src:
+        prefix += "_"
     renamed: dict[str, str] = {}
-    out: list[tuple[int, str]] = []
-    for i, tok in enumerate(toks):
-        text = tok.string
-        if (tok.type == tokenize.NAME and keyword.iskeyword(text) and 0 < i < len(toks) - 1
-                and toks[i - 1].string in ("(", ",") and toks[i + 1].string == "="):
-            text = f"_kw_{text}"
-            renamed[text] = tok.string
-        out.append((tok.type, text))
-    return (tokenize.untokenize(out), renamed) if renamed else (src, {})
+
+    def rename(m: re.Match[str]) -> str:
+        placeholder = f"{prefix}{len(renamed)}x"
+        renamed[placeholder] = m.group(1)
+        return placeholder
+
+    tree = _parse(_KEYWORD_ARG.sub(rename, src))
+    if tree is None or not renamed:
+        return None, {}
+    back = re.compile(re.escape(prefix) + r"\d+x")
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and prefix in node.value:
+            node.value = back.sub(lambda m: renamed[m.group()], node.value)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, bytes) and prefix.encode() in node.value:
+            node.value = back.sub(lambda m: renamed[m.group()], node.value.decode("latin-1")).encode("latin-1")
+    return tree, renamed
 
 
 def _call(call: ast.AST | None, namespaces: tuple[str, ...]) -> tuple[str, dict[str, object]] | None:

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import json
 import sys
+import tokenize
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from agentcli.wire import dialects, pipeline
-from agentcli.wire.dialects import _callscan
+from agentcli.wire.dialects import _callscan, _pycalls
 from agentcli.wire.pipeline import parse_text
 from agentcli.wire.textstream import TextStream
 from agentcli.wire.types import ParseContext
@@ -108,6 +109,31 @@ def _count_json_scans(monkeypatch):
     monkeypatch.setattr(_callscan, "_SCAN_ONCE", scan_once)
 
 
+@pytest.fixture(autouse=True)
+def _count_python_source_scans(monkeypatch):
+    """Characters handed to Python's own parser and to the tokenize module's matchers (the pythonic
+    readers parse call text as Python): a reader that re-scans the rest of a line from every
+    position shows as quadratic here, though the scanning happens inside one C call."""
+    real_parse = _pycalls._parse
+
+    def parse(src: str):  # noqa: ANN202
+        _work[0] += len(src)
+        return real_parse(src)
+
+    monkeypatch.setattr(_pycalls, "_parse", parse)
+    real_compile = getattr(tokenize, "_compile", None)
+    if real_compile is not None:
+        class _Pattern:
+            def __init__(self, pattern) -> None:  # noqa: ANN001
+                self.pattern = pattern
+
+            def match(self, string: str, pos: int = 0, *args):  # noqa: ANN002, ANN201
+                _work[0] += len(string) - pos
+                return self.pattern.match(string, pos, *args)
+
+        monkeypatch.setattr(tokenize, "_compile", lambda expr: _Pattern(real_compile(expr)))
+
+
 def _measure(run: Callable[[str], object], text: str) -> int:
     _work[0] = 0
     sys.setprofile(_on_event)
@@ -148,6 +174,9 @@ def _generators(name: str) -> dict[str, Callable[[int], str]]:
         gens[f"marker-open-object-{j}"] = lambda n, m=m: _rep(m + "{", n)
         gens[f"marker-name-{j}"] = lambda n, m=m: _rep(m + 'get_weather[ARGS]{"a": "', n)
         gens[f"marker-call-{j}"] = lambda n, m=m: _rep(m + CALL + "\n", n)
+        # One call whose value is a long run of escaped quotes, as a Python call: the text the
+        # pythonic readers hand to Python's own parser (a backtracking tokenizer would show here).
+        gens[f"marker-pycall-escapes-{j}"] = lambda n, m=m: m + "f(x='a', y=" + _rep('\\"', n) + "'b')"
     return gens
 
 
