@@ -22,7 +22,9 @@ _NAME_RX = re.compile(
     r"|<function=([^>\s]{1,128})>"
     r"""|invoke name=["']([^"'\s]{1,128})["']"""
     r"|\[TOOL_CALLS\]\s*([A-Za-z_][\w.\-]{0,127})\s*(?:\[|\{)"
-    r"|([A-Za-z_][\w.]{0,127})\((?=[\w\s\"')\]]|$)"
+    # A pythonic name starts where a word starts: tried from inside a long word it would re-read up
+    # to 128 characters at each position of the window, on every small delta.
+    r"|([A-Za-z_](?<![\w.][A-Za-z_])[\w.]{0,127})\((?=[\w\s\"')\]]|$)"
 )
 _SCAN = re.compile(r'[{}\[\]"]')
 _IN_STRING = re.compile(r'["\\]')
