@@ -380,6 +380,39 @@ def _sqlite(argv: list[str]) -> list[str]:
     return []
 
 
+def _python(argv: list[str]) -> list[str]:
+    # Only options before the script or `-m module` are python's own (`python -m pytest -c cfg` is pytest's -c).
+    for a in argv[1:]:
+        if a == "--" or not a.startswith("-") or a == "-":
+            return []
+        if a.startswith("--"):
+            continue
+        for k, letter in enumerate(a[1:]):
+            if letter == "c":
+                return ["python -c runs an inline program, whose text is not judged"]
+            if letter in "mWX":  # -m ends the options; -W and -X take the rest of the word as a value
+                return [] if letter == "m" else (_python_rest(argv, a) if k == len(a) - 2 else [])
+    return []
+
+
+def _python_rest(argv: list[str], a: str) -> list[str]:
+    """After an option that takes the next word as its value (`-W ignore`): judge what follows."""
+    i = argv.index(a)
+    return _python([argv[0], *argv[i + 2:]])
+
+
+# Interpreters whose options run a program given inline (or load code by name): the text of such a
+# program cannot be judged, so an allowed `perl -ne` still asks when it is handed one to run.
+_INLINE = {
+    "perl": (("-e", "-E", "-M", "-m", "-i", "-x", "-d"), "eEMmixd"),
+    "ruby": (("-e", "-r", "-i", "-x", "--require"), "erix"),
+    "node": (("-e", "--eval", "-p", "--print", "-r", "--require", "--import", "--loader",
+              "--experimental-loader"), "epr"),
+    "php": (("-r", "-B", "-R", "-F", "-E"), "rBRFE"),
+    "lua": (("-e", "-l"), "el"),
+}
+
+
 _make_options = _flagged(("-f", "--file", "--makefile", "--eval", "-E", "-C", "--directory", "-I", "--include-dir"),
                          "this make option runs rules from another makefile or directory", "fECI")
 
@@ -418,6 +451,10 @@ RISKY: dict[str, Callable[[list[str]], list[str]]] = {
     "fd": _flagged(("-x", "--exec", "-X", "--exec-batch"), "fd -x runs a command on every match", "xX"),
     "fdfind": _flagged(("-x", "--exec", "-X", "--exec-batch"), "fd -x runs a command on every match", "xX"),
     "sqlite3": _sqlite,
+    **{name: _python for name in ("python", "python3", "python2", "pypy", "pypy3")},
+    **{name: _flagged(options, f"{name} runs an inline program or loads code by name, whose text is not judged",
+                      short) for name, (options, short) in _INLINE.items()},
+    "bat": _flagged(("--pager",), "bat --pager runs a program of its choosing"),
     # `test -v 'a[$(cmd)]'` evaluates the subscript, and with it the command, from a quoted word.
     "test": lambda argv: ["test -v evaluates an array subscript, which can run commands"] if "-v" in argv[1:] else [],
     **{name: _flagged(("-C", "-F"), f"{name} -C / -F runs a command or function", "CF")
