@@ -4,7 +4,9 @@ M1: <tool_calls>
     {"name": "get_current_weather", "arguments": {"city": "Dallas"}}
     </tool_calls>
 M2: <minimax:tool_call><invoke name="get_weather"><parameter name="city">Seattle</parameter></invoke></minimax:tool_call>
-M1 calls written inside a <think> block are part of the reasoning and are not calls.
+M1 calls written inside a <think> block are part of the reasoning and are not calls. An M1 line
+with a name and no "arguments" is a call that takes none: the wrapper says it is a call, and the
+name is whole (a line without a name is not a call).
 M2 writes every value as text, so its candidates carry text_values.
 """
 
@@ -60,7 +62,7 @@ class _MiniMaxM1(Dialect):
         return cands, remove_spans(text, spans)
 
     def _lines(self, text: str, start: int, stop: int) -> tuple[list[Candidate], int]:
-        """One JSON call per line; a line that is not a whole call is skipped."""
+        """One JSON call per line (an object may span lines); a line that is not a call is skipped."""
         found: list[Candidate] = []
         last = start
         pos = start
@@ -70,7 +72,7 @@ class _MiniMaxM1(Dialect):
                 break
             got = decode_json_at(text, pos) if text[pos] == "{" else None
             if got is not None and got[1] <= stop:
-                cand = call_from_object(got[0], text[pos : got[1]], self.name, require_args=True)
+                cand = call_from_object(got[0], text[pos : got[1]], self.name)
                 if cand is not None:
                     found.append(cand)
                     last = got[1]
