@@ -37,6 +37,19 @@ CALLS_END_REASONING: tuple[str, ...] = (
     "<|tool_calls_section_begin|>", "<|tool_call_section_begin|>", "<|tool_call_begin|>",  # Kimi K2
     "<｜tool▁calls▁begin｜>", "<｜DSML｜function_calls>",  # DeepSeek V3/V3.1, V3.2
 )
+
+
+def _harmony_analysis(text: str) -> tuple[str, list[str]]:
+    if "<|message|>" not in text:
+        return text, []
+    from agentcli.wire.dialects.harmony import split_analysis
+
+    return split_analysis(text)
+
+
+# Reasoning a pair of tags cannot delimit (a channel of a message structure): each splitter takes
+# the text and returns it without the reasoning, and the reasoning found.
+REASONING_SPLITTERS = (_harmony_analysis,)
 # Dialects too weak to keep a call whose name is not an offered tool (JSON in prose); a dialect
 # can also declare `name_strict = True`.
 _STRICT_NAMES = frozenset(("json_block",))
@@ -49,6 +62,9 @@ def split_thinking(text: str) -> tuple[str, str]:
             and "think<|" not in text):  # the common case: one scan each
         return text, ""
     thoughts: list[str] = []
+    for splitter in REASONING_SPLITTERS:
+        text, more = splitter(text)
+        thoughts.extend(more)
     for open_tag, close_tag in THINK_TAGS:
         if close_tag not in text and open_tag not in text:
             continue

@@ -6,7 +6,8 @@ The recipient may also precede the channel (`<|start|>assistant to=functions.x<|
 A message with a recipient is a call whatever its channel (models also address functions from
 the analysis channel); a built-in recipient (`python`, `container.exec`) given code has no function
 to run and nothing to show, so it is dropped (as llama.cpp does). Whenever the text holds harmony messages it is rebuilt from the visible ones: analysis
-bodies are reasoning and are dropped, final/commentary bodies and prose outside messages are kept.
+bodies are reasoning (the pipeline moves them to thinking first, with `split_analysis`),
+final/commentary bodies and prose outside messages are kept.
 """
 
 from __future__ import annotations
@@ -64,6 +65,36 @@ def _body_end(text: str, start: int, cache: dict[str, int]) -> tuple[int, int]:
         if at != -1 and at < best:
             best, after = at, at if tok == START else at + len(tok)
     return best, after
+
+
+def split_analysis(text: str) -> tuple[str, list[str]]:
+    """(text without its analysis messages, their bodies): an analysis-channel message addressed to
+    no tool is the model's reasoning, so it goes to thinking like any family's think block. An
+    analysis message with a recipient is a call and stays for the dialect to read."""
+    if MESSAGE not in text or "analysis" not in text:
+        return text, []
+    out: list[str] = []
+    thoughts: list[str] = []
+    cache: dict[str, int] = {}
+    pos = 0
+    while True:
+        m = text.find(MESSAGE, pos)
+        if m == -1:
+            out.append(text[pos:])
+            break
+        prose, header = _split_header(text[pos:m])
+        body_start = m + len(MESSAGE)
+        body_end, after = _body_end(text, body_start, cache)
+        recipient = _word_after(" " + header, " to=")
+        if _word_after(header, CHANNEL) == "analysis" and (not recipient or recipient in _NOT_TOOLS):
+            out.append(prose)
+            thoughts.append(text[body_start:body_end])
+        else:
+            out.append(text[pos:after])
+        pos = after
+        if pos >= len(text):
+            break
+    return ("".join(out), thoughts) if thoughts else (text, [])
 
 
 class _Harmony(Dialect):

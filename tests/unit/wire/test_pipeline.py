@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from agentcli.core.types import Tool
 from agentcli.wire.pipeline import finalize, parse_text, split_thinking
 from agentcli.wire.types import Candidate, NativeParse, ParseContext
@@ -205,3 +207,20 @@ def test_reasoning_delimiters_of_every_family_go_to_thinking():
     for open_tag, close_tag in (("[THINK]", "[/THINK]"), ("<|START_THINKING|>", "<|END_THINKING|>"), ("<seed:think>", "</seed:think>")):
         out = parse_text(f"{open_tag}plan{close_tag}Answer")
         assert (out.text, out.thinking) == ("Answer", "plan")
+
+
+@pytest.mark.parametrize("text, calls, visible, thinking", [
+    ('<|channel|>analysis<|message|>Need the weather.<|end|><|start|>assistant<|channel|>commentary '
+     'to=functions.get_weather <|constrain|>json<|message|>{"city":"Tokyo"}<|call|>',
+     [("get_weather", {"city": "Tokyo"})], "", "Need the weather."),
+    ("<|start|>assistant<|channel|>analysis<|message|>Two and two.<|end|>"
+     "<|start|>assistant<|channel|>final<|message|>It is 4.<|return|>", [], "It is 4.", "Two and two."),
+    ('<|channel|>analysis to=functions.f<|message|>{"a": 1}<|call|>', [("f", {"a": 1})], "", ""),
+    ("<|channel|>analysis<|message|>cut off while thinking", [], "", "cut off while thinking"),
+])
+def test_harmony_analysis_is_thinking_and_an_addressed_analysis_message_a_call(text, calls, visible, thinking):
+    """gpt-oss reasons in the analysis channel: that goes to thinking, as every family's reasoning does;
+    a message addressed to a function is a call whatever its channel."""
+    resp = parse_text(text)
+    assert [(c.name, c.arguments) for c in resp.tool_calls] == calls
+    assert resp.text == visible and resp.thinking == thinking
