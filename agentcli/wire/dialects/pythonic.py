@@ -79,27 +79,26 @@ class PythonicDialect(Dialect):
         return self._inline(text, budget)
 
     def _bare_lines(self, stripped: str, budget: AstBudget) -> tuple[list[Candidate], str] | None:
-        """Bare calls one to a line ending the message, after prose or not: embedded calls, the prose
-        before them the text. Every one of those lines must read as a call, or none is taken."""
-        lines: list[str] = []
+        """Bare calls one to a line ending the message, after prose or not: embedded calls, the text
+        before them the text. Read from the last line up to the first line that is not one good call."""
+        found: list[Candidate] = []
         cut = len(stripped)
-        while len(lines) < _BARE_LINES:
+        while len(found) < _BARE_LINES:
             nl = stripped.rfind("\n", 0, cut)
             line = stripped[nl + 1: cut].strip()
-            if line and not (line.endswith(")") and _BARE.match(line)):
-                break
             if line:
-                lines.append(line)
+                if not (line.endswith(")") and _BARE.match(line)):
+                    break
+                calls = _calls("[" + line + "]", budget)
+                if calls is None or len(calls) != 1 or calls[0][2] is not None:
+                    break
+                found.extend(_cands(calls, line, self.name, embedded=True))
             cut = max(nl, 0)
             if nl < 0:
                 break
-        if not lines:
+        if not found:
             return None
-        block = stripped[cut:]
-        calls = _calls("[" + ", ".join(reversed(lines)) + "]", budget)
-        if calls is None or any(err is not None for _, _, err in calls):
-            return None
-        found = _cands(calls, block.strip(), self.name, embedded=True)
+        found.reverse()
         prose = stripped[:cut]
         before, rest = self._inline(prose, budget) if prose else ([], prose)
         return before + found, rest

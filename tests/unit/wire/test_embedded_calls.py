@@ -54,9 +54,11 @@ def test_bare_call_lines_ending_the_message():
     for text in ("That is all for now.\nThanks (really)", "Run it:\nprint(end='')\nget_weather(city='Oslo', 3)",
                  "Try this:\nsetup(debug=True)"):
         assert parse_text(text, CTX).tool_calls == [] and parse_text(text, CTX).text == text
-    # A line that is not a call between them: only the lines after it are the calls.
+    # Read from the last line up: a line that is not one good call ends the calls, and stays text.
     mixed = parse_text("get_weather(city='Rome')\nthen\nsearch(query='x')", CTX)
     assert calls(mixed) == [("search", {"query": "x"})] and mixed.text == "get_weather(city='Rome')\nthen"
+    noted = parse_text("Note (see below)\nget_weather(city='Oslo')", CTX)
+    assert calls(noted) == [("get_weather", {"city": "Oslo"})] and noted.text == "Note (see below)"
 
 
 def test_json_call_inline_in_a_sentence_needs_an_offered_name():
