@@ -2,9 +2,10 @@
 
 Parsed with the `ast` module and literal evaluation only, never eval. Accepted where the model
 clearly meant a call: inside <|python_start|>...<|python_end|>, as the whole message, or as a
-list on the last line(s) after prose. A list inside a sentence (`Here's a call: [f(x=1)]`) and a
-bare `f(x=1)` as the whole message are embedded calls: kept only for an offered tool's name. Lists
-inside code fences or `inline code` are examples. One call that cannot be read (positional or
+list on the last line(s) after prose. A list inside a sentence (`Here's a call: [f(x=1)]`), a bare
+`f(x=1)` as the whole message, and bare calls one to a line ending the message, after prose or not
+(Granite 3.3 writes `get_weather(city="Paris")` lines), are embedded calls: kept only for an offered
+tool's name. Lists inside code fences or `inline code` are examples. One call that cannot be read (positional or
 non-literal arguments, a broken quote, a number JSON cannot carry) is reported as a broken call
 next to its readable siblings; a list with no readable call is not a call list.
 """
@@ -37,6 +38,7 @@ _BARE = re.compile(r"[A-Za-z_][\w.]*\s*\(")  # a whole message that is one call 
 _SPLIT = re.compile(r"\)\s*,\s*(?=[A-Za-z_][\w.]*\s*\()")  # between two calls of a list
 _HEAD = re.compile(r"\s*([A-Za-z_][\w.]*)\s*\(")
 _SPAN_MAX = 20_000  # an inline list longer than this is not read (and bounds the bracket scan)
+_BARE_LINES = 64  # bare call lines read at the end of a message, at most
 
 # (name, arguments, error): arguments are None exactly when error says why the call is unreadable.
 Call = tuple[str, "dict[str, Any] | None", "str | None"]
@@ -66,11 +68,40 @@ class PythonicDialect(Dialect):
             found = self._whole(stripped, budget)
             if found is not None:
                 return found
-        if stripped.endswith(")") and _BARE.match(stripped):
-            calls = _calls("[" + stripped + "]", budget)
-            if calls is not None and all(err is None for _, _, err in calls):
-                return _cands(calls, stripped, self.name, embedded=True), ""
+        if stripped.endswith(")"):
+            if _BARE.match(stripped):
+                calls = _calls("[" + stripped + "]", budget)
+                if calls is not None and all(err is None for _, _, err in calls):
+                    return _cands(calls, stripped, self.name, embedded=True), ""
+            found = self._bare_lines(stripped, budget)
+            if found is not None:
+                return found
         return self._inline(text, budget)
+
+    def _bare_lines(self, stripped: str, budget: AstBudget) -> tuple[list[Candidate], str] | None:
+        """Bare calls one to a line ending the message, after prose or not: embedded calls, the text
+        before them the text. Read from the last line up to the first line that is not one good call."""
+        found: list[Candidate] = []
+        cut = len(stripped)
+        while len(found) < _BARE_LINES:
+            nl = stripped.rfind("\n", 0, cut)
+            line = stripped[nl + 1: cut].strip()
+            if line:
+                if not (line.endswith(")") and _BARE.match(line)):
+                    break
+                calls = _calls("[" + line + "]", budget)
+                if calls is None or len(calls) != 1 or calls[0][2] is not None:
+                    break
+                found.extend(_cands(calls, line, self.name, embedded=True))
+            cut = max(nl, 0)
+            if nl < 0:
+                break
+        if not found:
+            return None
+        found.reverse()
+        prose = stripped[:cut]
+        before, rest = self._inline(prose, budget) if prose else ([], prose)
+        return before + found, rest
 
     def _whole(self, stripped: str, budget: AstBudget) -> tuple[list[Candidate], str] | None:
         """The message is a call list, one list per line, or prose with the list on its last line(s)."""

@@ -44,6 +44,23 @@ def test_bare_calls_as_the_whole_message():
     assert parse_text('config{"debug": true}', CTX).tool_calls == []
 
 
+def test_bare_call_lines_ending_the_message():
+    # Granite 3.3 writes its calls bare, one to a line, after its prose or alone (vLLM granite_pythonic).
+    both = parse_text('get_weather(city="Paris")\nsearch(query="vLLM release notes")', CTX)
+    assert calls(both) == [("get_weather", {"city": "Paris"}), ("search", {"query": "vLLM release notes"})]
+    assert both.text == ""
+    after = parse_text('Sure, let me check the weather.\n\nget_weather(location="London")', CTX)
+    assert calls(after) == [("get_weather", {"location": "London"})] and after.text == "Sure, let me check the weather."
+    for text in ("That is all for now.\nThanks (really)", "Run it:\nprint(end='')\nget_weather(city='Oslo', 3)",
+                 "Try this:\nsetup(debug=True)"):
+        assert parse_text(text, CTX).tool_calls == [] and parse_text(text, CTX).text == text
+    # Read from the last line up: a line that is not one good call ends the calls, and stays text.
+    mixed = parse_text("get_weather(city='Rome')\nthen\nsearch(query='x')", CTX)
+    assert calls(mixed) == [("search", {"query": "x"})] and mixed.text == "get_weather(city='Rome')\nthen"
+    noted = parse_text("Note (see below)\nget_weather(city='Oslo')", CTX)
+    assert calls(noted) == [("get_weather", {"city": "Oslo"})] and noted.text == "Note (see below)"
+
+
 def test_json_call_inline_in_a_sentence_needs_an_offered_name():
     ok = parse_text('I will run {"name": "search", "arguments": {"query": "x"}} now.', CTX)
     assert calls(ok) == [("search", {"query": "x"})] and ok.text == "I will run  now."
