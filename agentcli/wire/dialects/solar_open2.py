@@ -5,8 +5,8 @@
 <|tool_call:end|>
 Values are text (the schema types them). A call ends at its end token, or at the next call's start
 token when the model drops it; a value ends at its end token, the next key or the end of its call.
-A call cut off by the end of the output is not a call and stays text, as does one whose name line
-never ends. A key written twice keeps its first value. Only a whole sentinel is a boundary: a value
+A call cut off by the end of the output is not a call and stays text; one whose name line runs into
+the next boundary is no call either, and its sentinels leave the text with it (markup, not prose). A key written twice keeps its first value. Only a whole sentinel is a boundary: a value
 may quote a prefix of one (`<|tool_call:`).
 """
 
@@ -70,10 +70,9 @@ class _SolarOpen2(Dialect):
             pos = end
             body = text[body_start:at]
             nl = body.find("\n")
-            if nl == -1:
-                continue  # the name line never ended: no call to read
-            name = body[:nl].strip()
+            name = body[:nl].strip() if nl != -1 else ""
             if not name or any(c.isspace() or c in _BAD_NAME for c in name):
+                spans.append((s, end))  # the name line never ended: no call, and not prose either
                 continue
             cands.append(Candidate(name=name, arguments=_pairs(body[nl + 1 :]), raw=text[s:end],
                                    dialect=self.name, text_values=True))
