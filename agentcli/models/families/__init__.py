@@ -54,6 +54,13 @@ FAMILIES: dict[str, str] = {
     "ernie": "others:ernie_rules",
     "nemotron": "others:nemotron_rules",
     "dots": "others:dots_rules",
+    "hyperclovax": "others:hyperclovax_rules",
+    "iquest": "others:iquest_rules",
+    "mimo": "others:mimo_rules",
+    "pangu": "others:pangu_rules",
+    "rwkv": "others:rwkv_rules",
+    "cwm": "others:cwm_rules",
+    "solar": "others:solar_rules",
     "starcoder": "others:no_native_rules",
     "yi": "others:no_native_rules",
     "falcon": "others:no_native_rules",
@@ -128,6 +135,16 @@ ALIASES: dict[str, tuple[str, str | None]] = {
     "nemotron": ("nemotron", None),
     "reka": ("reka", None),
     "dots": ("dots", None),  # rednote's dots.llm1 ("rednote-hilab/dots.llm1.inst")
+    "hyperclovax": ("hyperclovax", None),  # NAVER ("naver-hyperclovax/HyperCLOVAX-SEED-Think-32B")
+    "intern-s1": ("internlm", "s1"),  # InternLM's Intern-S1 writes InternLM2's action tokens
+    "iquest-coder": ("iquest", "coder"),  # "IQuestLab/IQuest-Coder-V1-40B-Instruct"
+    "mimo": ("mimo", None),  # Xiaomi ("XiaomiMiMo/MiMo-V2-Flash")
+    "openpangu": ("pangu", None),  # "FreedomIntelligence/openPangu-Embedded-7B-V1.1"
+    "pangu": ("pangu", None),
+    "rwkv7": ("rwkv", None),  # "BlinkDL/rwkv7-g1"
+    "rwkv": ("rwkv", None),
+    "cwm": ("cwm", None),  # Meta's Code World Model ("facebook/cwm")
+    "solar-open": ("solar", "open"),  # Upstage ("upstage/Solar-Open2-250B")
 }
 
 # Fine-tune lines named after themselves but built on another family: when the id
@@ -136,7 +153,9 @@ WRAPPERS: frozenset[str] = frozenset({"hermes"})
 
 # Families whose ids write the version as "v0.3" / "v3" ("Mistral-7B-Instruct-v0.3",
 # "deepseek-v3"). Elsewhere "-v2" is a fine-tune's own revision, not the model version.
-V_VERSIONS: frozenset[str] = frozenset({"mistral", "mixtral", "deepseek", "functionary", "firefunction"})
+V_VERSIONS: frozenset[str] = frozenset({
+    "mistral", "mixtral", "deepseek", "functionary", "firefunction", "iquest", "mimo", "pangu",
+})
 
 # Publishers of the base models: their ids are not custom.
 OFFICIAL_ORGS: frozenset[str] = frozenset({
@@ -145,7 +164,8 @@ OFFICIAL_ORGS: frozenset[str] = frozenset({
     "ibm", "cohereforai", "coherelabs", "cohere", "x-ai", "nvidia", "bigcode", "01-ai", "tiiuae",
     "meetkai", "fireworks-ai", "salesforce", "internlm", "ai21labs", "tencent", "minimaxai",
     "bytedance-seed", "liquidai", "huggingfacetb", "allenai", "ai-sage", "meituan-longcat", "swiss-ai", "baidu",
-    "deepcogito", "rednote-hilab",
+    "deepcogito", "rednote-hilab", "naver-hyperclovax", "iquestlab", "xiaomimimo", "freedomintelligence",
+    "openpangu", "blinkdl", "facebook", "upstage",
 })
 
 # Re-publishers of quantised weights: same model, not a fine-tune.

@@ -106,3 +106,45 @@ def no_native_rules(spec: ModelSpec) -> dict[str, Any]:
 def dots_rules(spec: ModelSpec) -> dict[str, Any]:
     """dots.llm1 writes its calls in <dots_function_call> sections (vLLM's `dots` parser); 32k window."""
     return {**_TOOLS, "context_window": 32_768, "text_dialect": "dots"}
+
+
+def hyperclovax_rules(spec: ModelSpec) -> dict[str, Any]:
+    """NAVER HyperCLOVA X SEED Think: GLM-style calls with JSON values (32B) or a `-> tool/function_call`
+    turn holding a JSON list (14B); one dialect reads both."""
+    window = 32_768 if spec.size is not None and spec.size <= 14 else 131_072
+    return {**_TOOLS, "parallel_tools": True, "context_window": window, "text_dialect": "hyperclovax"}
+
+
+def iquest_rules(spec: ModelSpec) -> dict[str, Any]:
+    """IQuest-Coder V1 writes Qwen3-Coder's <tool_call><function=..><parameter=..> XML; 128k window."""
+    return {**_TOOLS, "parallel_tools": True, "context_window": 131_072, "text_dialect": "qwen3_coder"}
+
+
+def mimo_rules(spec: ModelSpec) -> dict[str, Any]:
+    """Xiaomi MiMo V2 writes Qwen3-Coder's <function=..><parameter=..> XML; MiMo 7B writes Hermes JSON."""
+    if spec.version >= (2,):
+        return {**_TOOLS, "parallel_tools": True, "context_window": 262_144, "text_dialect": "qwen3_coder"}
+    return {**_TOOLS, "context_window": 32_768, "text_dialect": "hermes"}
+
+
+def pangu_rules(spec: ModelSpec) -> dict[str, Any]:
+    """openPangu writes a JSON list of calls between <|tool_call_start|> and <|tool_call_end|> (LFM2's
+    tokens, read by its dialect)."""
+    return {**_TOOLS, "parallel_tools": True, "context_window": 32_768, "text_dialect": "lfm2"}
+
+
+def rwkv_rules(spec: ModelSpec) -> dict[str, Any]:
+    """RWKV-7 G1 writes a `**Tool Call:**` heading over a ```json fence holding {"name", "arguments"}."""
+    return {**_TOOLS, "parallel_tools": True, "context_window": 8_192, "text_dialect": "rwkv"}
+
+
+def cwm_rules(spec: ModelSpec) -> dict[str, Any]:
+    """Meta CWM writes `<tool: function>` blocks (the tool's name, then its input); 131k window."""
+    return {**_TOOLS, "context_window": 131_072, "text_dialect": "cwm"}
+
+
+def solar_rules(spec: ModelSpec) -> dict[str, Any]:
+    """Upstage Solar Open 2 writes <|tool_call:start|> blocks of <|tool_arg:..|> pairs."""
+    if spec.version >= (2,):
+        return {**_TOOLS, "parallel_tools": True, "context_window": 131_072, "text_dialect": "solar_open2"}
+    return {**_TOOLS, "context_window": 131_072}

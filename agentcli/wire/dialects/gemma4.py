@@ -5,19 +5,31 @@ Strings sit between <|"|> tokens and are taken verbatim (quotes and backslashes 
 model's text, not escapes); a JSON "string" in their place is decoded; numbers, booleans, null and
 nested {..}/[..] are bare. A call cut off before its close token still counts once its braces closed.
 
+A block closed by the end-of-turn token (`<turn|>`) instead of its own, or opened with a stray colon
+(`<|tool_call>:call:..`), is still that call. When the model drops the open token, a bare
+`call:NAME{..}` at the start of a line (or of the answer after the reasoning channel) or after the
+`<call>` fragment is read as an embedded call: with tools offered, only one naming an offered tool.
+
 The turn's own tokens never belong on screen: a repeated close token or the tool-response opener the
 model writes after a call (it expects the result next) are dropped from the visible text.
 """
 
 from __future__ import annotations
 
+import re
+from typing import Any
+
 from agentcli.wire.dialects._base import Dialect
 from agentcli.wire.dialects._scan import ParseResult, iter_blocks, remove_spans, total
-from agentcli.wire.dialects.functiongemma import parse_call
+from agentcli.wire.dialects.functiongemma import _Reader, parse_call
 from agentcli.wire.types import Candidate
 
 BEGIN, END = "<|tool_call>", "<tool_call|>"
+TURN_END = "<turn|>"
 ESC = '<|"|>'
+# Where a call written without its open token starts: a line's (or the answer's) first word, the end
+# of the reasoning channel, or the `<call>` fragment of the open token.
+_BARE = re.compile(r"(?:^|\n)[ \t]*call:|<channel\|>call:|<call>")
 # Turn tokens a model writes after its calls; markup, never text.
 _STRAY = (END, "<|tool_response>", "<tool_response|>")
 
@@ -32,7 +44,7 @@ def _call_name(body: str) -> str | None:
 
 class _Gemma4(Dialect):
     name = "gemma4"
-    markers = (BEGIN,)
+    markers = (BEGIN, "call:", "<call>")
     owns = (BEGIN,)
 
     @total
@@ -40,8 +52,12 @@ class _Gemma4(Dialect):
         cands: list[Candidate] = []
         spans: list[tuple[int, int]] = []
         for blk in iter_blocks(text, BEGIN, END):
-            body = text[blk.body_start : blk.body_end]
-            raw = text[blk.start : blk.end]
+            body, end = text[blk.body_start : blk.body_end], blk.end
+            if not blk.closed and (t := body.find(TURN_END)) != -1:
+                body, end = body[:t], blk.body_start + t + len(TURN_END)  # closed by the turn's end
+            if body.startswith(":call:"):
+                body = body[1:]
+            raw = text[blk.start : end]
             got = parse_call(body, ESC)
             if got is not None:
                 cands.append(Candidate(name=got[0], arguments=got[1], raw=raw, dialect=self.name, text_values=True))
@@ -51,13 +67,54 @@ class _Gemma4(Dialect):
                                        error="the call's arguments are not valid Gemma 4 syntax"))
             else:
                 continue
-            spans.append((blk.start, blk.end))
+            spans.append((blk.start, end))
+        rest = remove_spans(text, spans) if spans else text
+        if "call" in rest:
+            bare, rest = _bare_calls(rest, self.name)
+            cands.extend(bare)
         if not cands:
             return [], text
-        rest = remove_spans(text, spans)
         for token in _STRAY:
             rest = rest.replace(token, "")
         return cands, rest
+
+
+def _bare_call(body: str) -> tuple[str, dict[str, Any], int] | None:
+    """(name, arguments, end) of the `call:NAME{..}` that `body` starts with, or None."""
+    brace = body.find("{")
+    name = _call_name(body[: brace + 1]) if brace != -1 else None
+    if name is None:
+        return None
+    reader = _Reader(body, ESC)
+    reader.i = brace
+    try:
+        args = reader.obj()
+    except (ValueError, RecursionError):
+        return None
+    return name, args, reader.i
+
+
+def _bare_calls(text: str, dialect: str) -> tuple[list[Candidate], str]:
+    """Calls written without their open token, each read within the text up to the next such start."""
+    starts = [(m.start(), m.end()) for m in _BARE.finditer(text)]
+    cands: list[Candidate] = []
+    spans: list[tuple[int, int]] = []
+    for i, (at, after) in enumerate(starts):
+        stop = starts[i + 1][0] if i + 1 < len(starts) else len(text)
+        # `call:NAME{` is read from its `call:`; the `<call>` fragment is followed by NAME{ alone.
+        fragment = text.startswith("<call>", after - 6)
+        begin = after if fragment else after - len("call:")
+        got = _bare_call(("call:" if fragment else "") + text[begin:stop])
+        if got is None:
+            continue
+        name, args, end = got
+        end = begin + end - (len("call:") if fragment else 0)
+        cands.append(Candidate(name=name, arguments=args, raw=text[at:end], dialect=dialect,
+                               text_values=True, embedded=True))
+        spans.append((at, end))
+    if not cands:
+        return [], text
+    return cands, remove_spans(text, spans)
 
 
 GEMMA4 = _Gemma4()

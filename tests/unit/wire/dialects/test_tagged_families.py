@@ -67,6 +67,21 @@ def test_gemma4_parameter_named_input_is_not_unwrapped():
     assert _calls(out) == [("search", {"input": {"all": True}})]
 
 
+def test_gemma4_bare_call_reads_only_as_an_offered_tool_at_a_line_start():
+    out = _parse(f"Let me look.\ncall:get_weather{{city:{Q}Oslo{Q}}}", GEMMA4)
+    assert _calls(out) == [("get_weather", {"city": "Oslo"})]
+    assert out.text.strip() == "Let me look."
+    assert _calls(_parse(f"Let me look.\ncall:bash{{command:{Q}ls{Q}}}", GEMMA4)) == []  # not offered: prose
+    assert _calls(_parse(f"Say call:get_weather{{city:{Q}Oslo{Q}}} to check.", GEMMA4)) == []  # mid-line: prose
+    assert _calls(_parse(f"call:get_weather{{city:{Q}Oslo", GEMMA4)) == []  # cut off
+
+
+def test_gemma4_call_closed_by_the_turn_end_token():
+    out = _parse(f"<|tool_call>call:get_weather{{city:{Q}Oslo{Q}}}<turn|>", GEMMA4)
+    assert _calls(out) == [("get_weather", {"city": "Oslo"})]
+    assert out.text.strip() == ""
+
+
 def test_gemma4_broken_call_beside_good_one():
     out = _parse(f"<|tool_call>call:get_weather{{city:{Q}Oslo{Q}}}<tool_call|>"
                  f"<|tool_call>call:get_weather{{city:{Q}Rome{Q},days:}}}}<tool_call|>", GEMMA4)
