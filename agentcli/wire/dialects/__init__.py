@@ -58,8 +58,8 @@ DIALECTS: dict[str, str] = {
     "gigachat35": "gigachat35:GIGACHAT35",  # <｜GCML｜tool_calls><｜GCML｜invoke name=..><｜GCML｜parameter ..>
     "solar_open2": "solar_open2:SOLAR_OPEN2",  # <|tool_call:start|>f\n<|tool_arg:start|>k<|tool_arg:value|>v..
     "hyperclovax": "hyperclovax:HYPERCLOVAX",  # GLM markup with JSON values / `-> tool/function_call` + JSON
-    "cwm": "cwm:CWM",
-    "rwkv": "rwkv:RWKV",  # **Tool Call:** over a ```json fence (RWKV-7 G1)  # <tool: function>\nterminal ls\n</tool> (Meta CWM)
+    "cwm": "cwm:CWM",  # <tool: function>\nterminal ls\n</tool> (Meta CWM)
+    "rwkv": "rwkv:RWKV",  # **Tool Call:** over a ```json fence (RWKV-7 G1)
     # generic text forms, last
     "tool_xml": "tool_xml:TOOL_XML",  # <read_file><path>..</path></read_file> (Cline / Roo), offered tools only
     "pythonic": "pythonic:PYTHONIC",  # [get_weather(city="Paris")] (Llama 3.2/4 pythonic)
