@@ -44,6 +44,9 @@ _ID_LOOKBACK = 160
 # Wrapper tokens only ever written around calls. A lone argument token is left alone: prose quoting
 # the layout (`name:0<|tool_call_argument_begin|>{...}`) must read as written.
 _TOKENS = (*SECTION_BEGINS, *SECTION_ENDS, CALL_BEGIN, CALL_END)
+# The tokens only Kimi writes: <|tool_call_end|> alone is shared (LFM2 and openPangu close their
+# <|tool_call_start|> blocks with it), so without one of these the text is not Kimi's to clean.
+_KIMI_ONLY = (*SECTION_BEGINS, *SECTION_ENDS, CALL_BEGIN, ARG_BEGIN)
 
 
 def _name_from_id(call_id: str) -> str | None:
@@ -95,6 +98,8 @@ class _KimiK2(Dialect):
 
     @total
     def parse(self, text: str) -> ParseResult:
+        if not any(tok in text for tok in _KIMI_ONLY):
+            return [], text  # a lone <|tool_call_end|> closes LFM2's or openPangu's block, not Kimi's
         found: list[tuple[Candidate, tuple[int, int]]] = []
         blocks: list[tuple[int, int]] = []  # every begin..end region, read or not
         garbled: list[tuple[int, int]] = []  # whole call blocks whose id names no tool
