@@ -1,7 +1,8 @@
 """Qwen3-Coder XML calls: <tool_call><function=name><parameter=p>value</parameter></function></tool_call>.
 
 Tolerates the model's known slips: a missing opening <tool_call> (bare <function=...> followed by an
-orphan </tool_call>) and a missing </parameter> before the next parameter or </function>. A body of
+orphan </tool_call>) and a missing </parameter> before the next parameter or </function>. Quoted names
+(`<parameter="city">`) are the names without quotes; a name never holds an angle bracket. A body of
 JSON (`<function=name>{"a": 1}</function>`, the Llama 3.1 custom-tool form) is read as JSON arguments.
 """
 
@@ -20,12 +21,18 @@ from agentcli.wire.types import Candidate
 if TYPE_CHECKING:
     from agentcli.core.types import Tool, ToolCall, ToolResult
 
-_FUNC = re.compile(r"<function=([^>\n]{1,200})>")
-_PARAM = re.compile(r"<parameter=([^>\n]{1,200})>")
+# A name holds no angle bracket: `<function=<<not xml>>` is no call, and `<parameter=a<b>` no parameter.
+_FUNC = re.compile(r"<function=([^<>\n]{1,200})>")
+_PARAM = re.compile(r"<parameter=([^<>\n]{1,200})>")
 _END_FUNC = "</function>"
 _END_PARAM = "</parameter>"
 _WRAP_OPEN = "<tool_call>"
 _WRAP_CLOSE = "</tool_call>"
+
+
+def _name(raw: str) -> str:
+    """A function or parameter name, without the quotes of the attribute style (`<parameter="city">`)."""
+    return raw.strip().strip("\"'")
 
 
 def _strip_nl(value: str) -> str:
@@ -54,7 +61,7 @@ class Qwen3CoderDialect(Dialect):
             m = _FUNC.search(text, pos)
             if not m:
                 break
-            name = m.group(1).strip().strip("\"'")
+            name = _name(m.group(1))
             body_start = m.end()
             end = find_cached(text, _END_FUNC, body_start, closes)
             nxt = _FUNC.search(text, body_start)
@@ -68,7 +75,11 @@ class Qwen3CoderDialect(Dialect):
                 stop = wrap if closed else limit
                 body = text[body_start:stop]
             raw = text[m.start():stop]
-            cand = self._candidate(name, body, raw, closed)
+            j = m.start()
+            while j > pos and text[j - 1].isspace():
+                j -= 1
+            wrapped = text.startswith(_WRAP_OPEN, j - len(_WRAP_OPEN))
+            cand = self._candidate(name, body, raw, closed, wrapped)
             if cand is not None:
                 out.append(cand)
                 spans.append((m.start(), stop))
@@ -77,7 +88,7 @@ class Qwen3CoderDialect(Dialect):
             return [], text
         return out, _cut(text, spans)
 
-    def _candidate(self, name: str, body: str, raw: str, closed: bool) -> Candidate | None:
+    def _candidate(self, name: str, body: str, raw: str, closed: bool, wrapped: bool) -> Candidate | None:
         if not name:
             return None
         i = skip_ws(body, 0)
@@ -87,6 +98,8 @@ class Qwen3CoderDialect(Dialect):
                 return Candidate(name, None, raw, self.name, error="truncated tool call (output ended inside it)")
             return Candidate(name, js, raw, self.name)
         if not closed and "<parameter=" not in body:
+            if wrapped and not body.strip():  # `<tool_call><function=x>` and the output ends: a cut-off call
+                return Candidate(name, None, raw, self.name, error="truncated tool call (output ended inside it)")
             return None  # `<function=x>` mentioned in prose, with nothing of a call after it
         args: dict[str, Any] = {}
         complete = True
@@ -100,11 +113,11 @@ class Qwen3CoderDialect(Dialect):
             end = find_cached(body, _END_PARAM, vstart, closes)
             nxt = _PARAM.search(body, vstart)
             if end >= 0 and (nxt is None or end < nxt.start()):
-                args[m.group(1).strip()] = _strip_nl(body[vstart:end])
+                args[_name(m.group(1))] = _strip_nl(body[vstart:end])
                 pos = end + len(_END_PARAM)
             else:
                 stop = nxt.start() if nxt else len(body)
-                args[m.group(1).strip()] = _strip_nl(body[vstart:stop].rstrip())
+                args[_name(m.group(1))] = _strip_nl(body[vstart:stop].rstrip())
                 complete = nxt is not None or closed
                 pos = stop
         if body[pos:].strip() and not closed:

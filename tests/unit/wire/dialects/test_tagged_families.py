@@ -159,6 +159,27 @@ def test_qwen3_coder_near_json_array_parameter_is_typed_by_schema():
     assert "function" not in out.text and "tool_call" not in out.text
 
 
+def test_qwen3_coder_quoted_names_are_the_names():
+    out = _parse('<tool_call>\n<function="get_weather">\n<parameter="city">\nOslo\n</parameter>\n'
+                 "<parameter='days'>\n3\n</parameter>\n</function>\n</tool_call>", "Qwen/Qwen3-Coder-30B-A3B-Instruct")
+    assert _calls(out) == [("get_weather", {"city": "Oslo", "days": 3})]
+
+
+@pytest.mark.parametrize("output", ["<function=<<not xml>></function>", "<function=a<b>\n<parameter=x>1</parameter>\n</function>"])
+def test_qwen3_coder_a_name_with_an_angle_bracket_is_no_call(output):
+    out = _parse(output, "Qwen/Qwen3-Coder-30B-A3B-Instruct")
+    assert out.tool_calls == []
+    assert out.text == output
+
+
+def test_qwen3_coder_wrapped_call_cut_after_its_name_is_reported_not_shown():
+    out = _parse("Plan</think>Before<tool_call><function=get_weather>", "Qwen/Qwen3.5-27B")
+    assert _calls(out) == [] and [c.name for c in out.tool_calls if c.error] == ["get_weather"]
+    assert out.text == "Before"
+    prose = _parse("Write <function=get_weather> to call it.", "Qwen/Qwen3.5-27B")
+    assert prose.tool_calls == [] and prose.text == "Write <function=get_weather> to call it."
+
+
 # --- LFM2 ---------------------------------------------------------------------------------------
 
 LFM2 = "LiquidAI/LFM2-1.2B"
