@@ -180,6 +180,29 @@ def test_qwen3_coder_wrapped_call_cut_after_its_name_is_reported_not_shown():
     assert prose.tool_calls == [] and prose.text == "Write <function=get_weather> to call it."
 
 
+# --- Hermes <tool_call> JSON -------------------------------------------------------------------
+
+@pytest.mark.parametrize("body", [
+    '{"name": "获取天气", "arguments": {"城市": "北京"}}',
+    '{"function": {"name": "获取天气", "arguments": {"城市": "北京"}}}',
+])
+def test_hermes_wrapped_call_name_need_not_be_an_identifier(body):
+    out = parse_for(f"<tool_call>\n{body}\n</tool_call>", "Qwen/Qwen3-8B", [])
+    assert _calls(out) == [("获取天气", {"城市": "北京"})] and out.text == ""
+    assert [c.name for c in out.tool_calls] == ["获取天气"]
+
+
+@pytest.mark.parametrize("body", [
+    '{"name": "a\\nb", "arguments": {}}', '{"name": "get weather", "arguments": "not an object"}',
+    '{"name": "get weather", "arguments": {}, "description": "a tool"}', '{"name": "<x>", "arguments": {}}',
+])
+def test_hermes_wrapped_object_that_is_not_a_call_stays_text(body):
+    from agentcli.wire.dialects import get
+
+    cands, rest = get("hermes").parse(f"<tool_call>{body}</tool_call>")
+    assert cands == [] and body in rest
+
+
 # --- LFM2 ---------------------------------------------------------------------------------------
 
 LFM2 = "LiquidAI/LFM2-1.2B"
