@@ -37,6 +37,7 @@ THINK_TAGS: tuple[tuple[str, str], ...] = (
 CALLS_END_REASONING: tuple[str, ...] = (
     "<|tool_calls_section_begin|>", "<|tool_call_section_begin|>", "<|tool_call_begin|>",  # Kimi K2
     "<｜tool▁calls▁begin｜>", "<｜DSML｜function_calls>",  # DeepSeek V3/V3.1, V3.2
+    "<tool_call>",  # Qwen3 / Qwen3.5 and Hermes: a special token of their tokenizers, opened mid-thought
 )
 
 
