@@ -148,3 +148,21 @@ def solar_rules(spec: ModelSpec) -> dict[str, Any]:
     if spec.version >= (2,):
         return {**_TOOLS, "parallel_tools": True, "context_window": 131_072, "text_dialect": "solar_open2"}
     return {**_TOOLS, "context_window": 131_072}
+
+
+def intellect_rules(spec: ModelSpec) -> dict[str, Any]:
+    """Prime Intellect INTELLECT-3 (a GLM-4.5-Air post-train) writes Qwen3-Coder's
+    <tool_call><function=..><parameter=..> XML after a <think> block; 128k window."""
+    return {**_TOOLS, "parallel_tools": True, "context_window": 131_072, "text_dialect": "qwen3_coder"}
+
+
+def bailing_rules(spec: ModelSpec) -> dict[str, Any]:
+    """inclusionAI Ling / Ring (Bailing MoE) write GLM-4.5's <tool_call>name<arg_key>..<arg_value>..
+    markup after a <think> block the template opens; 128k window."""
+    return {**_TOOLS, "parallel_tools": True, "context_window": 131_072, "text_dialect": "glm4_moe"}
+
+
+def laguna_rules(spec: ModelSpec) -> dict[str, Any]:
+    """Poolside Laguna writes GLM-4.5's <tool_call>name<arg_key>..<arg_value>.. markup (at times a JSON
+    object in the tags instead, at times in <user> tags) after a <think> block the template opens."""
+    return {**_TOOLS, "parallel_tools": True, "context_window": 131_072, "text_dialect": "laguna"}

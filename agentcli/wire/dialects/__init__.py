@@ -30,6 +30,7 @@ DIALECTS: dict[str, str] = {
     "kimi_k2": "kimi_k2:KIMI_K2",
     "kimi_k3": "kimi_k3:KIMI_K3",  # <|open|>tools<|sep|><|open|>call tool="f" ...<|close|>call<|sep|>
     "glm4_moe": "glm4_moe:GLM4_MOE",
+    "laguna": "laguna:LAGUNA",  # GLM <arg_key> pairs, a name line + JSON, or JSON, in <tool_call> or <user>
     "hunyuan": "hunyuan:HUNYUAN",
     "minimax": "minimax:MINIMAX",
     "minimax_m2": "minimax:MINIMAX_M2",

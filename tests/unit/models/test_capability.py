@@ -129,6 +129,9 @@ def test_gpt_and_o_series():
         ("NousResearch/Hermes-3-Llama-3.1-8B", "hermes"),
         ("hermes3:8b", "hermes"),
         ("MiniMaxAI/MiniMax-M2", "minimax_m2"),
+        ("poolside/Laguna-XS.2", "laguna"),
+        ("inclusionAI/Ling-2.5-1T", "glm4_moe"),
+        ("PrimeIntellect/INTELLECT-3", "qwen3_coder"),
     ],
 )
 def test_text_dialect(model_id, dialect):
