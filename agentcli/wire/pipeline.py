@@ -32,6 +32,7 @@ THINK_TAGS: tuple[tuple[str, str], ...] = (
     ("<|channel>", "<channel|>"),  # Gemma 4 (the channel opens with its name, `thought`)
     ("<|open|>think<|sep|>", "<|close|>think<|sep|>"),  # Kimi K3 think channel
     ("<|think:start|>", "<|think:end|>"),  # Solar Open 2
+    ("<|inner_prefix|>", "<|inner_suffix|>"),  # Apertus
 )
 # Special tokens that open a section of tool calls (never prose): an unclosed reasoning block ends at one.
 CALLS_END_REASONING: tuple[str, ...] = (
@@ -61,7 +62,7 @@ def split_thinking(text: str) -> tuple[str, str]:
     """(text without reasoning, reasoning). Handles <think>..</think>, an unclosed <think> at the end,
     and a leading reasoning that only ends with </think> (Qwen3 / DeepSeek-R1 templates open it)."""
     if ("think>" not in text and "THINK" not in text and "think▷" not in text and "channel" not in text
-            and "think<|" not in text and "think:" not in text):  # the common case: one scan each
+            and "think<|" not in text and "think:" not in text and "inner_" not in text):  # the common case: one scan each
         return text, ""
     thoughts: list[str] = []
     for splitter in REASONING_SPLITTERS:

@@ -61,6 +61,11 @@ FAMILIES: dict[str, str] = {
     "rwkv": "others:rwkv_rules",
     "cwm": "others:cwm_rules",
     "solar": "others:solar_rules",
+    "intellect": "others:intellect_rules",
+    "bailing": "others:bailing_rules",
+    "laguna": "others:laguna_rules",
+    "minicpm": "others:minicpm_rules",
+    "kolibri": "others:kolibri_rules",
     "starcoder": "others:no_native_rules",
     "yi": "others:no_native_rules",
     "falcon": "others:no_native_rules",
@@ -145,6 +150,12 @@ ALIASES: dict[str, tuple[str, str | None]] = {
     "rwkv": ("rwkv", None),
     "cwm": ("cwm", None),  # Meta's Code World Model ("facebook/cwm")
     "solar-open": ("solar", "open"),  # Upstage ("upstage/Solar-Open2-250B")
+    "intellect": ("intellect", None),  # Prime Intellect ("PrimeIntellect/INTELLECT-3")
+    "ling": ("bailing", "ling"),  # inclusionAI's Bailing MoE models ("inclusionAI/Ling-2.6-1T")
+    "ring": ("bailing", "ring"),  # their reasoning line (Ring-*)
+    "laguna": ("laguna", None),  # Poolside ("poolside/Laguna-XS.2")
+    "minicpm": ("minicpm", None),  # OpenBMB ("openbmb/MiniCPM5-1B")
+    "kolibri": ("kolibri", None),  # Kolibri 1 ("rty813/Kolibri-1-bf16")
 }
 
 # Fine-tune lines named after themselves but built on another family: when the id
@@ -165,7 +176,7 @@ OFFICIAL_ORGS: frozenset[str] = frozenset({
     "meetkai", "fireworks-ai", "salesforce", "internlm", "ai21labs", "tencent", "minimaxai",
     "bytedance-seed", "liquidai", "huggingfacetb", "allenai", "ai-sage", "meituan-longcat", "swiss-ai", "baidu",
     "deepcogito", "rednote-hilab", "naver-hyperclovax", "iquestlab", "xiaomimimo", "freedomintelligence",
-    "openpangu", "blinkdl", "facebook", "upstage",
+    "openpangu", "blinkdl", "facebook", "upstage", "primeintellect", "inclusionai", "poolside", "openbmb",
 })
 
 # Re-publishers of quantised weights: same model, not a fine-tune.

@@ -1,4 +1,4 @@
-"""IBM Granite: tools from 3.0 (<|tool_call|>); Granite 4 writes Hermes tags; code models do not."""
+"""IBM Granite: tools from 3.0 (<|tool_call|>); Granite 4 writes Hermes tags, 4.2 Qwen3-Coder XML; code models do not."""
 
 from __future__ import annotations
 
@@ -15,6 +15,9 @@ def rules(spec: ModelSpec) -> dict[str, Any]:
         return {"native_tools": False, "context_window": 8_192, "text_dialect": "function_call_tag"}
     if spec.has("code", "guardian", "embedding") or not v or v < (3,):
         return {"native_tools": False, "context_window": 131_072 if spec.has("code") else 8_192}
+    if v >= (4, 2):
+        # Granite 4.2 reasons in <think> and writes Qwen3-Coder's <tool_call><function=..><parameter=..> XML.
+        return {"native_tools": True, "context_window": 131_072, "text_dialect": "qwen3_coder"}
     if v >= (4,):
         return {"native_tools": True, "context_window": 131_072, "text_dialect": "hermes", "emulation_style": "hermes"}
     return {

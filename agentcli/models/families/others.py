@@ -148,3 +148,34 @@ def solar_rules(spec: ModelSpec) -> dict[str, Any]:
     if spec.version >= (2,):
         return {**_TOOLS, "parallel_tools": True, "context_window": 131_072, "text_dialect": "solar_open2"}
     return {**_TOOLS, "context_window": 131_072}
+
+
+def intellect_rules(spec: ModelSpec) -> dict[str, Any]:
+    """Prime Intellect INTELLECT-3 (a GLM-4.5-Air post-train) writes Qwen3-Coder's
+    <tool_call><function=..><parameter=..> XML after a <think> block; 128k window."""
+    return {**_TOOLS, "parallel_tools": True, "context_window": 131_072, "text_dialect": "qwen3_coder"}
+
+
+def bailing_rules(spec: ModelSpec) -> dict[str, Any]:
+    """inclusionAI Ling / Ring (Bailing MoE) write GLM-4.5's <tool_call>name<arg_key>..<arg_value>..
+    markup after a <think> block the template opens; 128k window."""
+    return {**_TOOLS, "parallel_tools": True, "context_window": 131_072, "text_dialect": "glm4_moe"}
+
+
+def laguna_rules(spec: ModelSpec) -> dict[str, Any]:
+    """Poolside Laguna writes GLM-4.5's <tool_call>name<arg_key>..<arg_value>.. markup (at times a JSON
+    object in the tags instead, at times in <user> tags) after a <think> block the template opens."""
+    return {**_TOOLS, "parallel_tools": True, "context_window": 131_072, "text_dialect": "laguna"}
+
+
+def minicpm_rules(spec: ModelSpec) -> dict[str, Any]:
+    """OpenBMB MiniCPM5 writes <function name=".."><param name="..">..</param></function> elements after an
+    optional <think> block; earlier MiniCPM releases have no rule here."""
+    if spec.version >= (5,):
+        return {**_TOOLS, "parallel_tools": True, "text_dialect": "minicpm5"}
+    return {}
+
+
+def kolibri_rules(spec: ModelSpec) -> dict[str, Any]:
+    """Kolibri 1 writes Hermes-style <tool_call>{json}</tool_call> blocks after a <think> block."""
+    return {**_TOOLS, "parallel_tools": True, "text_dialect": "hermes"}

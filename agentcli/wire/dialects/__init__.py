@@ -30,6 +30,8 @@ DIALECTS: dict[str, str] = {
     "kimi_k2": "kimi_k2:KIMI_K2",
     "kimi_k3": "kimi_k3:KIMI_K3",  # <|open|>tools<|sep|><|open|>call tool="f" ...<|close|>call<|sep|>
     "glm4_moe": "glm4_moe:GLM4_MOE",
+    "minicpm5": "minicpm5:MINICPM5",  # <function name="f"><param name="k">v</param></function> (MiniCPM5)
+    "laguna": "laguna:LAGUNA",  # GLM <arg_key> pairs, a name line + JSON, or JSON, in <tool_call> or <user>
     "hunyuan": "hunyuan:HUNYUAN",
     "minimax": "minimax:MINIMAX",
     "minimax_m2": "minimax:MINIMAX_M2",

@@ -129,6 +129,11 @@ def test_gpt_and_o_series():
         ("NousResearch/Hermes-3-Llama-3.1-8B", "hermes"),
         ("hermes3:8b", "hermes"),
         ("MiniMaxAI/MiniMax-M2", "minimax_m2"),
+        ("poolside/Laguna-XS.2", "laguna"),
+        ("inclusionAI/Ling-2.6-1T", "glm4_moe"),
+        ("PrimeIntellect/INTELLECT-3", "qwen3_coder"),
+        ("ibm-granite/granite-4.2-8b", "qwen3_coder"),
+        ("openbmb/MiniCPM5-1B", "minicpm5"),
     ],
 )
 def test_text_dialect(model_id, dialect):

@@ -21,7 +21,7 @@ TOKEN_DIALECTS = [
     "deepseek_v3", "deepseek_v31", "deepseek_v32", "kimi_k2", "kimi_k3", "glm4_moe", "hunyuan", "minimax_m3",
     "minimax", "minimax_m2", "phi4_mini", "firefunction", "functionary", "command_r",
     "lfm2", "seed_oss", "functiongemma", "step3", "harmony", "internlm2", "jamba",
-    "granite", "xlam", "solar_open2", "cwm", "hyperclovax", "rwkv",
+    "granite", "xlam", "solar_open2", "cwm", "hyperclovax", "rwkv", "laguna", "minicpm5",
 ]
 FIXTURES = Path(__file__).parents[3] / "fixtures" / "dialects"
 
