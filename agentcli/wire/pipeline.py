@@ -39,6 +39,7 @@ CALLS_END_REASONING: tuple[str, ...] = (
     "<|tool_calls_section_begin|>", "<|tool_call_section_begin|>", "<|tool_call_begin|>",  # Kimi K2
     "<｜tool▁calls▁begin｜>", "<｜DSML｜function_calls>",  # DeepSeek V3/V3.1, V3.2
     "<tool_call>",  # Qwen3 / Qwen3.5 and Hermes: a special token of their tokenizers, opened mid-thought
+    "<|tools_prefix|>",  # Apertus
 )
 
 
@@ -525,7 +526,9 @@ def _schema_types(prop: Any) -> set[str]:
 
 # End-of-turn tokens a server may leave at the end of the text (the stop token was not stripped).
 _TURN_END = ("<|im_end|>", "<|endoftext|>", "<|eot_id|>", "<|eom_id|>", "<|end_of_text|>", "<end_of_turn>",
-             "<turn|>", "<|return|>", "<|end|>", "<|call|>", "<|role_end|>", "</s>")
+             "<turn|>", "<|return|>", "<|end|>", "<|call|>", "<|role_end|>", "</s>", "<|assistant_end|>")
+# Tokens that open the assistant's turn when a server leaves them in the text (Apertus).
+_TURN_START = ("<|assistant_start|>",)
 
 
 # A fenced block left empty once the call written inside it was taken out.
@@ -540,6 +543,8 @@ def _without_turn_end(text: str) -> str:
     text = text.strip()
     while text.endswith(_TURN_END):
         text = text[: text.rfind("<")].rstrip()
+    while text.startswith(_TURN_START):
+        text = text[text.find(">") + 1 :].lstrip()
     return text
 
 
