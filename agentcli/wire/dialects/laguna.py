@@ -8,8 +8,8 @@ Laguna also writes the same call body in other shapes, and Ollama's parser reads
 - a name line followed by a JSON object of arguments: `<tool_call>get_weather\n{"location": "SF"}</tool_call>`;
 - a whole JSON call: `<tool_call>{"name": "get_weather", "arguments": {...}}</tool_call>`;
 - any of these wrapped in `<user>..</user>` instead of `<tool_call>` (the model slips into the turn tag
-  its template uses next). A `<user>` block is a call only when its body has one of the call shapes;
-  anything else in it (`<user>hello</user>`) stays text.
+  its template uses next). A `<user>` block is a call only when its body has one of the call shapes
+  and, with tools offered, names one of them; anything else in it (`<user>hello</user>`) stays text.
 A `<tool_call>` left open before the next one ends there; when the next one repeats its call whole, the
 model restarted the call and it is read once. Values of <arg_value> pairs are text.
 """
@@ -83,6 +83,9 @@ class _Laguna(Dialect):
                 body = text[blk.body_start : blk.body_end]
                 cand = _json_call(body, raw, self.name) or _named_call(body, raw, self.name, bare=in_tool_call)
                 if cand is not None:
+                    # <user> is a turn tag any transcript may quote: with tools offered, a call only
+                    # when it names one of them.
+                    cand.embedded = not in_tool_call
                     found.append((blk.start, blk.end, blk.closed, cand))
         if not found:
             return [], text
