@@ -79,7 +79,14 @@ def _parse_call(body: str, raw: str, dialect: str, closed: bool) -> Candidate | 
     """One `<｜tool▁call▁begin｜>` body in either the V3 or the V3.1 layout."""
     sep = body.find(SEP)
     if sep == -1:
-        return None
+        if not closed:
+            return None
+        # A whole call block with no separator: the tokens say it is a call, but which part is the
+        # name is a guess. Reported as malformed (never executed), and its markup is not prose.
+        head = body[: body.find("{")] if "{" in body else body
+        name = head.strip() if not any(c in head for c in "<>\n") else ""
+        return Candidate(name=name, arguments=None, raw=raw, dialect=dialect,
+                         error="malformed tool call (no separator between the name and the arguments)")
     head, rest = body[:sep].strip(), body[sep + len(SEP) :]
     if head == "function" or head == "":
         # V3: NAME on the first line, arguments in a ```json fence below it.
