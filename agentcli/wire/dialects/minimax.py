@@ -109,7 +109,7 @@ class _MiniMaxM2(Dialect):
         if inv == -1 or INVOKE_END in rest[inv:]:
             return None
         gt = rest.find(">", inv)
-        name = attr_value(rest[inv + len("<invoke ") : gt + 1], "name") if gt != -1 else None
+        name = _name_attr(rest[inv + len("<invoke ") : gt + 1]) if gt != -1 else None
         return Candidate(name=(name or "").strip(), arguments=None, raw=rest[at:], dialect=self.name,
                          error="truncated tool call (output ended inside it)")
 
@@ -120,7 +120,7 @@ class _MiniMaxM2(Dialect):
         gt = text.find(">", start, stop)
         if gt == -1:
             return None
-        name = attr_value(text[start + len("<invoke ") : gt + 1], "name")
+        name = _name_attr(text[start + len("<invoke ") : gt + 1])
         if not name or not name.strip():
             return None
         body = text[gt + 1 : stop]
@@ -132,6 +132,16 @@ class _MiniMaxM2(Dialect):
             params.append(last)
         args = {key: value for key, _, value in params if key}
         return Candidate(name=name.strip(), arguments=args, raw="", dialect=self.name, text_values=True)
+
+
+def _name_attr(attrs: str) -> str | None:
+    """The invoke's name attribute, in double quotes or, as models sometimes write it, single ones."""
+    name = attr_value(attrs, "name")
+    if name is not None or "name='" not in attrs:
+        return name
+    i = attrs.find("name='") + len("name='")
+    j = attrs.find("'", i)
+    return attrs[i:j] if j != -1 else None
 
 
 def _open_param(body: str) -> tuple[str, str, str] | None:
