@@ -6,6 +6,8 @@ V3.2 <｜DSML｜function_calls><｜DSML｜invoke name="NAME"><｜DSML｜paramete
      </｜DSML｜invoke></｜DSML｜function_calls>
 The tokens use FULLWIDTH VERTICAL LINE (U+FF5C) and LOWER ONE EIGHTH BLOCK (U+2581).
 V3 and V3.1 share one call parser: the text before the separator tells the layouts apart.
+A whole call block the tokens close but whose name cannot be read (no separator, no name) is
+reported malformed, never run: its markup is not prose.
 """
 
 from __future__ import annotations
@@ -79,7 +81,14 @@ def _parse_call(body: str, raw: str, dialect: str, closed: bool) -> Candidate | 
     """One `<｜tool▁call▁begin｜>` body in either the V3 or the V3.1 layout."""
     sep = body.find(SEP)
     if sep == -1:
-        return None
+        if not closed:
+            return None
+        # A whole call block with no separator: the tokens say it is a call, but which part is the
+        # name is a guess. Reported as malformed (never executed), and its markup is not prose.
+        head = body[: body.find("{")] if "{" in body else body
+        name = head.strip() if not any(c in head for c in "<>\n") else ""
+        return Candidate(name=name, arguments=None, raw=raw, dialect=dialect,
+                         error="malformed tool call (no separator between the name and the arguments)")
     head, rest = body[:sep].strip(), body[sep + len(SEP) :]
     if head == "function" or head == "":
         # V3: NAME on the first line, arguments in a ```json fence below it.
@@ -92,7 +101,10 @@ def _parse_call(body: str, raw: str, dialect: str, closed: bool) -> Candidate | 
         name, args = head, rest
     args, _ = _strip_fence(args)
     if not name or any(c in name for c in "<>\n{"):
-        return None
+        if not closed:
+            return None
+        return Candidate(name="", arguments=None, raw=raw, dialect=dialect,
+                         error="malformed tool call (no function name before the arguments)")
     if not closed and not json_object_complete(args):
         return None  # cut off inside the arguments
     return Candidate(name=name, arguments=args or "{}", raw=raw, dialect=dialect)

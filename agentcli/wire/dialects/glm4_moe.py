@@ -5,7 +5,8 @@
 <arg_value>Beijing</arg_value>
 </tool_call>
 Values are written as text (JSON for non-strings), so candidates carry text_values.
-A `<tool_call>` whose body starts with `{` is Hermes JSON, not this dialect.
+A `<tool_call>` whose body starts with `{` is Hermes JSON, not this dialect. A whole call whose
+pairs do not pair up (a key with no value) is reported malformed: its markup is not prose.
 """
 
 from __future__ import annotations
@@ -110,6 +111,10 @@ class _Glm4Moe(Dialect):
                     cands.append(Candidate(name=name, arguments=None, raw=text[blk.start :], dialect=self.name,
                                            error="truncated tool call (output ended inside it)"))
                     spans.append((blk.start, len(text)))
+                else:  # a whole call with a key that has no value: reported malformed, never run
+                    cands.append(Candidate(name=name, arguments=None, raw=text[blk.start : blk.end],
+                                           dialect=self.name, error="malformed tool call (a key without its value)"))
+                    spans.append((blk.start, blk.end))
                 continue
             leftover = rest
             for tag in (KEY_OPEN, KEY_CLOSE, VAL_OPEN, VAL_CLOSE):

@@ -7,7 +7,9 @@ M2: <minimax:tool_call><invoke name="get_weather"><parameter name="city">Seattle
 M1 calls written inside a <think> block are part of the reasoning and are not calls. An M1 line
 with a name and no "arguments" is a call that takes none: the wrapper says it is a call, and the
 name is whole (a line without a name is not a call).
-M2 writes every value as text, so its candidates carry text_values.
+M2 writes every value as text, so its candidates carry text_values. The wrapper's end closes an
+invoke left without </invoke>, and an invoke's end closes a last parameter left without
+</parameter>: the model finished the call, only a close tag is missing.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from agentcli.wire.types import Candidate
 M1_BEGIN, M1_END = "<tool_calls>", "</tool_calls>"
 M2_BEGIN, M2_END = "<minimax:tool_call>", "</minimax:tool_call>"
 INVOKE_BEGIN, INVOKE_END = "<invoke name=", "</invoke>"
+PARAM_BEGIN = '<parameter name="'
 
 
 def _think_ranges(text: str) -> list[tuple[int, int]]:
@@ -106,25 +109,52 @@ class _MiniMaxM2(Dialect):
         if inv == -1 or INVOKE_END in rest[inv:]:
             return None
         gt = rest.find(">", inv)
-        name = attr_value(rest[inv + len("<invoke ") : gt + 1], "name") if gt != -1 else None
+        name = _name_attr(rest[inv + len("<invoke ") : gt + 1]) if gt != -1 else None
         return Candidate(name=(name or "").strip(), arguments=None, raw=rest[at:], dialect=self.name,
                          error="truncated tool call (output ended inside it)")
 
     def _invoke(self, text: str, blk: Block) -> Candidate | None:
-        if not blk.closed:
-            return None  # no </invoke>: parameters may still have been coming
+        if not blk.closed and not text.startswith(M2_END, blk.body_end):
+            return None  # neither </invoke> nor the wrapper's end: parameters may still have been coming
         start, stop = blk.start, blk.body_end
         gt = text.find(">", start, stop)
         if gt == -1:
             return None
-        name = attr_value(text[start + len("<invoke ") : gt + 1], "name")
+        name = _name_attr(text[start + len("<invoke ") : gt + 1])
         if not name or not name.strip():
             return None
-        params, complete = tag_params(text[gt + 1 : stop], '<parameter name="', '"', "</parameter>", last_close=True)
+        body = text[gt + 1 : stop]
+        params, complete = tag_params(body, PARAM_BEGIN, '"', "</parameter>", last_close=True)
         if not complete:
-            return None
+            last = _open_param(body)
+            if last is None:
+                return None
+            params.append(last)
         args = {key: value for key, _, value in params if key}
         return Candidate(name=name.strip(), arguments=args, raw="", dialect=self.name, text_values=True)
+
+
+def _name_attr(attrs: str) -> str | None:
+    """The invoke's name attribute, in double quotes or, as models sometimes write it, single ones."""
+    name = attr_value(attrs, "name")
+    if name is not None or "name='" not in attrs:
+        return name
+    i = attrs.find("name='") + len("name='")
+    j = attrs.find("'", i)
+    return attrs[i:j] if j != -1 else None
+
+
+def _open_param(body: str) -> tuple[str, str, str] | None:
+    """The last parameter of a closed invoke, left without its </parameter>: the invoke's end (or
+    the wrapper's) ends the value, as the model had finished the call."""
+    at = body.rfind(PARAM_BEGIN)
+    if at == -1:
+        return None
+    q = body.find('"', at + len(PARAM_BEGIN))
+    gt = body.find(">", q) if q != -1 else -1
+    if gt == -1:
+        return None
+    return body[at + len(PARAM_BEGIN) : q].strip(), "", body[gt + 1 :]
 
 
 MINIMAX = _MiniMaxM1()
