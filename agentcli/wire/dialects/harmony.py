@@ -12,6 +12,9 @@ final/commentary bodies and prose outside messages are kept.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from dataclasses import dataclass
+
 from agentcli.wire.dialects._base import Dialect
 from agentcli.wire.dialects._scan import ParseResult, json_object_complete, total
 from agentcli.wire.types import Candidate
@@ -67,6 +70,44 @@ def _body_end(text: str, start: int, cache: dict[str, int]) -> tuple[int, int]:
     return best, after
 
 
+@dataclass
+class _Message:
+    """One harmony message: the prose before it, its header, body and where it ends."""
+
+    start: int  # where the prose before it starts
+    prose: str
+    header: str
+    body_start: int
+    body_end: int
+    after: int  # past its terminator (a following <|start|> is not consumed)
+
+    @property
+    def channel(self) -> str:
+        return _word_after(self.header, CHANNEL)
+
+    @property
+    def recipient(self) -> str:
+        """The addressee; "" for none or for a person (`to=assistant` is a note, not a call)."""
+        to = _word_after(" " + self.header, " to=")
+        return "" if to in _NOT_TOOLS else to
+
+
+def _messages(text: str) -> Iterator[_Message]:
+    """Every message of `text` in order; the text after the last one is not yielded."""
+    cache: dict[str, int] = {}
+    pos = 0
+    while pos < len(text) and (m := text.find(MESSAGE, pos)) != -1:
+        prose, header = _split_header(text[pos:m])
+        body_start = m + len(MESSAGE)
+        body_end, after = _body_end(text, body_start, cache)
+        yield _Message(pos, prose, header, body_start, body_end, after)
+        pos = after
+
+
+def _tail(text: str, last: _Message | None) -> str:
+    return text[last.after :] if last is not None else text
+
+
 def split_analysis(text: str) -> tuple[str, list[str]]:
     """(text without its analysis messages, their bodies): an analysis-channel message addressed to
     no tool is the model's reasoning, so it goes to thinking like any family's think block. An
@@ -75,25 +116,14 @@ def split_analysis(text: str) -> tuple[str, list[str]]:
         return text, []
     out: list[str] = []
     thoughts: list[str] = []
-    cache: dict[str, int] = {}
-    pos = 0
-    while True:
-        m = text.find(MESSAGE, pos)
-        if m == -1:
-            out.append(text[pos:])
-            break
-        prose, header = _split_header(text[pos:m])
-        body_start = m + len(MESSAGE)
-        body_end, after = _body_end(text, body_start, cache)
-        recipient = _word_after(" " + header, " to=")
-        if _word_after(header, CHANNEL) == "analysis" and (not recipient or recipient in _NOT_TOOLS):
-            out.append(prose)
-            thoughts.append(text[body_start:body_end])
+    msg = None
+    for msg in _messages(text):
+        if msg.channel == "analysis" and not msg.recipient:
+            out.append(msg.prose)
+            thoughts.append(text[msg.body_start : msg.body_end])
         else:
-            out.append(text[pos:after])
-        pos = after
-        if pos >= len(text):
-            break
+            out.append(text[msg.start : msg.after])
+    out.append(_tail(text, msg))
     return ("".join(out), thoughts) if thoughts else (text, [])
 
 
@@ -108,38 +138,25 @@ class _Harmony(Dialect):
             return [], text  # no message body: nothing here is harmony
         cands: list[Candidate] = []
         out: list[str] = []
-        cache: dict[str, int] = {}
-        pos = 0
         header_seen = False
-        while True:
-            m = text.find(MESSAGE, pos)
-            if m == -1:
-                out.append(text[pos:])
-                break
-            prose, header = _split_header(text[pos:m])
-            header_seen = header_seen or CHANNEL in header
-            out.append(prose)
-            body_start = m + len(MESSAGE)
-            body_end, after = _body_end(text, body_start, cache)
-            body = text[body_start:body_end]
-            channel = _word_after(header, CHANNEL)
-            recipient = _word_after(" " + header, " to=")
-            msg_start = pos + len(prose)
-            if recipient in _NOT_TOOLS:
-                recipient = ""  # a note to a person: an ordinary message
+        msg = None
+        for msg in _messages(text):
+            header_seen = header_seen or CHANNEL in msg.header
+            out.append(msg.prose)
+            body = text[msg.body_start : msg.body_end]
+            recipient = msg.recipient
             if recipient and not recipient.startswith("functions.") and not body.lstrip().startswith("{"):
                 pass  # a built-in tool (python, container.exec) given code: no function to run, no text to show
             elif recipient:  # a recipient makes a call, whatever the channel
-                cand = self._call(recipient, body, text[msg_start:after], closed=body_end < len(text))
+                raw = text[msg.start + len(msg.prose) : msg.after]
+                cand = self._call(recipient, body, raw, closed=msg.body_end < len(text))
                 if cand is not None:
                     cands.append(cand)
                 else:
-                    out.append(text[msg_start:after])  # a cut-off call stays as written
-            elif channel != "analysis":
+                    out.append(raw)  # a cut-off call stays as written
+            elif msg.channel != "analysis":
                 out.append(body)
-            pos = after
-            if pos >= len(text):
-                break
+        out.append(_tail(text, msg))
         if not cands and not (header_seen and CHANNEL in text):
             return [], text
         return cands, "".join(out)
