@@ -6,7 +6,7 @@ model's text, not escapes); a JSON "string" in their place is decoded; numbers, 
 nested {..}/[..] are bare. A call cut off before its close token still counts once its braces closed.
 A string whose opening <|"|> the model left out but whose closing one it wrote (`query:Paris, France<|"|>`)
 is still that string: a bare value that is not a number or literal runs to the next <|"|> when that
-token closes a value (a separator or the end follows it).
+token closes a value (a separator or the end follows it) and no `,key:` comes before it.
 
 A block closed by the end-of-turn token (`<turn|>`) instead of its own, or opened with a stray colon
 (`<|tool_call>:call:..`), is still that call. When the model drops the open token, a bare
@@ -35,6 +35,8 @@ ESC = '<|"|>'
 _BARE = re.compile(r"(?:^|\n)[ \t]*call:|<channel\|>call:|<call>")
 # Turn tokens a model writes after its calls; markup, never text.
 _STRAY = (END, "<|tool_response>", "<tool_response|>")
+# The start of the next key (`,key:`): a bare value never runs past one to reach a closing <|"|>.
+_NEXT_KEY = re.compile(r",[ \t\r\n]*[^\s,{}\[\]<>:]+[ \t\r\n]*:")
 
 
 def _call_name(body: str) -> str | None:
@@ -87,7 +89,10 @@ class _Reader4(_Reader):
 
     def __init__(self, s: str) -> None:
         super().__init__(s, ESC)
-        self._esc_at = -2  # the next <|"|> at or after the read position, found once until passed: linear
+        # The next <|"|> and the next `,key:` at or after the read position, each found once and
+        # reused until passed (-1: none left), so reading stays linear.
+        self._esc_at = -2
+        self._key_at = -2
 
     def value(self, depth: int) -> Any:
         self.ws()
@@ -97,7 +102,10 @@ class _Reader4(_Reader):
         if self._esc_at != -1 and self._esc_at < i:
             self._esc_at = s.find(ESC, i)
         k = self._esc_at
-        if k > i:
+        if k > i and self._key_at != -1 and self._key_at < i:
+            m = _NEXT_KEY.search(s, i)
+            self._key_at = m.start() if m else -1
+        if k > i and not (i <= self._key_at < k):
             m = _VALUE_END.search(s, i)
             plain = s[i : m.start() if m else len(s)].strip()
             after = _WS.match(s, k + len(ESC))
