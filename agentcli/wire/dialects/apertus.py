@@ -2,7 +2,9 @@
 
 <|tools_prefix|>[{"get_weather": {"location": "London"}}, {"get_time": {}}]<|tools_suffix|>
 The suffix may be missing (the reply stopped on it) and the output may end inside the array: each
-complete element is a call, and a last element cut off after its arguments still names them.
+complete element is a call, and a last element cut off after its arguments still names them. An
+element cut off inside its arguments is reported as a truncated call (never run), and its markup is
+not shown as prose; one that does not decode inside a closed block is reported as malformed.
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ class _Apertus(Dialect):
             else:
                 stop = end + len(SUFFIX)
             raw = text[start:stop]
-            calls = _calls(text[body_start:end], raw, self.name)
+            calls = _calls(text[body_start:end], raw, self.name, end == len(text))
             kept.append(text[pos:stop] if calls is None else text[pos:start])
             out.extend(calls or ())
             pos = stop
@@ -51,7 +53,11 @@ class _Apertus(Dialect):
         return (out, "".join(kept)) if out else ([], text)
 
 
-def _calls(body: str, raw: str, dialect: str) -> list[Candidate] | None:
+_CUT = "truncated tool call (output ended inside it)"
+_BAD = "malformed tool call (an array element does not decode)"
+
+
+def _calls(body: str, raw: str, dialect: str, at_end: bool) -> list[Candidate] | None:
     """The calls of one array body; None when it does not open as one."""
     i = skip_ws(body, 0)
     if i >= len(body) or body[i] != "[":
@@ -65,6 +71,8 @@ def _calls(body: str, raw: str, dialect: str) -> list[Candidate] | None:
             args = decode_at(body, m.end()) if m else None
             if m and args is not None and isinstance(args[0], dict) and is_tool_name(m.group(1)):
                 found.append(Candidate(m.group(1), args[0], raw, dialect))
+            elif m and is_tool_name(m.group(1)):
+                found.append(Candidate(m.group(1), None, raw, dialect, error=_CUT if at_end else _BAD))
             break
         obj = hit[0]
         if not isinstance(obj, dict) or len(obj) != 1:

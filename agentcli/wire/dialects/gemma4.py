@@ -4,6 +4,9 @@
 Strings sit between <|"|> tokens and are taken verbatim (quotes and backslashes inside are the
 model's text, not escapes); a JSON "string" in their place is decoded; numbers, booleans, null and
 nested {..}/[..] are bare. A call cut off before its close token still counts once its braces closed.
+A string whose opening <|"|> the model left out but whose closing one it wrote (`query:Paris, France<|"|>`)
+is still that string: a bare value that is not a number or literal runs to the next <|"|> when that
+token closes a value (a separator or the end follows it) and no `,key:` comes before it.
 
 A block closed by the end-of-turn token (`<turn|>`) instead of its own, or opened with a stray colon
 (`<|tool_call>:call:..`), is still that call. When the model drops the open token, a bare
@@ -21,7 +24,7 @@ from typing import Any
 
 from agentcli.wire.dialects._base import Dialect
 from agentcli.wire.dialects._scan import ParseResult, iter_blocks, remove_spans, total
-from agentcli.wire.dialects.functiongemma import _Reader, parse_call
+from agentcli.wire.dialects.functiongemma import _LITERALS, _NUMBER, _VALUE_END, _WS, _Reader
 from agentcli.wire.types import Candidate
 
 BEGIN, END = "<|tool_call>", "<tool_call|>"
@@ -32,6 +35,8 @@ ESC = '<|"|>'
 _BARE = re.compile(r"(?:^|\n)[ \t]*call:|<channel\|>call:|<call>")
 # Turn tokens a model writes after its calls; markup, never text.
 _STRAY = (END, "<|tool_response>", "<tool_response|>")
+# The start of the next key (`,key:`): a bare value never runs past one to reach a closing <|"|>.
+_NEXT_KEY = re.compile(r",[ \t\r\n]*[^\s,{}\[\]<>:]+[ \t\r\n]*:")
 
 
 def _call_name(body: str) -> str | None:
@@ -58,7 +63,7 @@ class _Gemma4(Dialect):
             if body.startswith(":call:"):
                 body = body[1:]
             raw = text[blk.start : end]
-            got = parse_call(body, ESC)
+            got = _parse_call(body)
             if got is not None:
                 cands.append(Candidate(name=got[0], arguments=got[1], raw=raw, dialect=self.name, text_values=True))
             elif blk.closed and (name := _call_name(body)):
@@ -79,13 +84,63 @@ class _Gemma4(Dialect):
         return cands, rest
 
 
+class _Reader4(_Reader):
+    """The FunctionGemma reader, plus strings whose opening <|"|> was left out (see the module doc)."""
+
+    def __init__(self, s: str) -> None:
+        super().__init__(s, ESC)
+        # The next <|"|> and the next `,key:` at or after the read position, each found once and
+        # reused until passed (-1: none left), so reading stays linear.
+        self._esc_at = -2
+        self._key_at = -2
+
+    def value(self, depth: int) -> Any:
+        self.ws()
+        s, i = self.s, self.i
+        if s.startswith(ESC, i) or s[i : i + 1] in ('"', "{", "["):
+            return super().value(depth)
+        if self._esc_at != -1 and self._esc_at < i:
+            self._esc_at = s.find(ESC, i)
+        k = self._esc_at
+        if k > i and self._key_at != -1 and self._key_at < i:
+            m = _NEXT_KEY.search(s, i)
+            self._key_at = m.start() if m else -1
+        if k > i and not (i <= self._key_at < k):
+            m = _VALUE_END.search(s, i)
+            plain = s[i : m.start() if m else len(s)].strip()
+            after = _WS.match(s, k + len(ESC))
+            nxt = after.end() if after else k + len(ESC)
+            closes = nxt >= len(s) or s[nxt] in ",}]"
+            if closes and plain not in _LITERALS and not _NUMBER.fullmatch(plain):
+                self.i = k + len(ESC)
+                return s[i:k]
+        return super().value(depth)
+
+
+def _parse_call(body: str) -> tuple[str, dict[str, Any]] | None:
+    """(name, arguments) of `call:NAME{...}`, or None when the body is not one whole call."""
+    body = body.strip()
+    name = _call_name(body)
+    if name is None:
+        return None
+    reader = _Reader4(body)
+    reader.i = body.find("{")
+    try:
+        args = reader.obj()
+    except (ValueError, RecursionError):
+        return None
+    if body[reader.i :].strip():
+        return None
+    return name, args
+
+
 def _bare_call(body: str) -> tuple[str, dict[str, Any], int] | None:
     """(name, arguments, end) of the `call:NAME{..}` that `body` starts with, or None."""
     brace = body.find("{")
     name = _call_name(body[: brace + 1]) if brace != -1 else None
     if name is None:
         return None
-    reader = _Reader(body, ESC)
+    reader = _Reader4(body)
     reader.i = brace
     try:
         args = reader.obj()

@@ -3,6 +3,8 @@
 GigaChat 3:   I'll check.<|message_sep|>\n\nfunction call<|role_sep|>\n{"name": "f", "arguments": {...}}
 GigaChat 3.1: I'll check.<|function_call|>{"name": "f", "arguments": {...}}
 The reply may end with the `</s>` end-of-sequence token, which is markup, not text.
+A call whose JSON does not read goes to the repair layer, unless its arguments never close: then the
+output ended inside them (cut off), and the call is reported as truncated, never run.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 import re
 
 from agentcli.wire.dialects._base import Dialect
-from agentcli.wire.dialects._callscan import salvage_call
+from agentcli.wire.dialects._callscan import json_end, salvage_call
 from agentcli.wire.dialects._scan import ParseResult, calls_from_json, decode_json_at, remove_spans, skip_ws, total
 from agentcli.wire.types import Candidate
 
@@ -18,6 +20,7 @@ FUNCTION_CALL = "<|function_call|>"
 ROLE_SEP = "<|role_sep|>"
 EOS = "</s>"
 # Either header: the v3.1 token, or v3's message separator, role name `function call`, role separator.
+_CUT = "truncated tool call (output ended inside its arguments)"
 _HEADER = re.compile(re.escape(FUNCTION_CALL) + r"|<\|message_sep\|>[ \t\r\n]*function call[ \t]*" + re.escape(ROLE_SEP))
 
 
@@ -75,7 +78,10 @@ class _GigaChat(Dialect):
         if got is None:
             return None
         stop = end + len(EOS) if eos >= 0 else end
-        return Candidate(name=got[0], arguments=got[1], raw=text[start:stop], dialect=self.name), stop
+        name, args = got
+        if args[:1] in ("{", "[") and json_end(args, 0) is None:  # the arguments never close: cut off
+            return Candidate(name, None, text[start:stop], self.name, error=_CUT), stop
+        return Candidate(name=name, arguments=args, raw=text[start:stop], dialect=self.name), stop
 
 
 GIGACHAT = _GigaChat()
