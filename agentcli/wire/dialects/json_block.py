@@ -133,6 +133,10 @@ class JsonBlockDialect(Dialect):
                 continue
             value, end = hit
             calls = calls_from_value(value)
+            if calls is None and isinstance(value, list) and not text[:p].strip() and not text[end:].strip():
+                # A whole message that is a list of call objects (the tool_choice="required" form)
+                # may leave a no-argument call's arguments out: [{"name": "get_time"}].
+                calls = calls_from_value(value, need_args=False)
             if calls:
                 # A call on its own line is a call; one inside a sentence is embedded: a call only
                 # for an offered tool's name.
