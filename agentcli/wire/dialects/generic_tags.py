@@ -71,6 +71,10 @@ class TaggedJsonDialect(Dialect):
             if hit is None:
                 break
             calls = calls_from_value(hit[0], need_args=False)
+            if calls is None and isinstance(hit[0], list):
+                # Inside the call tag, a stray non-object entry beside call objects is junk, not a
+                # reason to lose the calls: [{call}, "junk"] holds the one call.
+                calls = calls_from_value([v for v in hit[0] if isinstance(v, dict)], need_args=False)
             if calls is None:
                 return found or None
             for name, args, cid in calls:

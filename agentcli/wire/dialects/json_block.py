@@ -53,6 +53,9 @@ class JsonBlockDialect(Dialect):
             hit = decode_at(text, named.end(1))
             if hit is not None and isinstance(hit[0], dict) and not text[hit[1]:].strip():
                 return [Candidate(named.group(1), hit[0], text.strip(), self.name, embedded=True)], ""
+        whole = _required_list(text)
+        if whole:
+            return whole, ""
         out: list[Candidate] = []
         spans: list[tuple[int, int]] = []
         pos = 0
@@ -179,6 +182,19 @@ class JsonBlockDialect(Dialect):
         return "\n\n".join(
             f"Tool result ({r.tool_name}{'' if r.ok else ', failed'}):\n{_prompt.result_text(r)}" for r in results
         )
+
+
+def _required_list(text: str) -> list[Candidate]:
+    """A whole message that is a list of call objects (the tool_choice="required" form), where a
+    no-argument call may leave its arguments out: [{"name": "get_time"}]. Otherwise []."""
+    src = text.strip()
+    if not src.startswith("[") or not src.endswith("]"):
+        return []
+    hit = decode_at(src, 0)
+    if hit is None or hit[1] != len(src) or not isinstance(hit[0], list):
+        return []
+    calls = calls_from_value(hit[0], need_args=False)
+    return [Candidate(n, a, src, JsonBlockDialect.name, id=cid) for n, a, cid in calls or ()]
 
 
 def _standalone(text: str, start: int, end: int) -> bool:

@@ -45,6 +45,19 @@ def _strip_nl(value: str) -> str:
     return value
 
 
+def _drop_drifted_close(value: str) -> str:
+    """An unclosed value may end in a close marker the sampler let drift (`</parameter1>`,
+    `</parameter_x>`, a bare `</parameter`): that marker is markup, not part of the value."""
+    cut = value.rfind("</parameter")
+    if cut < 0:
+        return value
+    tail = value[cut + len("</parameter"):]
+    tail = tail[:-1] if tail.endswith(">") else tail
+    if tail and not (tail.replace("_", "a").isalnum() and tail.isascii()):
+        return value
+    return value[:cut].rstrip(" \t")
+
+
 class Qwen3CoderDialect(Dialect):
     name = "qwen3_coder"
     markers = ("<function=",)
@@ -117,7 +130,7 @@ class Qwen3CoderDialect(Dialect):
                 pos = end + len(_END_PARAM)
             else:
                 stop = nxt.start() if nxt else len(body)
-                args[_name(m.group(1))] = _strip_nl(body[vstart:stop].rstrip())
+                args[_name(m.group(1))] = _strip_nl(_drop_drifted_close(body[vstart:stop].rstrip()))
                 complete = nxt is not None or closed
                 pos = stop
         if body[pos:].strip() and not closed:
