@@ -203,15 +203,39 @@ def decode_text_values(args: dict[str, Any], schema: dict[str, Any] | None) -> d
     for key, value in args.items():
         if isinstance(value, str) and value.strip() == "null" and "null" in _types(props.get(key)):
             value = None  # `anyOf [string, null]`: the literal null is the null, not the word
-        elif isinstance(value, str) and not _is_string_param(props.get(key)):
+        elif isinstance(value, str) and not _is_string_param(props.get(key)) and not _lists_text(props.get(key), value):
             s = value.strip()
             if s and (s[0] in '{["-' or s[0].isdigit() or s in ("true", "false", "null")):
                 try:
-                    value = jsonsafe.loads(s)
+                    decoded = jsonsafe.loads(s)
                 except ValueError:
-                    value = _repaired_structure(s, _types(props.get(key)), value)
+                    decoded = _repaired_structure(s, _types(props.get(key)), value)
+                value = decoded if _admits(props.get(key), decoded) else value
         out[key] = value
     return out
+
+
+def _lists_text(prop: Any, text: str) -> bool:
+    """The text itself is one of the values the parameter's `enum` or `const` names: it stays text."""
+    if not isinstance(prop, dict):
+        return False
+    members = prop.get("enum")
+    return (isinstance(members, list) and text in members) or ("const" in prop and prop["const"] == text)
+
+
+_JSON_TYPE = ((bool, "boolean"), (int, "integer"), (float, "number"), (str, "string"), (list, "array"), (dict, "object"))
+
+
+def _admits(prop: Any, decoded: Any) -> bool:
+    """Whether a parameter that may also be text takes the decoded JSON value: `["string",
+    "integer"]` takes `7` but keeps `true` and `1e2` as written. Without a string type, any value."""
+    types = _types(prop)
+    if "string" not in types:
+        return True
+    if decoded is None:
+        return "null" in types
+    kind = next(name for cls, name in _JSON_TYPE if isinstance(decoded, cls))
+    return kind in types or (kind == "integer" and "number" in types)
 
 
 def _repaired_structure(s: str, types: set[str], fallback: Any) -> Any:

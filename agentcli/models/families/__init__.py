@@ -46,6 +46,7 @@ FAMILIES: dict[str, str] = {
     "jamba": "others:jamba_rules",
     "hunyuan": "others:hunyuan_rules",
     "minimax": "others:minimax_rules",
+    "step": "others:step_rules",
     "seed-oss": "others:seed_oss_rules",
     "lfm": "others:lfm_rules",
     "gigachat": "others:gigachat_rules",
@@ -125,6 +126,7 @@ ALIASES: dict[str, tuple[str, str | None]] = {
     "hunyuan": ("hunyuan", None),
     "hy": ("hunyuan", "hy"),  # Tencent's HY3 / HY4 ids ("tencent/Hy3-preview")
     "minimax": ("minimax", None),
+    "step": ("step", None),  # StepFun ("stepfun-ai/step3", "stepfun-ai/Step-3.5-Flash")
     "seed-oss": ("seed-oss", None),
     "lfm": ("lfm", None),
     "starcoder": ("starcoder", None),
@@ -177,6 +179,7 @@ OFFICIAL_ORGS: frozenset[str] = frozenset({
     "bytedance-seed", "liquidai", "huggingfacetb", "allenai", "ai-sage", "meituan-longcat", "swiss-ai", "baidu",
     "deepcogito", "rednote-hilab", "naver-hyperclovax", "iquestlab", "xiaomimimo", "freedomintelligence",
     "openpangu", "blinkdl", "facebook", "upstage", "primeintellect", "inclusionai", "poolside", "openbmb",
+    "stepfun-ai",
 })
 
 # Re-publishers of quantised weights: same model, not a fine-tune.

@@ -50,6 +50,16 @@ def minimax_rules(spec: ModelSpec) -> dict[str, Any]:
     return {**_TOOLS, "context_window": 196_608 if m2 else 1_000_000, "text_dialect": "minimax_m2" if m2 else "minimax"}
 
 
+def step_rules(spec: ModelSpec) -> dict[str, Any]:
+    """StepFun: Step-3 writes steptml invoke tags inside fullwidth-bar tokens; Step-3.5 moved to
+    Qwen3-Coder's XML calls. Earlier and non-chat lines (Step-Audio, Step1X) have no tool format."""
+    if spec.version >= (3, 5):
+        return {**_TOOLS, "context_window": 262_144, "text_dialect": "qwen3_coder", "emulation_style": "qwen_xml"}
+    if spec.version >= (3,):
+        return {**_TOOLS, "context_window": 65_536, "text_dialect": "step3"}
+    return {"native_tools": False}
+
+
 def seed_oss_rules(spec: ModelSpec) -> dict[str, Any]:
     return {**_TOOLS, "context_window": 524_288, "text_dialect": "seed_oss"}
 

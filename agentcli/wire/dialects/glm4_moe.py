@@ -7,6 +7,8 @@
 Values are written as text (JSON for non-strings), so candidates carry text_values.
 A `<tool_call>` whose body starts with `{` is Hermes JSON, not this dialect. A whole call whose
 pairs do not pair up (a key with no value) is reported malformed: its markup is not prose.
+A call the output ended inside is truncated (never run) unless it was cut only after a whole
+pair or right after its name; one cut inside its first key's tag had arguments still to come.
 """
 
 from __future__ import annotations
@@ -119,7 +121,15 @@ class _Glm4Moe(Dialect):
             leftover = rest
             for tag in (KEY_OPEN, KEY_CLOSE, VAL_OPEN, VAL_CLOSE):
                 leftover = leftover.replace(tag, "")
-            if not args and leftover.replace("\\n", "").strip():
+            tail = leftover.replace("\\n", "").strip()
+            if cut and not args and tail and KEY_OPEN.startswith(tail):
+                # cut off inside the first key's tag: its arguments were still to come, so it is no
+                # call, and its markup is not prose either
+                cands.append(Candidate(name=name, arguments=None, raw=text[blk.start :], dialect=self.name,
+                                       error="truncated tool call (output ended inside it)"))
+                spans.append((blk.start, len(text)))
+                continue
+            if not args and tail:
                 continue  # a name line followed by prose, not a call
             # Cut off after a whole pair (the close tag never came): Ollama's rule, a call only when
             # it names an offered tool with its required arguments (the pipeline checks).

@@ -3,6 +3,10 @@
 A13B: <tool_calls>[{"name": "get_weather", "arguments": {"city": "Boston"}}]</tool_calls>
 HY3:  <tool_calls><tool_call>get_weather<tool_sep><arg_key>city</arg_key><arg_value>Boston</arg_value></tool_call></tool_calls>
 HY4:  the same without <tool_sep> (the name runs to the first tag).
+An output that ends inside a `<tool_calls>` section, after a call's name is whole (`<tool_call>name<`,
+or a name run straight into its arguments, `name(`), is a truncated call: reported as an error,
+never executed, and its markup leaves the text. A section cut before a name is whole, cut inside
+JSON (A13B), or opened before prose stays text.
 The shipping HY3 tokenizer may suffix each token (`<tool_calls:opensource>`); those are
 folded to the bare form before scanning.
 """
@@ -28,6 +32,10 @@ from agentcli.wire.types import Candidate
 
 BEGIN, END = "<tool_calls>", "</tool_calls>"
 CALL_BEGIN, CALL_END, SEP = "<tool_call>", "</tool_call>", "<tool_sep>"
+_TRUNCATED = "truncated tool call (output ended inside it)"
+# what a section cut off at the end must open with to be a call begun: a whole name, after a call
+# token or run straight into its arguments (`get_weather<`, `get_weather(`), not a word of prose
+_CALL_BEGUN = re.compile(r"\s*(?:<tool_call>\s*)?([A-Za-z_][\w.\-]{0,127})[(<]")
 _SUFFIXED = re.compile(r"<(/?)(tool_calls|tool_call|tool_sep|arg_key|arg_value):[\w.\-]{1,64}>")
 
 
@@ -47,6 +55,11 @@ class _Hunyuan(Dialect):
         spans: list[tuple[int, int]] = []
         for blk in iter_blocks(text, BEGIN, END):
             found, end = self._section(text, blk.body_start, blk.body_end, blk.closed)
+            if not blk.closed and blk.body_end == len(text):
+                cut = self._cut_call(text, end if found else blk.body_start)
+                if cut is not None:
+                    found.append(cut)
+                    end = len(text)
             if found:
                 cands.extend(found)
                 spans.append((blk.start, blk.end if blk.closed else end))
@@ -63,6 +76,13 @@ class _Hunyuan(Dialect):
             raw = text[start - len(BEGIN) : stop + len(END) if closed else stop]
             return calls_from_json(got[0], raw, self.name) or [], got[1]
         return section_calls(text, (CALL_BEGIN, CALL_END), start, stop, self._call)
+
+    def _cut_call(self, text: str, at: int) -> Candidate | None:
+        """The call the output ended inside, after the last complete one (from `at`), if one begun."""
+        m = _CALL_BEGUN.match(text, at)
+        if m is None:
+            return None
+        return Candidate(name=m.group(1), arguments=None, raw=text[at:], dialect=self.name, error=_TRUNCATED)
 
     def _call(self, text: str, blk: Block) -> Candidate | None:
         if not blk.closed:

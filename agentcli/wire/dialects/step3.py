@@ -3,7 +3,9 @@
 <｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="get_weather">
 <steptml:parameter name="city">Tokyo</steptml:parameter></steptml:invoke><｜tool_call_end｜><｜tool_calls_end｜>
 The `function<｜tool_sep｜>` type prefix is optional here. Values are text and keep their
-whitespace (exact-match edit tools depend on it).
+whitespace (exact-match edit tools depend on it). A call the output ended inside after whole
+calls (an invoke never closed) is reported as truncated, never executed, and its markup, back to
+its call token, leaves the text; with no whole call before it, a cut-off block stays text.
 """
 
 from __future__ import annotations
@@ -15,9 +17,12 @@ from agentcli.wire.dialects._scan import Block, ParseResult, attr_value, parse_s
 from agentcli.wire.types import Candidate
 
 BEGIN, END = "<｜tool_calls_begin｜>", "<｜tool_calls_end｜>"
+CALL_BEGIN, CALL_END = "<｜tool_call_begin｜>", "<｜tool_call_end｜>"
 INVOKE_BEGIN, INVOKE_END = "<steptml:invoke", "</steptml:invoke>"
 PARAM_OPEN, PARAM_CLOSE = '<steptml:parameter name="', "</steptml:parameter>"
 _CALL_END_AFTER = re.compile(r"\s*<｜tool_call_end｜>")
+_NAME = re.compile(r'\s+name="([^"<>]{0,256})')
+_TRUNCATED = "truncated tool call (output ended inside it)"
 
 
 class _Step3(Dialect):
@@ -28,7 +33,11 @@ class _Step3(Dialect):
     @total
     def parse(self, text: str) -> ParseResult:
         # a section cut after its last call also loses that call's end token (only whitespace between)
-        return parse_sections(text, (BEGIN, END), (INVOKE_BEGIN, INVOKE_END), self._invoke, trailer=_CALL_END_AFTER)
+        cands, rest = parse_sections(text, (BEGIN, END), (INVOKE_BEGIN, INVOKE_END), self._invoke, trailer=_CALL_END_AFTER)
+        cut = _cut_call(rest) if cands else None  # with no whole call, a cut-off block stays text
+        if cut is None:
+            return cands, rest
+        return [*cands, cut], rest[: len(rest) - len(cut.raw)]
 
     def _invoke(self, text: str, blk: Block) -> Candidate | None:
         if not blk.closed:
@@ -45,6 +54,26 @@ class _Step3(Dialect):
             return None
         args = {key: value for key, _, value in params if key}
         return Candidate(name=name.strip(), arguments=args, raw="", dialect=self.name, text_values=True)
+
+
+def _cut_call(rest: str) -> Candidate | None:
+    """The invoke the output ended inside, with the call and section tokens just before it."""
+    inv = rest.rfind(INVOKE_BEGIN)
+    if inv == -1 or INVOKE_END in rest[inv:] or END in rest[inv:]:
+        return None
+    at = inv
+    call = rest.rfind(CALL_BEGIN, 0, inv)
+    if call != -1 and CALL_END not in rest[call:inv]:
+        between = rest[call + len(CALL_BEGIN) : inv]
+        if not between.strip() or between.strip().endswith("<｜tool_sep｜>"):
+            at = call
+    sec = rest.rfind(BEGIN, 0, at)
+    if sec != -1 and not rest[sec + len(BEGIN) : at].strip():
+        at = sec
+    if at == inv:
+        return None  # a bare invoke tag with no call or section token before it: prose naming the markup
+    m = _NAME.match(rest, inv + len(INVOKE_BEGIN))
+    return Candidate(name=m.group(1).strip() if m else "", arguments=None, raw=rest[at:], dialect="step3", error=_TRUNCATED)
 
 
 STEP3 = _Step3()
