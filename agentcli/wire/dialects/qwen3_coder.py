@@ -4,6 +4,8 @@ Tolerates the model's known slips: a missing opening <tool_call> (bare <function
 orphan </tool_call>) and a missing </parameter> before the next parameter or </function>. Quoted names
 (`<parameter="city">`) are the names without quotes; a name never holds an angle bracket. A body of
 JSON (`<function=name>{"a": 1}</function>`, the Llama 3.1 custom-tool form) is read as JSON arguments.
+A tag ended by a newline instead of `>` and a doubled `parameter=` prefix are repaired; parameter
+markup broken past that makes the call malformed (reported, never run with the arguments it lost).
 """
 
 from __future__ import annotations
@@ -22,8 +24,10 @@ if TYPE_CHECKING:
     from agentcli.core.types import Tool, ToolCall, ToolResult
 
 # A name holds no angle bracket: `<function=<<not xml>>` is no call, and `<parameter=a<b>` no parameter.
-_FUNC = re.compile(r"<function=([^<>\n]{1,200})>")
-_PARAM = re.compile(r"<parameter=([^<>\n]{1,200})>")
+# A tag the model ended with a newline instead of `>` (`<function=bash\n`) ends there all the same.
+_FUNC = re.compile(r"<function=([^<>\n]{1,200})(?:>|\n)")
+_PARAM = re.compile(r"<parameter=([^<>\n]{1,200})(?:>|\n)")
+_TAG_PREFIX = re.compile(r"^(?:\s*(?:parameter|function)=)+")
 _END_FUNC = "</function>"
 _END_PARAM = "</parameter>"
 _WRAP_OPEN = "<tool_call>"
@@ -31,8 +35,9 @@ _WRAP_CLOSE = "</tool_call>"
 
 
 def _name(raw: str) -> str:
-    """A function or parameter name, without the quotes of the attribute style (`<parameter="city">`)."""
-    return raw.strip().strip("\"'")
+    """A function or parameter name, without the quotes of the attribute style (`<parameter="city">`)
+    and without the tag's own prefix written twice (`<parameter=parameter=command>`)."""
+    return _TAG_PREFIX.sub("", raw.strip()).strip().strip("\"'")
 
 
 def _strip_nl(value: str) -> str:
@@ -92,7 +97,10 @@ class Qwen3CoderDialect(Dialect):
             while j > pos and text[j - 1].isspace():
                 j -= 1
             wrapped = text.startswith(_WRAP_OPEN, j - len(_WRAP_OPEN))
-            cand = self._candidate(name, body, raw, closed, wrapped)
+            # A tag ended by a newline is a slip worth repairing only when parameters follow it:
+            # `<function=f\n</function>` with nothing inside is no call.
+            slipped = m.group(0).endswith("\n") and "<parameter=" not in body
+            cand = None if slipped else self._candidate(name, body, raw, closed, wrapped)
             if cand is not None:
                 out.append(cand)
                 spans.append((m.start(), stop))
@@ -117,11 +125,13 @@ class Qwen3CoderDialect(Dialect):
         args: dict[str, Any] = {}
         complete = True
         pos = 0
+        tags = 0
         closes: dict[str, int] = {}
         while True:
             m = _PARAM.search(body, pos)
             if not m:
                 break
+            tags += 1
             vstart = m.end()
             end = find_cached(body, _END_PARAM, vstart, closes)
             nxt = _PARAM.search(body, vstart)
@@ -135,6 +145,10 @@ class Qwen3CoderDialect(Dialect):
                 pos = stop
         if body[pos:].strip() and not closed:
             complete = False
+        if complete and body.count("<parameter=") > tags:
+            # Parameter markup that was not read (a tag broken past repair): running the call without
+            # those arguments would act on values the model never gave.
+            return Candidate(name, None, raw, self.name, error="malformed parameter tag; the call was not run")
         if not complete:
             return Candidate(name, None, raw, self.name, error="truncated tool call (output ended inside it)")
         return Candidate(name, args, raw, self.name, text_values=True)
