@@ -67,6 +67,7 @@ FAMILIES: dict[str, str] = {
     "laguna": "others:laguna_rules",
     "minicpm": "others:minicpm_rules",
     "kolibri": "others:kolibri_rules",
+    "trinity": "others:trinity_rules",
     "starcoder": "others:no_native_rules",
     "yi": "others:no_native_rules",
     "falcon": "others:no_native_rules",
@@ -158,6 +159,7 @@ ALIASES: dict[str, tuple[str, str | None]] = {
     "laguna": ("laguna", None),  # Poolside ("poolside/Laguna-XS.2")
     "minicpm": ("minicpm", None),  # OpenBMB ("openbmb/MiniCPM5-1B")
     "kolibri": ("kolibri", None),  # Kolibri 1 ("rty813/Kolibri-1-bf16")
+    "trinity": ("trinity", None),  # Arcee ("arcee-ai/Trinity-Mini")
 }
 
 # Fine-tune lines named after themselves but built on another family: when the id
@@ -179,7 +181,7 @@ OFFICIAL_ORGS: frozenset[str] = frozenset({
     "bytedance-seed", "liquidai", "huggingfacetb", "allenai", "ai-sage", "meituan-longcat", "swiss-ai", "baidu",
     "deepcogito", "rednote-hilab", "naver-hyperclovax", "iquestlab", "xiaomimimo", "freedomintelligence",
     "openpangu", "blinkdl", "facebook", "upstage", "primeintellect", "inclusionai", "poolside", "openbmb",
-    "stepfun-ai",
+    "stepfun-ai", "arcee-ai",
 })
 
 # Re-publishers of quantised weights: same model, not a fine-tune.

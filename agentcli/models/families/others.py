@@ -186,6 +186,11 @@ def minicpm_rules(spec: ModelSpec) -> dict[str, Any]:
     return {}
 
 
+def trinity_rules(spec: ModelSpec) -> dict[str, Any]:
+    """Arcee Trinity writes Hermes-style <tool_call>{json}</tool_call> blocks, reasoning in <think>."""
+    return {**_TOOLS, "parallel_tools": True, "text_dialect": "hermes"}
+
+
 def kolibri_rules(spec: ModelSpec) -> dict[str, Any]:
     """Kolibri 1 writes Hermes-style <tool_call>{json}</tool_call> blocks after a <think> block."""
     return {**_TOOLS, "parallel_tools": True, "text_dialect": "hermes"}

@@ -4,6 +4,9 @@
 The parameters may sit in an <arguments> element, a value may be wrapped in <![CDATA[...]]>, the
 attributes may be single- or double-quoted, and calls may be wrapped in <tool_call>..</tool_call>.
 Values are written as text, so candidates carry text_values (the schema coerces them).
+A call the output ends inside (its <function name=..> open, then only parameters, the last one
+possibly unfinished, and no </function>) is a truncated call: reported, never run, and its markup
+is not prose.
 """
 
 from __future__ import annotations
@@ -57,6 +60,27 @@ def _params(body: str) -> dict[str, str] | None:
         args[name] = value
 
 
+def _cut_body(body: str) -> bool:
+    """Whether `body`, running to the end of the output, is a call body cut off: whole <param>
+    elements, then at most one unfinished (its tag or its value), or a close tag begun."""
+    pos = len(body) - len(body.lstrip())
+    if body.startswith("<arguments>", pos):
+        pos += len("<arguments>")
+    while True:
+        at = body.find("<", pos)
+        if at < 0 or body[pos:at].strip():
+            return at < 0 and not body[pos:].strip()
+        pm = _PARAM.match(body, at)
+        if pm is None:
+            rest = body[at:].rstrip()
+            return (">" not in rest and rest.startswith("<param")) or any(
+                t.startswith(rest) for t in ("<param", "</arguments>", CLOSE))
+        end = body.find(PARAM_CLOSE, pm.end())
+        if end < 0:
+            return True  # cut off inside the value
+        pos = end + len(PARAM_CLOSE)
+
+
 def _wrapped(text: str, start: int, end: int) -> tuple[int, int]:
     """(start, end) grown over a <tool_call> just before and a </tool_call> just after, with the space between."""
     i = start
@@ -86,8 +110,12 @@ class _MiniCPM5(Dialect):
             m = _ATTR.match(text, at + len(OPEN) - 1)
             if m is not None and close != -1 and close < m.end():
                 close = text.find(CLOSE, m.end())
-            if close == -1:
-                break  # no call is closed past here
+            if close == -1:  # no call is closed past here; one left open at the end was cut off
+                if m is not None and is_tool_name(name := m.group(1) or m.group(2)) and _cut_body(text[m.end() :]):
+                    cands.append(Candidate(name=name, arguments=None, raw=text[at:], dialect=self.name,
+                                           error="truncated tool call (output ended inside it)"))
+                    spans.append((_wrapped(text, at, len(text))[0], len(text)))
+                break
             if m is None:
                 at = text.find(OPEN, at + len(OPEN))
                 continue

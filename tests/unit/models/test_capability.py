@@ -134,6 +134,7 @@ def test_gpt_and_o_series():
         ("PrimeIntellect/INTELLECT-3", "qwen3_coder"),
         ("ibm-granite/granite-4.2-8b", "qwen3_coder"),
         ("openbmb/MiniCPM5-1B", "minicpm5"),
+        ("arcee-ai/Trinity-Mini", "hermes"),
     ],
 )
 def test_text_dialect(model_id, dialect):
