@@ -23,10 +23,11 @@ from agentcli.wire.dialects._scan import (
     Block,
     ParseResult,
     attr_value,
+    find_cached,
+    find_first,
     iter_blocks,
     json_object_complete,
     loads,
-    parse_sections,
     remove_spans,
     section_calls,
     skip_ws,
@@ -196,27 +197,19 @@ def _dsml_args(body: str, tag: str = DSML) -> dict | None:
     return args
 
 
-def _quoted(text: str, openers: tuple[str, ...]) -> list[tuple[int, int]]:
+def _quoted(text: str) -> list[tuple[int, int]]:
     """Regions quoting the markup as an example: fenced code blocks, and an inline code span that
-    opens right before a tag (`<｜DSML｜...`). Markup there is shown, never run."""
+    opens right before a DSML tag (`<｜DSML｜...`), in text order."""
     spans = [(f[0], f[1]) for f in fences(text)]
-    pos = text.find("`<")
+    token = "`<" + DSML
+    pos = text.find(token)
     while pos != -1:
-        if text.startswith(openers, pos + 1):
-            close = text.find("`", pos + 1)
-            close = len(text) if close == -1 else close + 1
-            spans.append((pos, close))
-            pos = text.find("`<", close)
-        else:
-            pos = text.find("`<", pos + 1)
+        close = text.find("`", pos + 1)
+        close = len(text) if close == -1 else close + 1
+        spans.append((pos, close))
+        pos = text.find(token, close)
     spans.sort()
-    merged: list[tuple[int, int]] = []
-    for a, b in spans:
-        if merged and a < merged[-1][1]:
-            merged[-1] = (merged[-1][0], max(b, merged[-1][1]))
-        else:
-            merged.append((a, b))
-    return merged
+    return spans
 
 
 class _DeepSeekDSML(Dialect):
@@ -244,7 +237,7 @@ class _DeepSeekDSML(Dialect):
 
     @total
     def parse(self, text: str) -> ParseResult:
-        quoted = _quoted(text, ("<" + DSML,)) if ("```" in text or "~~~" in text or "`<" in text) else []
+        quoted = self._quoted(text) if ("```" in text or "~~~" in text or "`<" in text) else []
         if not quoted:
             return self._parse_plain(text)
         cands: list[Candidate] = []
@@ -257,6 +250,29 @@ class _DeepSeekDSML(Dialect):
             parts.append(text[a:b])
             pos = b
         return (cands, "".join(parts)) if cands else ([], text)
+
+    def _quoted(self, text: str) -> list[tuple[int, int]]:
+        """The quoting regions that open in prose (not inside a call, where a value may quote
+        anything), merged; one forward pass over the DSML tags."""
+        opens = (*(s[0] for s in self.sections), self.invoke[0], f"<{self.tag}parameter")
+        closes = (*(s[1] for s in self.sections), self.invoke[1])
+        out: list[tuple[int, int]] = []
+        d = text.find(DSML)
+        inside = False
+        for a, b in _quoted(text):
+            if out and a < out[-1][1]:
+                out[-1] = (out[-1][0], max(b, out[-1][1]))  # overlapping quotes: one region
+                continue
+            while d != -1 and d < a:  # the calls state at `a`
+                if d >= 2 and text.startswith(closes, d - 2):
+                    inside = False
+                elif d >= 1 and text.startswith(opens, d - 1):
+                    gt = text.find(">", d, d + 512)
+                    inside = not (gt > 0 and text[gt - 1] == "/")  # a self-closing invoke holds nothing
+                d = text.find(DSML, d + len(DSML))
+            if not inside:
+                out.append((a, b))
+        return out
 
     def _damaged(self, text: str) -> list[tuple[int, int]]:
         """Lines opening with the DSML token that are no known tag and stand right before calls."""
@@ -284,8 +300,53 @@ class _DeepSeekDSML(Dialect):
         cands, rest = self._parse_text(src)
         return (cands, _strip_eos(rest)) if cands else ([], text)
 
+    def _sections(self, text: str) -> ParseResult:
+        """Calls in the version's wrapper, walked invoke by invoke so that a wrapper token quoted in a
+        parameter value does not cut the section; a section holding a call goes whole (up to its last
+        call when its end token never comes)."""
+        opener, closer = self.section
+        inv_open, inv_close = self.invoke
+        cands: list[Candidate] = []
+        spans: list[tuple[int, int]] = []
+        cache: dict[str, int] = {}
+        start = find_cached(text, opener, 0, cache)
+        while start != -1:
+            pos = start + len(opener)
+            found: list[Candidate] = []
+            last = end = -1
+            while True:
+                at, which = find_first(text, (inv_open, closer, opener), pos, cache)
+                if which != inv_open:
+                    if which == closer:
+                        end = at + len(closer)
+                    pos = at if which == opener else (len(text) if at == -1 else end)
+                    break
+                close = find_cached(text, inv_close, at, cache)
+                gt = text.find(">", at, at + 512)
+                if gt > 0 and text[gt - 1] == "/" and (close == -1 or gt < close):
+                    blk = Block(at, at + len(inv_open), gt + 1, gt + 1, False)  # self-closing
+                elif close == -1:
+                    blk = Block(at, at + len(inv_open), len(text), len(text), False)
+                else:
+                    blk = Block(at, at + len(inv_open), close, close + len(inv_close), True)
+                cand = self._invoke(text, blk)
+                if cand is not None:
+                    cand.raw = text[blk.start : blk.end]
+                    found.append(cand)
+                    last = blk.end
+                pos = blk.end
+                if close == -1 and blk.end == len(text):
+                    break
+            if found:
+                cands.extend(found)
+                spans.append((start, end if end > last else last))
+            start = find_cached(text, opener, max(pos, start + 1), cache) if pos < len(text) else -1
+        if not cands:
+            return [], text
+        return cands, remove_spans(text, spans)
+
     def _parse_text(self, text: str) -> ParseResult:
-        cands, rest = parse_sections(text, self.section, self.invoke, self._invoke)
+        cands, rest = self._sections(text)
         if cands or any(s[0] in text for s in self.sections):
             return cands, rest  # a wrapper is there: bare invokes are not this version's to recover
         # No opening wrapper at all: read the bare invokes.
@@ -295,6 +356,9 @@ class _DeepSeekDSML(Dialect):
         spans: list[tuple[int, int]] = []
         pos = 0
         for cand in found:  # in text order: one forward pass
+            gt = cand.raw.find(">")
+            if gt > 0 and cand.raw[:gt].rstrip().endswith("/"):
+                cand.raw = cand.raw[: gt + 1]  # a self-closing invoke ends at its header
             at = text.find(cand.raw, pos)
             spans.append((at, at + len(cand.raw)))
             pos = at + len(cand.raw)
@@ -310,9 +374,12 @@ class _DeepSeekDSML(Dialect):
         header_end = text.find(">", start, stop)
         if header_end == -1:
             return None
-        name = attr_value(text[start:header_end], "name")
+        header = text[start:header_end]
+        name = attr_value(header, "name")
         if not name or not name.strip():
             return None
+        if header.rstrip().endswith("/"):  # `<invoke name="f"/>`: a call with no arguments
+            return Candidate(name=name.strip(), arguments={}, raw="", dialect=self.name)
         if not blk.closed:
             return None  # no </invoke>: parameters may still have been coming
         body = text[header_end + 1 : stop]
