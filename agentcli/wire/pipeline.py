@@ -38,6 +38,7 @@ THINK_TAGS: tuple[tuple[str, str], ...] = (
 CALLS_END_REASONING: tuple[str, ...] = (
     "<|tool_calls_section_begin|>", "<|tool_call_section_begin|>", "<|tool_call_begin|>",  # Kimi K2
     "<｜tool▁calls▁begin｜>", "<｜DSML｜function_calls>",  # DeepSeek V3/V3.1, V3.2
+    "<｜DSML｜tool_calls>", "<｜DSML｜ calls>",  # DeepSeek V4, V4.1
     "<tool_call>",  # Qwen3 / Qwen3.5 and Hermes: a special token of their tokenizers, opened mid-thought
     "<|tools_prefix|>",  # Apertus
 )

@@ -55,6 +55,7 @@ FAMILIES: dict[str, str] = {
     "ernie": "others:ernie_rules",
     "nemotron": "others:nemotron_rules",
     "dots": "others:dots_rules",
+    "k2-horizon": "others:k2_horizon_rules",
     "hyperclovax": "others:hyperclovax_rules",
     "iquest": "others:iquest_rules",
     "mimo": "others:mimo_rules",
@@ -142,6 +143,7 @@ ALIASES: dict[str, tuple[str, str | None]] = {
     "ernie": ("ernie", None),
     "nemotron": ("nemotron", None),
     "reka": ("reka", None),
+    "k2-horizon": ("k2-horizon", None),  # IFM ("IFM/K2-Horizon-7B")
     "dots": ("dots", None),  # rednote's dots.llm1 ("rednote-hilab/dots.llm1.inst")
     "hyperclovax": ("hyperclovax", None),  # NAVER ("naver-hyperclovax/HyperCLOVAX-SEED-Think-32B")
     "intern-s1": ("internlm", "s1"),  # InternLM's Intern-S1 writes InternLM2's action tokens

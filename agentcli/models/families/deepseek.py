@@ -8,6 +8,8 @@ from agentcli.models.spec import ModelSpec
 
 
 def _v3_dialect(v: tuple[int, ...]) -> str:
+    if v >= (4, 1):
+        return "deepseek_v41"  # spaced DSML tag names in a ` calls` block
     if v >= (4,):
         return "deepseek_v4"
     if v >= (3, 2):

@@ -118,6 +118,11 @@ def dots_rules(spec: ModelSpec) -> dict[str, Any]:
     return {**_TOOLS, "context_window": 32_768, "text_dialect": "dots"}
 
 
+def k2_horizon_rules(spec: ModelSpec) -> dict[str, Any]:
+    """IFM K2-Horizon (SGLang's `k2_horizon` parser) writes <ifm|tool_call> blocks."""
+    return {**_TOOLS, "text_dialect": "k2_horizon"}
+
+
 def hyperclovax_rules(spec: ModelSpec) -> dict[str, Any]:
     """NAVER HyperCLOVA X SEED Think: GLM-style calls with JSON values (32B) or a `-> tool/function_call`
     turn holding a JSON list (14B); one dialect reads both."""

@@ -27,8 +27,10 @@ DIALECTS: dict[str, str] = {
     "deepseek_v31": "deepseek:DEEPSEEK_V31",
     "deepseek_v32": "deepseek:DEEPSEEK_V32",
     "deepseek_v4": "deepseek:DEEPSEEK_V4",
+    "deepseek_v41": "deepseek:DEEPSEEK_V41",  # <｜DSML｜ calls> with spaced tag names (DeepSeek-V4.1)
     "kimi_k2": "kimi_k2:KIMI_K2",
     "kimi_k3": "kimi_k3:KIMI_K3",  # <|open|>tools<|sep|><|open|>call tool="f" ...<|close|>call<|sep|>
+    "k2_horizon": "k2_horizon:K2_HORIZON",  # <ifm|tool_call>NAME<ifm|arg_key>..<ifm|arg_value>.. (IFM K2-Horizon)
     "glm4_moe": "glm4_moe:GLM4_MOE",
     "minicpm5": "minicpm5:MINICPM5",  # <function name="f"><param name="k">v</param></function> (MiniCPM5)
     "laguna": "laguna:LAGUNA",  # GLM <arg_key> pairs, a name line + JSON, or JSON, in <tool_call> or <user>

@@ -4,6 +4,8 @@ V3   <｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁s
 V3.1 <｜tool▁calls▁begin｜><｜tool▁call▁begin｜>NAME<｜tool▁sep｜>{..}<｜tool▁call▁end｜><｜tool▁calls▁end｜>
 V3.2 <｜DSML｜function_calls><｜DSML｜invoke name="NAME"><｜DSML｜parameter name="k" string="true">v</｜DSML｜parameter>
      </｜DSML｜invoke></｜DSML｜function_calls>
+V4   the same tags in <｜DSML｜tool_calls>
+V4.1 <｜DSML｜ calls><｜DSML｜ invoke name="NAME"><｜DSML｜ parameter ...>v</｜DSML｜ parameter></｜DSML｜ invoke></｜DSML｜ calls>
 The tokens use FULLWIDTH VERTICAL LINE (U+FF5C) and LOWER ONE EIGHTH BLOCK (U+2581).
 V3 and V3.1 share one call parser: the text before the separator tells the layouts apart.
 A whole call block the tokens close but whose name cannot be read (no separator, no name) is
@@ -15,15 +17,17 @@ from __future__ import annotations
 import re
 
 from agentcli.wire.dialects._base import Dialect
+from agentcli.wire.dialects._callscan import fences
 from agentcli.wire.dialects._scan import (
     INVALID,
     Block,
     ParseResult,
     attr_value,
+    find_cached,
+    find_first,
     iter_blocks,
     json_object_complete,
     loads,
-    parse_sections,
     remove_spans,
     section_calls,
     skip_ws,
@@ -42,16 +46,25 @@ SEP = "<｜tool▁sep｜>"
 OUTPUT_TOKENS = ("<｜tool▁outputs▁begin｜>", "<｜tool▁outputs▁end｜>", "<｜tool▁output▁begin｜>", "<｜tool▁output▁end｜>")
 
 
+# The end-of-sentence token closes the assistant turn after its calls when the server leaves the stop
+# token in the text (it ends the template's assistant message): markup, never text.
+EOS = "<｜end▁of▁sentence｜>"
+
+
 def _strip_output_tokens(text: str) -> str:
     for token in OUTPUT_TOKENS:
         text = text.replace(token, "")
     return text
 
+
+def _strip_eos(text: str) -> str:
+    """`text` without the end-of-sentence token that ends it."""
+    end = text.rstrip()
+    return end[: -len(EOS)] if end.endswith(EOS) else text
+
 DSML = "｜DSML｜"
 FC_BEGIN = f"<{DSML}function_calls>"
 FC_END = f"</{DSML}function_calls>"
-INVOKE_BEGIN = f"<{DSML}invoke"
-INVOKE_END = f"</{DSML}invoke>"
 
 
 def _ascii(token: str) -> str:
@@ -154,14 +167,10 @@ class _DeepSeekTokens(Dialect):
                 spans.append((sec_start, end))
         if not cands:
             return [], _strip_output_tokens(orig)
-        return cands, _strip_output_tokens(remove_spans(orig, sorted(spans)))
+        return cands, _strip_eos(_strip_output_tokens(remove_spans(orig, sorted(spans))))
 
 
-_DSML_SECTIONS = (FC_BEGIN, f"<{DSML}tool_calls>")
-_DSML_CLOSERS = (FC_END, f"</{DSML}tool_calls>")
-
-
-def _dsml_args(body: str) -> dict | None:
+def _dsml_args(body: str, tag: str = DSML) -> dict | None:
     """Arguments of one invoke: JSON object, or DSML parameter tags typed by their string= flag."""
     stripped = body.strip()
     if stripped.startswith("{"):
@@ -170,9 +179,9 @@ def _dsml_args(body: str) -> dict | None:
             return obj
     params, complete = tag_params(
         body,
-        f"<{DSML}parameter name=\"",
+        f"<{tag}parameter name=\"",
         '"',
-        f"</{DSML}parameter>",
+        f"</{tag}parameter>",
         alt_open_prefix='<parameter name="',
         alt_close_tag="</parameter>",
     )
@@ -188,37 +197,173 @@ def _dsml_args(body: str) -> dict | None:
     return args
 
 
-class _DeepSeekDSML(Dialect):
-    """V3.2 / V4: XML-like DSML invoke/parameter tags; string="false" values are JSON.
+def _quoted(text: str) -> list[tuple[int, int]]:
+    """Regions quoting the markup as an example: fenced code blocks, and an inline code span that
+    opens right before a DSML tag (`<｜DSML｜...`), in text order."""
+    spans = [(f[0], f[1]) for f in fences(text)]
+    token = "`<" + DSML
+    pos = text.find(token)
+    while pos != -1:
+        close = text.find("`", pos + 1)
+        close = len(text) if close == -1 else close + 1
+        spans.append((pos, close))
+        pos = text.find(token, close)
+    spans.sort()
+    return spans
 
-    V3.2 wraps the invokes in function_calls, V4 in tool_calls. At long context V4 may drop the
+
+class _DeepSeekDSML(Dialect):
+    """V3.2 / V4 / V4.1: XML-like DSML invoke/parameter tags; string="false" values are JSON.
+
+    V3.2 wraps the invokes in function_calls, V4 in tool_calls, V4.1 in ` calls` with every tag
+    name spaced from the DSML token (`<｜DSML｜ invoke name=..>`). At long context V4 may drop the
     opening wrapper token: complete invokes outside any wrapper are still calls, and the orphan
-    closing token after them goes with them.
+    closing token after them goes with them. The DSML token is a special token, never prose: a
+    damaged wrapper (a line opening with it that is no known tag) right before the calls is markup
+    and goes with them. Markup quoted in a fenced block or an inline code span is an example.
     """
 
-    def __init__(self, name: str, section: tuple[str, str]) -> None:
+    def __init__(self, name: str, section: tuple[str, str], tag: str = DSML,
+                 others: tuple[tuple[str, str], ...] = ()) -> None:
         self.name = name
         self.section = section
-        self.markers = (section[0], INVOKE_BEGIN)
-        self.owns = (section[0],)  # the wrapper tells V3.2 from V4; the invoke tags are shared
+        self.tag = tag
+        self.invoke = (f"<{tag}invoke", f"</{tag}invoke>")
+        self.sections = (section, *others)  # every wrapper of these tags: bare invokes are recovered only without one
+        self.markers = (section[0], self.invoke[0])
+        self.owns = (section[0],)  # the wrapper tells the versions apart; the invoke tags are shared
+        self._known = (*(s[0] for s in self.sections), *(s[1] for s in self.sections), self.invoke[0],
+                       self.invoke[1], f"<{tag}parameter", f"</{tag}parameter>")
 
     @total
     def parse(self, text: str) -> ParseResult:
-        cands, rest = parse_sections(text, self.section, (INVOKE_BEGIN, INVOKE_END), self._invoke)
-        if cands or any(opener in text for opener in _DSML_SECTIONS):
+        quoted = self._quoted(text) if ("```" in text or "~~~" in text or "`<" in text) else []
+        if not quoted:
+            return self._parse_plain(text)
+        cands: list[Candidate] = []
+        parts: list[str] = []
+        pos = 0
+        for a, b in [*quoted, (len(text), len(text))]:
+            found, rest = self._parse_plain(text[pos:a]) if a > pos else ([], "")
+            cands.extend(found)
+            parts.append(rest)
+            parts.append(text[a:b])
+            pos = b
+        return (cands, "".join(parts)) if cands else ([], text)
+
+    def _quoted(self, text: str) -> list[tuple[int, int]]:
+        """The quoting regions that open in prose (not inside a call, where a value may quote
+        anything), merged; one forward pass over the DSML tags."""
+        opens = (*(s[0] for s in self.sections), self.invoke[0], f"<{self.tag}parameter")
+        closes = (*(s[1] for s in self.sections), self.invoke[1])
+        out: list[tuple[int, int]] = []
+        d = text.find(DSML)
+        inside = False
+        for a, b in _quoted(text):
+            if out and a < out[-1][1]:
+                out[-1] = (out[-1][0], max(b, out[-1][1]))  # overlapping quotes: one region
+                continue
+            while d != -1 and d < a:  # the calls state at `a`
+                if d >= 2 and text.startswith(closes, d - 2):
+                    inside = False
+                elif d >= 1 and text.startswith(opens, d - 1):
+                    gt = text.find(">", d, d + 512)
+                    inside = not (gt > 0 and text[gt - 1] == "/")  # a self-closing invoke holds nothing
+                d = text.find(DSML, d + len(DSML))
+            if not inside:
+                out.append((a, b))
+        return out
+
+    def _damaged(self, text: str) -> list[tuple[int, int]]:
+        """Lines opening with the DSML token that are no known tag and stand right before calls."""
+        spans: list[tuple[int, int]] = []
+        openers = (self.section[0], self.invoke[0])
+        token = "<" + DSML
+        eol = -1
+        i = text.find(token)
+        while i != -1:
+            j = i
+            while j > 0 and text[j - 1] in " \t":
+                j -= 1
+            if (j == 0 or text[j - 1] == "\n") and not text.startswith(self._known, i):
+                if eol < i:
+                    eol = text.find("\n", i)
+                    eol = len(text) if eol == -1 else eol
+                if text.startswith(openers, skip_ws(text, eol)):
+                    spans.append((i, eol))
+            i = text.find(token, i + len(token))
+        return spans
+
+    def _parse_plain(self, text: str) -> ParseResult:
+        damaged = self._damaged(text) if "<" + DSML in text else []
+        src = remove_spans(text, damaged) if damaged else text
+        cands, rest = self._parse_text(src)
+        return (cands, _strip_eos(rest)) if cands else ([], text)
+
+    def _sections(self, text: str) -> ParseResult:
+        """Calls in the version's wrapper, walked invoke by invoke so that a wrapper token quoted in a
+        parameter value does not cut the section; a section holding a call goes whole (up to its last
+        call when its end token never comes)."""
+        opener, closer = self.section
+        inv_open, inv_close = self.invoke
+        cands: list[Candidate] = []
+        spans: list[tuple[int, int]] = []
+        cache: dict[str, int] = {}
+        start = find_cached(text, opener, 0, cache)
+        while start != -1:
+            pos = start + len(opener)
+            found: list[Candidate] = []
+            last = end = -1
+            while True:
+                at, which = find_first(text, (inv_open, closer, opener), pos, cache)
+                if which != inv_open:
+                    if which == closer:
+                        end = at + len(closer)
+                    pos = at if which == opener else (len(text) if at == -1 else end)
+                    break
+                close = find_cached(text, inv_close, at, cache)
+                gt = text.find(">", at, at + 512)
+                if gt > 0 and text[gt - 1] == "/" and (close == -1 or gt < close):
+                    blk = Block(at, at + len(inv_open), gt + 1, gt + 1, False)  # self-closing
+                elif close == -1:
+                    blk = Block(at, at + len(inv_open), len(text), len(text), False)
+                else:
+                    blk = Block(at, at + len(inv_open), close, close + len(inv_close), True)
+                cand = self._invoke(text, blk)
+                if cand is not None:
+                    cand.raw = text[blk.start : blk.end]
+                    found.append(cand)
+                    last = blk.end
+                pos = blk.end
+                if close == -1 and blk.end == len(text):
+                    break
+            if found:
+                cands.extend(found)
+                spans.append((start, end if end > last else last))
+            start = find_cached(text, opener, max(pos, start + 1), cache) if pos < len(text) else -1
+        if not cands:
+            return [], text
+        return cands, remove_spans(text, spans)
+
+    def _parse_text(self, text: str) -> ParseResult:
+        cands, rest = self._sections(text)
+        if cands or any(s[0] in text for s in self.sections):
             return cands, rest  # a wrapper is there: bare invokes are not this version's to recover
         # No opening wrapper at all: read the bare invokes.
-        found, last = section_calls(text, (INVOKE_BEGIN, INVOKE_END), 0, len(text), self._invoke)
+        found, last = section_calls(text, self.invoke, 0, len(text), self._invoke)
         if not found:
             return [], text
         spans: list[tuple[int, int]] = []
         pos = 0
         for cand in found:  # in text order: one forward pass
+            gt = cand.raw.find(">")
+            if gt > 0 and cand.raw[:gt].rstrip().endswith("/"):
+                cand.raw = cand.raw[: gt + 1]  # a self-closing invoke ends at its header
             at = text.find(cand.raw, pos)
             spans.append((at, at + len(cand.raw)))
             pos = at + len(cand.raw)
         tail = skip_ws(text, last)
-        for closer in _DSML_CLOSERS:  # the orphan closing token of either version
+        for _, closer in self.sections:  # the orphan closing token of any version
             if text.startswith(closer, tail):
                 spans.append((last, tail + len(closer)))
                 break
@@ -229,13 +374,16 @@ class _DeepSeekDSML(Dialect):
         header_end = text.find(">", start, stop)
         if header_end == -1:
             return None
-        name = attr_value(text[start:header_end], "name")
+        header = text[start:header_end]
+        name = attr_value(header, "name")
         if not name or not name.strip():
             return None
+        if header.rstrip().endswith("/"):  # `<invoke name="f"/>`: a call with no arguments
+            return Candidate(name=name.strip(), arguments={}, raw="", dialect=self.name)
         if not blk.closed:
             return None  # no </invoke>: parameters may still have been coming
         body = text[header_end + 1 : stop]
-        args = _dsml_args(body)
+        args = _dsml_args(body, self.tag)
         if args is None:
             return None
         return Candidate(name=name.strip(), arguments=args, raw="", dialect=self.name)
@@ -243,5 +391,8 @@ class _DeepSeekDSML(Dialect):
 
 DEEPSEEK_V3 = _DeepSeekTokens("deepseek_v3")
 DEEPSEEK_V31 = _DeepSeekTokens("deepseek_v31")
-DEEPSEEK_V32 = _DeepSeekDSML("deepseek_v32", (FC_BEGIN, FC_END))
-DEEPSEEK_V4 = _DeepSeekDSML("deepseek_v4", (f"<{DSML}tool_calls>", f"</{DSML}tool_calls>"))
+_V32_SECTION = (FC_BEGIN, FC_END)
+_V4_SECTION = (f"<{DSML}tool_calls>", f"</{DSML}tool_calls>")
+DEEPSEEK_V32 = _DeepSeekDSML("deepseek_v32", _V32_SECTION, others=(_V4_SECTION,))
+DEEPSEEK_V4 = _DeepSeekDSML("deepseek_v4", _V4_SECTION, others=(_V32_SECTION,))
+DEEPSEEK_V41 = _DeepSeekDSML("deepseek_v41", (f"<{DSML} calls>", f"</{DSML} calls>"), tag=f"{DSML} ")

@@ -5,7 +5,8 @@ blocks or one JSON call object (vLLM's `dots` parser reads both).
     <dots_function_call>{"name": "search", "arguments": {"query": "tables"}}</dots_function_call>
 
 The section tokens are this family's alone, so the dialect owns them: no generic XML or JSON dialect
-takes the inner call and leaves the wrapper on screen. A section holding neither form is left as text.
+takes the inner call and leaves the wrapper on screen. They are markup, never prose: a section holding
+neither form shows its content without them, and a stray token (an end with no start) goes.
 """
 
 from __future__ import annotations
@@ -32,8 +33,8 @@ BEGIN, END = "<dots_function_call>", "</dots_function_call>"
 
 class _Dots(Dialect):
     name = "dots"
-    markers = (BEGIN,)
-    owns = (BEGIN,)
+    markers = (BEGIN, END)
+    owns = (BEGIN, END)
 
     @total
     def parse(self, text: str) -> ParseResult:
@@ -46,9 +47,13 @@ class _Dots(Dialect):
             if found:
                 cands.extend(found)
                 spans.append((sec.start, sec.end))
-        if not cands:
-            return [], text
-        return cands, remove_spans(text, spans)
+            elif sec.closed:  # neither form: the tokens go, the content stays
+                spans.append((sec.start, sec.body_start))
+                spans.append((sec.body_end, sec.end))
+        rest = remove_spans(text, spans) if spans else text
+        if END in rest:  # a stray end token
+            rest = rest.replace(END, "")
+        return cands, rest
 
     def _json(self, text: str, sec: Block) -> list[Candidate]:
         """One JSON call object filling the section."""
