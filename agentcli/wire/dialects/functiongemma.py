@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 from agentcli.wire.dialects._base import Dialect
@@ -131,8 +132,10 @@ def _scalar(val: str) -> Any:
     return val
 
 
-def parse_call(body: str, esc: str = ESC) -> tuple[str, dict[str, Any]] | None:
-    """(name, arguments) of `call:NAME{...}`, or None when the body is not one whole call."""
+def parse_call(body: str, esc: str = ESC, reader_class: Callable[[str, str], _Reader] = _Reader,
+               ) -> tuple[str, dict[str, Any]] | None:
+    """(name, arguments) of `call:NAME{...}`, or None when the body is not one whole call.
+    `reader_class` reads the arguments (Gemma 4 passes a reader that also mends one string slip)."""
     body = body.strip()
     if not body.startswith("call:"):
         return None
@@ -140,9 +143,9 @@ def parse_call(body: str, esc: str = ESC) -> tuple[str, dict[str, Any]] | None:
     if brace == -1:
         return None
     name = body[5:brace].strip()
-    if not name or any(c.isspace() or c in "<>:" for c in name):
+    if not name or any(c.isspace() or c in "<>:{}" for c in name):
         return None
-    reader = _Reader(body, esc)
+    reader = reader_class(body, esc)
     reader.i = brace
     try:
         args = reader.obj()

@@ -24,7 +24,7 @@ from typing import Any
 
 from agentcli.wire.dialects._base import Dialect
 from agentcli.wire.dialects._scan import ParseResult, iter_blocks, remove_spans, total
-from agentcli.wire.dialects.functiongemma import _LITERALS, _NUMBER, _VALUE_END, _WS, _Reader
+from agentcli.wire.dialects.functiongemma import _LITERALS, _NUMBER, _VALUE_END, _WS, _Reader, parse_call
 from agentcli.wire.types import Candidate
 
 BEGIN, END = "<|tool_call>", "<tool_call|>"
@@ -87,8 +87,8 @@ class _Gemma4(Dialect):
 class _Reader4(_Reader):
     """The FunctionGemma reader, plus strings whose opening <|"|> was left out (see the module doc)."""
 
-    def __init__(self, s: str) -> None:
-        super().__init__(s, ESC)
+    def __init__(self, s: str, esc: str = ESC) -> None:
+        super().__init__(s, esc)
         # The next <|"|> and the next `,key:` at or after the read position, each found once and
         # reused until passed (-1: none left), so reading stays linear.
         self._esc_at = -2
@@ -119,19 +119,7 @@ class _Reader4(_Reader):
 
 def _parse_call(body: str) -> tuple[str, dict[str, Any]] | None:
     """(name, arguments) of `call:NAME{...}`, or None when the body is not one whole call."""
-    body = body.strip()
-    name = _call_name(body)
-    if name is None:
-        return None
-    reader = _Reader4(body)
-    reader.i = body.find("{")
-    try:
-        args = reader.obj()
-    except (ValueError, RecursionError):
-        return None
-    if body[reader.i :].strip():
-        return None
-    return name, args
+    return parse_call(body, ESC, _Reader4)
 
 
 def _bare_call(body: str) -> tuple[str, dict[str, Any], int] | None:
