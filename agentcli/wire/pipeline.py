@@ -8,6 +8,7 @@ Pure and total: any text in, a ParsedResponse out. Text inside reasoning is neve
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import functools
 import hashlib
@@ -43,6 +44,43 @@ CALLS_END_REASONING: tuple[str, ...] = (
     "<|tools_prefix|>",  # Apertus
 )
 
+# Call wrappers whose inside is arguments, never reasoning: a think tag written in a value (a file
+# that mentions `<think>`) is the value's text, so the reasoning split leaves it where it is.
+CALL_WRAPPERS: tuple[tuple[str, str], ...] = (
+    ("<tool_call>", "</tool_call>"), ("<function=", "</function>"), ("<invoke", "</invoke>"),
+    ("<｜DSML｜invoke", "</｜DSML｜invoke>"), ("<|tool_call_begin|>", "<|tool_call_end|>"),
+    ("<｜tool▁call▁begin｜>", "<｜tool▁call▁end｜>"), ("<TOOLCALL>", "</TOOLCALL>"),
+    ("<|tool_call_start|>", "<|tool_call_end|>"), ("<minimax:tool_call>", "</minimax:tool_call>"),
+)
+
+
+class _CallSpans:
+    """The [start, end) regions of `text` inside call wrappers (an unclosed one runs to the end),
+    merged; found in one pass per wrapper and asked by position with a binary search."""
+
+    def __init__(self, text: str) -> None:
+        spans: list[tuple[int, int]] = []
+        for open_tag, close_tag in CALL_WRAPPERS:
+            pos = 0
+            while (o := text.find(open_tag, pos)) != -1:
+                c = text.find(close_tag, o + len(open_tag))
+                spans.append((o + len(open_tag), len(text) if c == -1 else c))
+                if c == -1:
+                    break
+                pos = c + len(close_tag)
+        merged: list[tuple[int, int]] = []
+        for a, b in sorted(spans):
+            if merged and a <= merged[-1][1]:
+                merged[-1] = (merged[-1][0], max(merged[-1][1], b))
+            else:
+                merged.append((a, b))
+        self.starts = [a for a, _ in merged]
+        self.spans = merged
+
+    def inside(self, at: int) -> bool:
+        i = bisect.bisect_right(self.starts, at) - 1
+        return i >= 0 and at < self.spans[i][1]
+
 
 def _harmony_analysis(text: str) -> tuple[str, list[str]]:
     if "<|message|>" not in text:
@@ -73,17 +111,22 @@ def split_thinking(text: str) -> tuple[str, str]:
     for open_tag, close_tag in THINK_TAGS:
         if close_tag not in text and open_tag not in text:
             continue
+        calls = _CallSpans(text)
         start = 0
-        orphan = _orphan_close(text, open_tag, close_tag, start)
+        orphan = _orphan_close(text, open_tag, close_tag, start, calls)
         while orphan >= 0:  # reasoning runs to the last close tag that has no opener
             thoughts.append(text[start:orphan])
             start = orphan + len(close_tag)
-            orphan = _orphan_close(text, open_tag, close_tag, start)
-        text = text[start:] if start else text
+            orphan = _orphan_close(text, open_tag, close_tag, start, calls)
+        if start:
+            text = text[start:]
+            calls = _CallSpans(text)
         kept: list[str] = []
         pos = 0
         while True:
             s = text.find(open_tag, pos)
+            while s >= 0 and calls.inside(s):  # a tag written in a call's arguments is their text
+                s = text.find(open_tag, s + len(open_tag))
             if s < 0:
                 kept.append(text[pos:])
                 break
@@ -98,7 +141,7 @@ def split_thinking(text: str) -> tuple[str, str]:
             pos = e + len(close_tag)
         text = "".join(kept)
         if close_tag in text:  # a close tag left with no opener and nothing after it: markup, never text
-            text = text.replace(close_tag, "")
+            text = _drop_outside_calls(text, close_tag)
     return text, "\n\n".join(t.strip() for t in thoughts if t.strip())
 
 
@@ -109,13 +152,28 @@ def _calls_opened(text: str, start: int) -> int:
     return min(hits, default=len(text))
 
 
-def _orphan_close(text: str, open_tag: str, close_tag: str, start: int = 0) -> int:
+def _drop_outside_calls(text: str, tag: str) -> str:
+    """`text` without `tag` wherever it stands outside a call's arguments."""
+    calls = _CallSpans(text)
+    out: list[str] = []
+    pos = 0
+    while (at := text.find(tag, pos)) != -1:
+        out.append(text[pos:at] if not calls.inside(at) else text[pos : at + len(tag)])
+        pos = at + len(tag)
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def _orphan_close(text: str, open_tag: str, close_tag: str, start: int = 0, calls: _CallSpans | None = None) -> int:
     """Where the first close tag with no opener before it is (the template opened the reasoning),
-    skipping whole pairs quoted inside it; -1 when every close has its opener, or when the orphan
-    follows a whole pair and ends the text (a stray close after the answer, not a reasoning's end)."""
+    skipping whole pairs quoted inside it and tags inside a call's arguments; -1 when every close has
+    its opener, or when the orphan follows a whole pair and ends the text (a stray close after the
+    answer, not a reasoning's end)."""
     depth, pos, paired = 0, start, False
     while True:
         c = text.find(close_tag, pos)
+        while c >= 0 and calls is not None and calls.inside(c):
+            c = text.find(close_tag, c + len(close_tag))
         if c < 0:
             return -1
         o = text.find(open_tag, pos, c)

@@ -204,6 +204,8 @@ GENERIC: dict[str, Callable[[int], str]] = {
     "pythonic-long-list": lambda n: "[" + _rep("f(a=1), ", n) + "]",
     "every-marker-cut-call": lambda n: _rep("".join(m + CALL[:-2] for m in _all_markers()), n),
     "every-marker": lambda n: _rep("".join(m + "x " for m in _all_markers()), n),
+    "think-tags-in-call-values": lambda n: _rep('<tool_call>{"name": "f", "arguments": {"a": "<think>x</think> ', n),
+    "think-closes-in-calls": lambda n: _rep("<tool_call></think></tool_call>", n),
 }
 
 

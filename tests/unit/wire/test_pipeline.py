@@ -224,3 +224,23 @@ def test_harmony_analysis_is_thinking_and_an_addressed_analysis_message_a_call(t
     resp = parse_text(text)
     assert [(c.name, c.arguments) for c in resp.tool_calls] == calls
     assert resp.text == visible and resp.thinking == thinking
+
+
+@pytest.mark.parametrize("content", ["Models write <think>...</think> first.", "the </think> tag", "<think>open only",
+                                     "[THINK]x[/THINK] and <seed:think>y</seed:think>"])
+def test_think_tags_inside_a_calls_arguments_are_its_text(content):
+    """A file that mentions reasoning tags is written whole: tags inside a call's arguments are its
+    value, never reasoning to split off (that cut the value, or took the call into thinking)."""
+    import json
+
+    text = "<tool_call>" + json.dumps({"name": "write_file", "arguments": {"path": "a.md", "content": content}}) + "</tool_call>"
+    resp = parse_text(text)
+    assert [(c.name, c.arguments["content"]) for c in resp.tool_calls] == [("write_file", content)]
+    assert resp.thinking == ""
+
+
+def test_reasoning_around_calls_is_still_split_off():
+    text = ('<think>plan</think>Answer<tool_call>{"name": "f", "arguments": {"x": "<think>y</think>"}}</tool_call>')
+    resp = parse_text(text)
+    assert resp.thinking == "plan" and resp.text == "Answer"
+    assert [c.arguments for c in resp.tool_calls] == [{"x": "<think>y</think>"}]
