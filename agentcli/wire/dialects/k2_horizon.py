@@ -22,6 +22,7 @@ from agentcli.wire.dialects._scan import (
     iter_blocks,
     loads,
     remove_spans,
+    skip_ws,
     total,
 )
 from agentcli.wire.types import Candidate
@@ -66,40 +67,31 @@ def _value(raw: str, kind: str | None) -> object:
     return raw if decoded is INVALID else decoded
 
 
+def _tagged(body: str, at: int, open_tag: str, close_tag: str) -> tuple[str, int] | None:
+    """(content, position after the close tag) of `open_tag`..`close_tag` at `at` (after whitespace)."""
+    at = skip_ws(body, at)
+    if not body.startswith(open_tag, at):
+        return None
+    close = body.find(close_tag, at)
+    if close == -1:
+        return None
+    return body[at + len(open_tag) : close], close + len(close_tag)
+
+
 def _pairs(body: str, at: int) -> dict | None:
     """The key/value pairs from `at` on; None when a key has no value or stray text stands between."""
     args: dict = {}
-    n = len(body)
-    while True:
-        while at < n and body[at] in " \t\r\n":
-            at += 1
-        if at == n:
-            return args
-        if not body.startswith(KEY, at):
+    while (at := skip_ws(body, at)) < len(body):
+        key = _tagged(body, at, KEY, KEY_END)
+        if key is None or not key[0].strip():
             return None
-        key_end = body.find(KEY_END, at)
-        if key_end == -1:
+        kind = _tagged(body, key[1], TYPE, TYPE_END)
+        value = _tagged(body, kind[1] if kind else key[1], VALUE, VALUE_END)
+        if value is None:
             return None
-        key = body[at + len(KEY) : key_end].strip()
-        at = key_end + len(KEY_END)
-        while at < n and body[at] in " \t\r\n":
-            at += 1
-        kind = None
-        if body.startswith(TYPE, at):
-            type_end = body.find(TYPE_END, at)
-            if type_end == -1:
-                return None
-            kind = body[at + len(TYPE) : type_end].strip()
-            at = type_end + len(TYPE_END)
-            while at < n and body[at] in " \t\r\n":
-                at += 1
-        if not key or not body.startswith(VALUE, at):
-            return None
-        value_end = body.find(VALUE_END, at)
-        if value_end == -1:
-            return None
-        args[key] = _value(body[at + len(VALUE) : value_end], kind)
-        at = value_end + len(VALUE_END)
+        args[key[0].strip()] = _value(value[0], kind[0].strip() if kind else None)
+        at = value[1]
+    return args
 
 
 def _call(body: str, raw: str) -> Candidate | None:
