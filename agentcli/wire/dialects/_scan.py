@@ -379,13 +379,15 @@ def prefixed_json_calls(
     *,
     closers: tuple[str, ...] = (),
     first_chars: str = "[{",
+    then: str = "",
     **kw: Any,
 ) -> tuple[list[Candidate], list[tuple[int, int]]]:
-    """Calls written as `PREFIX <json object or array of calls> [CLOSER]`.
+    """Calls written as `PREFIX [THEN] <json object or array of calls> [CLOSER]`.
 
     The JSON must follow the prefix (after whitespace) and decode completely; a cut-off
-    document is no call. The span covers the prefix, the JSON and a closer that follows
-    it after optional whitespace.
+    document is no call. `then` is a second token the prefix needs (after whitespace:
+    InternLM's `<|action_start|> <|plugin|>`). The span covers the prefix, the JSON and a
+    closer that follows it after optional whitespace.
     """
     cands: list[Candidate] = []
     spans: list[tuple[int, int]] = []
@@ -397,6 +399,10 @@ def prefixed_json_calls(
             break
         j = skip_ws(text, at + len(which))
         pos = at + len(which)
+        if then:
+            if not text.startswith(then, j):
+                continue
+            j = skip_ws(text, j + len(then))
         if j >= len(text) or text[j] not in first_chars:
             continue
         got = decode_json_at(text, j)

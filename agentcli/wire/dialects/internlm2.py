@@ -7,8 +7,7 @@ The code-interpreter action (<|interpreter|>) carries code, not a function call.
 from __future__ import annotations
 
 from agentcli.wire.dialects._base import Dialect
-from agentcli.wire.dialects._scan import ParseResult, calls_from_json, decode_json_at, remove_spans, skip_ws, total
-from agentcli.wire.types import Candidate
+from agentcli.wire.dialects._scan import ParseResult, prefixed_json_calls, remove_spans, total
 
 START, PLUGIN, END = "<|action_start|>", "<|plugin|>", "<|action_end|>"
 
@@ -20,34 +19,12 @@ class _InternLM2(Dialect):
 
     @total
     def parse(self, text: str) -> ParseResult:
-        """Each `<|action_start|>` followed by `<|plugin|>` (whitespace between the tokens allowed, as
-        Intern-S1 writes them) and one whole JSON call object, closed by `<|action_end|>` or not."""
-        cands: list[Candidate] = []
-        spans: list[tuple[int, int]] = []
-        pos = 0
-        while (at := text.find(START, pos)) != -1:
-            pos = at + len(START)
-            p = skip_ws(text, pos)
-            if not text.startswith(PLUGIN, p):
-                continue  # <|interpreter|> and other actions carry code, not a function call
-            j = skip_ws(text, p + len(PLUGIN))
-            if j >= len(text) or text[j] != "{":
-                continue
-            got = decode_json_at(text, j)
-            if got is None:
-                continue
-            value, end = got
-            found = calls_from_json(value, text[j:end], self.name, arg_keys=("parameters", "arguments"))
-            if not found:
-                continue
-            k = skip_ws(text, end)
-            if text.startswith(END, k):
-                end = k + len(END)
-            for cand in found:
-                cand.raw = text[at:end]
-            cands.extend(found)
-            spans.append((at, end))
-            pos = end
+        # Whitespace may stand between the two tokens (Intern-S1 writes `<|action_start|> <|plugin|>`);
+        # other actions (<|interpreter|>) carry code, not a function call.
+        cands, spans = prefixed_json_calls(
+            text, (START,), self.name, closers=(END,), first_chars="{", then=PLUGIN,
+            arg_keys=("parameters", "arguments"),
+        )
         if not cands:
             return [], text
         return cands, remove_spans(text, spans)
