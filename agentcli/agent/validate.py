@@ -7,6 +7,7 @@ import json
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from agentcli.agent.quickschema import conforms
 from agentcli.core.errors import ErrorCode, ToolError
 from agentcli.core.types import Tool, ToolCall
 
@@ -37,6 +38,8 @@ def _expected(tool: Tool) -> str:
 
 def validate_arguments(tool: Tool, arguments: dict[str, Any]) -> ToolError | None:
     """None when valid; otherwise one VALIDATION error listing every problem."""
+    if conforms(tool.parameters, arguments):
+        return None  # certain without jsonschema (most calls): it loads only to decide or word the rest
     validator = _validator(json.dumps(tool.parameters, sort_keys=True))
     errors = sorted(validator.iter_errors(arguments), key=lambda e: list(e.absolute_path))
     if not errors:
