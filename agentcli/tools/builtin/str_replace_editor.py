@@ -166,7 +166,8 @@ def view(args: dict[str, Any], ctx: ToolContext) -> str:
         if end < start or end > len(lines):
             raise ToolFailure.of(ErrorCode.VALIDATION, f"view_range end {rng[1]} must be -1 or between {start} and "
                                  f"{len(lines)}", "Use -1 to read to the end of the file.")
-    out, used, n = [], 0, start
+    out: list[str] = []
+    used, n = 0, start
     while n <= end:
         row = f"{n:6}\t{clip_line(lines[n - 1], ctx.line_limit)}"
         if used + len(row) + 1 > ctx.budget and out:

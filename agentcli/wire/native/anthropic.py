@@ -121,7 +121,7 @@ class AnthropicApi(NativeApi):
 
     def render_tools(self, tools: list[Tool], *, strict: bool = False) -> list[dict[str, Any]]:
         names = NameMap.of(tools)
-        out = []
+        out: list[dict[str, Any]] = []
         for t in tools:
             native = NATIVE_TOOL_TYPES.get(t.native_form or "")
             if native is not None and native["name"] == t.name:
