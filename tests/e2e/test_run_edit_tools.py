@@ -44,6 +44,10 @@ def test_gpt5_edits_with_apply_patch_over_chat_completions(tmp_path, workspace):
         assert result["tool_call_id"] == "p1" and result["content"].startswith("Success. Updated the following files:")
     assert (workspace / "calc.py").read_text() == "def add(a, b):\n    return a + b\n"
     assert (workspace / "notes/CHANGES.md").read_bytes() == b"- add() adds\n"
+    undone = run_agent("undo", "-w", str(workspace))  # both files of the one call come back
+    assert undone.exit_code == 0, undone.output
+    assert (workspace / "calc.py").read_text() == "def add(a, b):\n    return a - b\n"
+    assert not (workspace / "notes/CHANGES.md").exists()
 
 
 def test_apply_patch_that_does_not_fit_changes_nothing_and_quotes_the_hunk(tmp_path, workspace):
