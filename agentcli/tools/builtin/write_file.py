@@ -16,7 +16,7 @@ class WriteFile(EditTool):
             "Create a file, or replace a whole file, with the given content (mode 'append' adds to the end). The "
             "write is atomic: the file never holds half of the new content.\n"
             "Use it when: creating a new file, or rewriting a small file completely.\n"
-            "Do not use it to change part of an existing file: use edit_file, which keeps the rest intact. "
+            "Do not use it to change part of an existing file: use your edit tool, which keeps the rest intact. "
             "Edge cases: overwrite replaces everything already in the file; .git/ and .agent/ are protected; paths "
             "outside the workspace and symbolic links are refused; missing folders are created unless "
             "create_directories is false.\n"
