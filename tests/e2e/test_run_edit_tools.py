@@ -117,3 +117,8 @@ def test_doctor_shows_the_edit_tool(tmp_path):
 
     report = json.loads(res.output)
     assert report["edit_tool"] == {"form": "apply_patch", "tool": "apply_patch", "from": "family rule"}
+    claude = write_profile(tmp_path, "anthropic", "http://127.0.0.1:9", "claude-opus-4-1",
+                           tools={"edit_tool": "edit_file"})
+    res = run_agent("doctor", "--profile", str(claude), "--offline")
+    assert res.exit_code == 0, res.output
+    assert "edit tool" in res.output and "profile [tools] edit_tool" in res.output
