@@ -23,6 +23,7 @@ without an anchor must match exactly once: an ambiguous match is an error here, 
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -229,23 +230,43 @@ LEVELS: tuple[tuple[str, Callable[[str], str]], ...] = (
 )
 
 
-def _matches(lines: list[str], pattern: list[str], start: int, norm: Callable[[str], str]) -> list[int]:
-    want = [norm(p) for p in pattern]
-    have = [norm(s) for s in lines]
-    n = len(want)
-    return [i for i in range(start, len(lines) - n + 1) if have[i:i + n] == want]
+class Lines:
+    """A file's lines with each level's normalised form computed once (a patch may have many hunks)."""
+
+    def __init__(self, lines: list[str]) -> None:
+        self.lines = lines
+        self._forms: dict[str, list[str]] = {}
+        self._where: dict[str, dict[str, list[int]]] = {}
+
+    def form(self, level: str, norm: Callable[[str], str]) -> list[str]:
+        if level not in self._forms:
+            self._forms[level] = [norm(s) for s in self.lines]
+        return self._forms[level]
+
+    def starts(self, level: str, norm: Callable[[str], str], first: str, start: int) -> list[int]:
+        """Line numbers at or after `start` whose form is `first` (an index, so many hunks stay linear)."""
+        if level not in self._where:
+            where: dict[str, list[int]] = {}
+            for i, f in enumerate(self.form(level, norm)):
+                where.setdefault(f, []).append(i)
+            self._where[level] = where
+        found = self._where[level].get(first, [])
+        return found[bisect.bisect_left(found, start):]
 
 
-def seek(lines: list[str], pattern: list[str], start: int, *, eof: bool = False) -> tuple[list[int], str]:
+def seek(text: Lines, pattern: list[str], start: int, *, eof: bool = False) -> tuple[list[int], str]:
     """Where `pattern` occurs at or after `start`, at the strictest level that finds it."""
-    if len(pattern) > len(lines):
+    n = len(pattern)
+    if n == 0 or n > len(text.lines):
         return [], ""
     for name, norm in LEVELS:
+        have = text.form(name, norm)
+        want = [norm(p) for p in pattern]
         if eof:
-            end = len(lines) - len(pattern)
-            if end >= start and [norm(s) for s in lines[end:]] == [norm(p) for p in pattern]:
+            end = len(have) - n
+            if end >= start and have[end:] == want:
                 return [end], name
-        hits = _matches(lines, pattern, start, norm)
+        hits = [i for i in text.starts(name, norm, want[0], start) if have[i:i + n] == want]
         if hits:
             return hits, name
     return [], ""
@@ -270,9 +291,10 @@ def apply_chunks(text: str, chunks: list[Chunk], rel: str) -> Applied:
     out: list[tuple[int, int, list[str]]] = []
     notes: list[str] = []
     cursor = 0
+    indexed = Lines(lines)
     for chunk in chunks:
         for anchor in chunk.anchors:
-            hits, level = seek(lines, [anchor], cursor)
+            hits, level = seek(indexed, [anchor], cursor)
             if not hits:
                 raise PatchError(f"Failed to find context '{anchor.strip()[:200]}' in {rel}", hunk=chunk.quote(),
                                  hint=_hint(lines, anchor))
@@ -284,10 +306,10 @@ def apply_chunks(text: str, chunks: list[Chunk], rel: str) -> Applied:
             out.append((at, 0, chunk.new))
             continue
         old, new = chunk.old, chunk.new
-        hits, level = seek(lines, old, cursor, eof=chunk.eof)
+        hits, level = seek(indexed, old, cursor, eof=chunk.eof)
         if not hits and old[-1] == "":
             old, new = old[:-1], (new[:-1] if new and new[-1] == "" else new)
-            hits, level = seek(lines, old, cursor, eof=chunk.eof) if old else ([], "")
+            hits, level = seek(indexed, old, cursor, eof=chunk.eof) if old else ([], "")
         if not hits:
             raise PatchError(f"Failed to find expected lines in {rel}", hunk=chunk.quote(),
                              hint=_hint(lines, next((o for o in old if o.strip()), "")))
