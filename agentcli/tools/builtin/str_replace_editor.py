@@ -112,7 +112,9 @@ def _insert(text: str, rel: str, args: dict[str, Any]) -> tuple[str, str]:
         raise ToolFailure.of(ErrorCode.VALIDATION, "missing required argument 'insert_line'",
                              "Give the line after which to insert (0 = top of the file).", argument="insert_line")
     # Earlier text editor versions called the inserted text new_str.
-    new = args.get("insert_text", args.get("new_str"))
+    new = args.get("insert_text")
+    if new is None:  # absent, or null (strict schemas send every optional field)
+        new = args.get("new_str")
     if not isinstance(new, str):
         raise ToolFailure.of(ErrorCode.VALIDATION, "missing required argument 'insert_text'",
                              "Pass the text to insert as insert_text.", argument="insert_text")

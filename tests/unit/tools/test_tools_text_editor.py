@@ -74,6 +74,16 @@ def test_create_str_replace_insert(root: Path):
     assert (root / "new/b.txt").read_text() == "top\nsecond\nalpha\ngamma\nend\n"
 
 
+
+def test_nulls_from_strict_schemas_count_as_absent(root: Path):
+    nulls = {"file_text": None, "old_str": None, "new_str": None, "insert_line": None, "insert_text": None,
+             "view_range": None}
+    _run(root, **{**nulls, "command": "insert", "path": "src/a.py", "insert_line": 4, "new_str": "five"})
+    _run(root, **{**nulls, "command": "str_replace", "path": "src/a.py", "old_str": "five\n"})
+    assert (root / "src/a.py").read_text() == "one\ntwo\nthree\nfour\n"
+    assert "     1\tone" in _run(root, **{**nulls, "command": "view", "path": "src/a.py"})
+
+
 def test_str_replace_must_be_unique_and_present(root: Path):
     (root / "d.txt").write_text("x\nx\n")
     assert "appears 2 times" in _fails(root, command="str_replace", path="d.txt", old_str="x", new_str="y")
