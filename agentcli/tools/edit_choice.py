@@ -60,3 +60,22 @@ def session_registry(setting: str | None, trained: str | None, deny: list[str] |
 
     form, _ = choose(setting, trained)
     return ToolRegistry(table(form), extra=hidden_aliases(form, deny))
+
+
+def reoffer(registry: Any, setting: str | None, trained: str | None, deny: list[str] | None = None) -> str:
+    """Offer another model's edit tool in a live registry (`/model`): the new form's tool shown, the
+    others hidden behind aliases naming it. Returns the tool name now offered."""
+    from agentcli.core.lazy import LazyTable
+    from agentcli.tools.trained_alias import TrainedAlias
+
+    form, _ = choose(setting, trained)
+    chosen = tool_name(form)
+    loader: LazyTable[Any] = LazyTable("agentcli.tools.builtin", {n: r for n, r in EDIT_FORMS.values()})
+    hidden = chosen not in set(deny or ())
+    for name, ref in EDIT_FORMS.values():
+        real = loader.load(ref)
+        if name == chosen:
+            registry.register(real)
+        elif hidden:
+            registry.register(TrainedAlias(real, chosen))
+    return chosen

@@ -162,3 +162,22 @@ def test_a_trained_name_not_given_runs_through_the_core_and_says_so(root: Path):
 def test_denying_the_chosen_tool_leaves_no_alias():
     reg = edit_choice.session_registry("apply_patch", None, ["apply_patch"])
     assert reg.get("edit_file") is None and reg.get("str_replace_based_edit_tool") is None
+
+
+def test_a_model_switch_offers_the_new_models_edit_tool(tmp_path: Path):
+    """`/model` from a GPT-5 profile to a Claude 4.5 one: the text editor is offered, apply_patch hidden."""
+    from agentcli.agent.build import open_session
+    from agentcli.agent.switch import apply_profile
+    from agentcli.config.schema import Profile
+
+    gpt = Profile(name="g", provider="openai", model="gpt-5", url="http://127.0.0.1:9", api_key_env="")
+    session = open_session(gpt, tmp_path, tier="walk", record=False)
+    assert "apply_patch" in {t.name for t in session.visible_tools()}
+    claude = Profile(name="c", provider="anthropic", model="claude-sonnet-4-5", url="http://127.0.0.1:9",
+                     api_key_env="")
+    report = apply_profile(session, claude)
+    names = {t.name for t in session.visible_tools()}
+    assert "str_replace_based_edit_tool" in names and not {"apply_patch", "edit_file"} & names
+    assert report.changed["edit_tool"] == ("apply_patch", "str_replace")
+    alias = session.registry.get("apply_patch")
+    assert alias is not None and not alias.spec.model_visible and "str_replace_based_edit_tool" in alias._note()
