@@ -101,7 +101,10 @@ def parse(text: str) -> list[FileOp]:
 
 def _unwrap_heredoc(lines: list[str]) -> list[str]:
     """`<<'EOF' ... EOF` around the patch: what a model writes when it thinks apply_patch is a shell command."""
-    if len(lines) >= 4 and lines[0].strip() in ("<<EOF", "<<'EOF'", '<<"EOF"') and lines[-1].strip().endswith("EOF"):
+    first = lines[0].strip()
+    if first.startswith("apply_patch "):  # the whole shell command: `apply_patch <<'EOF'`
+        first = first[len("apply_patch "):].strip()
+    if len(lines) >= 4 and first in ("<<EOF", "<<'EOF'", '<<"EOF"') and lines[-1].strip().endswith("EOF"):
         return lines[1:-1]
     return lines
 

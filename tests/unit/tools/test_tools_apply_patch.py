@@ -199,6 +199,8 @@ def test_heredoc_wrapper_and_padded_markers_are_accepted(tmp_path: Path):
     (tmp_path / "f.txt").write_text("old\n")
     _run(tmp_path, "<<'EOF'\n  *** Begin Patch  \n*** Update File: f.txt\n@@\n-old\n+new\n *** End Patch\nEOF\n")
     assert (tmp_path / "f.txt").read_text() == "new\n"
+    _run(tmp_path, "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: f.txt\n@@\n-new\n+newer\n*** End Patch\nEOF")
+    assert (tmp_path / "f.txt").read_text() == "newer\n"
 
 
 @pytest.mark.parametrize("path", ["/etc/passwd", "../outside.txt", ".git/config"])
