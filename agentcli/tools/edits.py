@@ -84,6 +84,7 @@ def resolve_rel(ctx: ToolContext, path: str) -> str:
 
 
 def exists(ctx: ToolContext, path: str) -> bool:
+    """Whether something is at a path a tool may write (the path rules apply first)."""
     return ctx.workspace.resolve(path, write=True).exists()
 
 
@@ -200,6 +201,7 @@ class EditTool(BuiltinTool):
         return plan.summary
 
     def create_dirs(self, args: dict[str, Any]) -> bool:
+        """Whether missing parent folders are made (write_file lets the model say no)."""
         return True
 
     def preview(self, args: dict[str, Any], ctx: ToolContext) -> str:
@@ -229,3 +231,70 @@ def read_any(ctx: ToolContext, path: str) -> bytes:
         raise ToolFailure.of(ErrorCode.VALIDATION, f"{rel} is larger than {MAX_EDIT_FILE_BYTES // (1024 * 1024)} MB; "
                              "it is not replaced here", "Use bash if you must.")
     return data
+
+
+# ----- exact find-and-replace (edit_file, the text editor's str_replace) ---------------------
+
+def replace_text(f: TextFile, old_c: str, new_c: str, occurrence: str = "first",
+                 names: tuple[str, str] = ("old_content", "new_content")) -> tuple[str, str]:
+    """(new text, summary) for an exact find-and-replace in `f`; shared by the edit tools that
+    replace a string, with the argument names each of them uses in its messages."""
+    old_n, new_n = names
+    rel, text = f.rel, f.text
+    if old_c == "":
+        raise ToolFailure.of(ErrorCode.VALIDATION, f"{old_n} is empty",
+                             f"Copy the exact text to replace from the file into {old_n}.")
+    if old_c == new_c:
+        raise ToolFailure.of(ErrorCode.VALIDATION, f"{old_n} and {new_n} are the same; nothing would change",
+                             f"Pass the changed text as {new_n}.")
+    note = ""
+    count = text.count(old_c)
+    if count == 0 and f.crlf and "\n" in old_c and "\r\n" not in old_c:
+        # The file uses CRLF line endings; the model almost always writes LF.
+        crlf_old, crlf_new = old_c.replace("\n", "\r\n"), new_c.replace("\n", "\r\n")
+        if text.count(crlf_old):
+            old_c, new_c, count = crlf_old, crlf_new, text.count(crlf_old)
+            note = " (matched with the file's CRLF line endings)"
+    if count == 0:
+        raise ToolFailure.of(ErrorCode.VALIDATION, f"{old_n} was not found in {rel}", _miss_hint(text, old_c))
+    if count > 1 and occurrence == "first":
+        lines = _line_numbers(text, old_c)
+        raise ToolFailure.of(
+            ErrorCode.VALIDATION,
+            f"{old_n} appears {count} times in {rel} (lines {', '.join(map(str, lines[:10]))}); it must be unique",
+            f"Include more surrounding lines in {old_n} so it matches once"
+            + (", or set occurrence to 'all' or 'last'." if names[0] == "old_content" else "."),
+        )
+    if occurrence == "all":
+        new_text, done = text.replace(old_c, new_c), count
+        at = _line_numbers(text, old_c)
+    else:
+        idx = text.rfind(old_c) if occurrence == "last" else text.find(old_c)
+        new_text, done = text[:idx] + new_c + text[idx + len(old_c):], 1
+        at = [text.count("\n", 0, idx) + 1]
+    plural = "s" if done > 1 else ""
+    where = ", ".join(map(str, at[:10])) + (" ..." if len(at) > 10 else "")
+    return new_text, f"Replaced {done} occurrence{plural} in {rel} (line{plural} {where}){note}."
+
+
+def _line_numbers(text: str, needle: str) -> list[int]:
+    out: list[int] = []
+    i = text.find(needle)
+    while i >= 0 and len(out) < 1000:
+        out.append(text.count("\n", 0, i) + 1)
+        i = text.find(needle, i + len(needle))
+    return out
+
+
+def _miss_hint(text: str, old: str) -> str:
+    """Say why an exact match failed when a looser one would have worked."""
+    if old.strip() and old.strip() in text:
+        return "The text exists but with different leading/trailing whitespace or line breaks; copy it exactly."
+    squash = " ".join(old.split())
+    if squash and squash in " ".join(text.split()):
+        return "The text exists with different indentation or spacing; re-read the file and copy it exactly."
+    first = next((ln.strip() for ln in old.splitlines() if ln.strip()), "")
+    if first and first in text:
+        line = text.count("\n", 0, text.find(first)) + 1
+        return f"Its first line appears near line {line}, but the rest differs; re-read that part with read_file."
+    return "Re-read the file with read_file and copy the text exactly (without the line-number prefix)."

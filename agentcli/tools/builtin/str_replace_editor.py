@@ -14,8 +14,7 @@ from typing import Any
 from agentcli.core.errors import ErrorCode, ToolFailure
 from agentcli.core.types import Tier, Tool
 from agentcli.tools.base import ToolContext, arg_int, arg_str, clip_line, off_loop
-from agentcli.tools.builtin.edit_file import replace_text
-from agentcli.tools.edits import EditPlan, EditTool, check_size, exists, read_text, resolve_rel
+from agentcli.tools.edits import EditPlan, EditTool, check_size, exists, read_text, replace_text, resolve_rel
 
 NAME = "str_replace_based_edit_tool"
 COMMANDS = ("view", "create", "str_replace", "insert")
