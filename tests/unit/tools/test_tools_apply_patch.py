@@ -77,6 +77,20 @@ CODEX_FIXTURES = [
     ({"old/name.txt": "old content\n", "old/other.txt": "unrelated file\n"},
      _patch("*** Update File: old/name.txt", "*** Move to: renamed/dir/name.txt", "@@", "-old content", "+new content"),
      {"old/other.txt": "unrelated file\n", "renamed/dir/name.txt": "new content\n"}),
+    # 010_move_overwrites_existing_destination
+    ({"old/name.txt": "from\n", "old/other.txt": "unrelated file\n", "renamed/dir/name.txt": "existing\n"},
+     _patch("*** Update File: old/name.txt", "*** Move to: renamed/dir/name.txt", "@@", "-from", "+new"),
+     {"old/other.txt": "unrelated file\n", "renamed/dir/name.txt": "new\n"}),
+    # 011_add_overwrites_existing_file
+    ({"duplicate.txt": "old content\n"}, _patch("*** Add File: duplicate.txt", "+new content"),
+     {"duplicate.txt": "new content\n"}),
+    # 019_unicode_simple (its End Patch marker carries a trailing space)
+    ({"foo.txt": "line1\nnaïve café\nline3\n"},
+     "*** Begin Patch\n*** Update File: foo.txt\n@@\n line1\n-naïve café\n+naïve café ✅\n*** End Patch \n",
+     {"foo.txt": "line1\nnaïve café ✅\nline3\n"}),
+    # 021_update_file_deletion_only
+    ({"lines.txt": "line1\nline2\nline3\n"}, _patch("*** Update File: lines.txt", "@@", " line1", "-line2", " line3"),
+     {"lines.txt": "line1\nline3\n"}),
     # 020_delete_file_success
     ({"keep.txt": "keep\n", "obsolete.txt": "obsolete\n"}, _patch("*** Delete File: obsolete.txt"),
      {"keep.txt": "keep\n"}),
