@@ -48,8 +48,8 @@ def open_session(
     from agentcli.models import LearnedStore, resolve_capability
     from agentcli.providers import create as create_provider
     from agentcli.tools.base import ToolContext
+    from agentcli.tools.edit_choice import session_registry
     from agentcli.tools.isolation import protect_process_environment
-    from agentcli.tools.registry import ToolRegistry
     from agentcli.tools.sandbox import Workspace
     from agentcli.wire import negotiate
 
@@ -73,7 +73,8 @@ def open_session(
         from agentcli.core.errors import ConfigError
 
         raise ConfigError(str(exc), file=str(profile.source or ""), profile=profile.name, key="tools") from None
-    registry = ToolRegistry()  # per session: tools a session adds (MCP, plugins) stay in it
+    # per session: tools a session adds (MCP, plugins) stay in it; the edit tool is the model's own form
+    registry = session_registry(profile.tools.edit_tool, capability.capability.edit_tool, profile.tools.deny)
     from agentcli.tools.deferred import ToolCatalog
     from agentcli.tools.mcp.manager import manager_for
 

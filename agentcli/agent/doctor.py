@@ -210,8 +210,19 @@ def gather(profile: Any, *, offline: bool, probe: bool = False, forget: bool = F
             "strict": plan.strict,
             "notes": list(plan.notes),
         },
+        "edit_tool": _edit_tool(profile, resolved),
         "learned": {k: {"value": f.value, "source": f.source} for k, f in learned.get(profile.model, provider.url).items()},
         "warnings": warnings,
         "checks": [asdict(c) for c in checks],
         "mcp_servers": mcp_servers,
     }
+
+
+def _edit_tool(profile: Any, resolved: Any) -> dict[str, str]:
+    """The one edit tool a session offers this model, and where that choice came from."""
+    from agentcli.tools.edit_choice import choose, tool_name
+
+    form, why = choose(profile.tools.edit_tool, resolved.capability.edit_tool)
+    if why == "model family":
+        why = resolved.source("edit_tool")
+    return {"form": form, "tool": tool_name(form), "from": why}

@@ -12,7 +12,7 @@ from typing import Any
 from agentcli.agent.session import Session
 from agentcli.core.errors import UsageError
 
-COMPARED = ("native_tools", "parallel_tools", "context_window", "emulation_style")
+COMPARED = ("native_tools", "parallel_tools", "context_window", "emulation_style", "edit_tool")
 
 
 @dataclass
@@ -76,6 +76,9 @@ def apply_profile(session: Session, profile: Any, *, transport: Any = None) -> S
     session.max_tier = Tier.parse(profile.tools.max_tier)
     session.tier = min(session.tier, session.max_tier)
     session.renegotiate()
+    from agentcli.tools.edit_choice import reoffer
+
+    reoffer(session.registry, profile.tools.edit_tool, resolved.capability.edit_tool, profile.tools.deny)
     if old_provider is not provider:
         session.pending_close.append(old_provider)
     spec = parse_model_id(profile.model)

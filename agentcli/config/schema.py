@@ -43,6 +43,9 @@ class ToolsConfig(_Strict):
     # How much tool results say (seed 000 §11): concise saves context; detailed adds line
     # numbers, sizes, exit codes and what was cut.
     result_mode: Literal["concise", "detailed"] = "concise"
+    # Which file-editing tool the model gets: "auto" = the one its family was trained on
+    # (apply_patch for OpenAI GPT-4.1/GPT-5/codex, str_replace for Claude 4, edit_file otherwise).
+    edit_tool: Literal["auto", "apply_patch", "str_replace", "edit_file"] = "auto"
 
     @field_validator("max_tier", "start_tier", mode="before")
     @classmethod

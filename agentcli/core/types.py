@@ -64,6 +64,9 @@ class Tool:
     sandboxed: bool = False  # runs inside the OS sandbox; where that cannot start, only a human approves it
     model_visible: bool = True
     namespace: str | None = None
+    # A tool some API defines itself and models are trained on ("text_editor"): the wire adapter
+    # that knows it sends its own tool type instead of this schema; every other route sends the schema.
+    native_form: str | None = None
 
 
 @dataclass(slots=True)

@@ -90,6 +90,17 @@ def summary(trials: list[Trial]) -> list[dict[str, Any]]:
             for (subject, layers), ts in groups.items()]
 
 
+def per_edit_tool(trials: list[Trial]) -> list[dict[str, Any]]:
+    """Per profile and edit tool, over the edit scenarios with the layers on: success and turns."""
+    groups: dict[tuple[str, str], list[Trial]] = defaultdict(list)
+    for t in trials:
+        if t.layers == "on" and t.edit_tool and t.scenario in sc_table.SCENARIOS \
+                and sc_table.get(t.scenario).edit_tool:
+            groups[(t.subject, t.edit_tool)].append(t)
+    return [{"profile": subject, "edit_tool": tool, "trials": len(ts), **_measures(ts)}
+            for (subject, tool), ts in sorted(groups.items())]
+
+
 def _expected(t: Trial, layer: str) -> bool:
     """May turning `layer` off change this trial's outcome? "all" may change any scenario that
     exercises a layer; a noisy persona's random faults may need any layer anywhere."""
@@ -140,7 +151,8 @@ def _rate(ts: list[Trial]) -> float:
 
 def to_json(trials: list[Trial], extra: dict[str, Any] | None = None) -> dict[str, Any]:
     """The --json object: {"results": [...], "summary": [...], "layers": [...], ...extra}."""
-    return {"results": aggregate(trials), "summary": summary(trials), "layers": contributions(trials), **(extra or {})}
+    return {"results": aggregate(trials), "summary": summary(trials), "layers": contributions(trials),
+            "edit_tools": per_edit_tool(trials), **(extra or {})}
 
 
 def _num(v: float) -> str:
@@ -190,6 +202,15 @@ def tables(trials: list[Trial]) -> list[Any]:
                            f"{c['contribution'] * 100:+.0f} pts", f"{c['turns_saved']:+.2f}",
                            ", ".join(c["changed"]) or "-", ", ".join(c["unexpected"]) or "-")
         out.append(layers)
+    edits = per_edit_tool(trials)
+    if edits:
+        per_tool = Table(title="edit scenarios per edit tool (layers on)")
+        for col in ("profile", "edit tool", "trials", "success", "1st try", "turns", "p50 ms"):
+            per_tool.add_column(col, justify="left" if col in ("profile", "edit tool") else "right", no_wrap=True)
+        for r in edits:
+            per_tool.add_row(styled(r["profile"]), r["edit_tool"], str(r["trials"]), _pct(r["success_rate"]),
+                             _pct(r["first_attempt_success"]), _num(r["turns"]), f"{r['p50_ms']:.1f}")
+        out.append(per_tool)
     total = Table(title="summary per profile and layer variant")
     for col in ("profile", "layers", "trials", "success", "1st try", "repairs", "retries", "turns", "p50 ms", "p95 ms"):
         total.add_column(col, justify="left" if col in ("profile", "layers") else "right", no_wrap=True)

@@ -85,6 +85,7 @@ class Trial:
     plan_dialect: str | None = None
     noisy: bool = False  # the persona injects random faults, so any scenario may need any layer
     endpoint_error: str | None = None  # live: the endpoint could not be used (no figure for the model)
+    edit_tool: str = ""  # the edit tool the session offered (report: success and turns per edit tool)
 
     @property
     def first_attempt(self) -> bool:
@@ -136,6 +137,8 @@ def _prepare(profile: Profile, scenario: sc_table.Scenario, layers: Layers) -> P
     p.limits.max_turns = min(p.limits.max_turns, MAX_TURNS)
     for key, value in scenario.limits.items():
         setattr(p.limits, key, value)
+    if scenario.edit_tool:
+        p.tools.edit_tool = scenario.edit_tool  # type: ignore[assignment]  # a form name, checked by the schema
     if not layers.fallback:
         p.tools.call_parser = "native"  # calls only from the plan's own form (native fields or the prompted dialect)
     return p
@@ -207,9 +210,16 @@ async def run_trial(subject: Subject, scenario_name: str, variant: str = "on", i
                 reason = f"check raised {type(exc).__name__}: {exc}"
         trial = _measure(subject, scenario, variant, index, events, done, reason, elapsed, model, session.plan)
         trial.endpoint_error = unusable
+        trial.edit_tool = _edit_tool(session)
         return trial
     finally:
         shutil.rmtree(root, ignore_errors=True)
+
+
+def _edit_tool(session: Any) -> str:
+    from agentcli.tools.edit_choice import choose, tool_name
+
+    return tool_name(choose(session.profile.tools.edit_tool, session.capability.capability.edit_tool)[0])
 
 
 def _watch_endpoint(session: Any) -> list[str]:

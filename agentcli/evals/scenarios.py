@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from agentcli.core.events import Done, Notice, ToolFinished
+from agentcli.evals.edit_scenarios import EDIT_SCENARIOS
 from agentcli.testing.model import Action, Call, Policy, Step, View, linear
 
 
@@ -62,6 +63,7 @@ class Scenario:
     # to a clean model (the eval reports it when it does). Empty: a control scenario.
     layers: frozenset[str] = frozenset()
     rejects_native_tools: bool = False  # the endpoint refuses requests carrying native tools
+    edit_tool: str | None = None  # the edit tool form the trial offers (None: the model's own)
 
 
 def _answered(o: Outcome) -> str | None:
@@ -471,6 +473,7 @@ SCENARIOS: dict[str, Callable[[], Scenario]] = {
     "provider_retry": _provider_retry,
     "name_variant": _name_variant,
     "tools_rejected": _tools_rejected,
+    **EDIT_SCENARIOS,
 }
 
 

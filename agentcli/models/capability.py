@@ -61,6 +61,9 @@ class ModelCapability:
     text_dialect: str | None = None
     """The text form the model was trained to write calls in (a wire dialect name),
     tried first when calls show up in text."""
+    edit_tool: str = "edit_file"
+    """The file-editing tool form the model was trained on (one of EDIT_TOOLS): only that one is
+    offered; a profile's `[tools] edit_tool` overrides it."""
 
     def to_dict(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in fields(self)}
@@ -68,7 +71,9 @@ class ModelCapability:
 
 FIELDS: dict[str, Any] = {f.name: f.type for f in fields(ModelCapability)}
 _INT_FIELDS = frozenset({"max_output_tokens", "context_window"})
-_STR_FIELDS = frozenset({"emulation_style", "text_dialect"})
+_STR_FIELDS = frozenset({"emulation_style", "text_dialect", "edit_tool"})
+# The edit tool forms: OpenAI's V4A patch tool, Anthropic's text editor, and our own find-and-replace.
+EDIT_TOOLS = ("apply_patch", "str_replace", "edit_file")
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +122,9 @@ def _type_error(key: str, value: Any) -> str | None:
     elif key == "emulation_style":
         if value not in EMULATION_STYLES:
             return f"expected one of {', '.join(EMULATION_STYLES)}, got {value!r}"
+    elif key == "edit_tool":
+        if value not in EDIT_TOOLS:
+            return f"expected one of {', '.join(EDIT_TOOLS)}, got {value!r}"
     elif key == "text_dialect":
         if value is not None and not (isinstance(value, str) and value):
             return f"expected a dialect name, got {value!r}"

@@ -35,6 +35,9 @@ def render(report: dict[str, Any]) -> None:
     wire.add_row("definitions", styled(str(f["definition"])))
     wire.add_row("call parser", styled(" > ".join(f["call_parser"][:4]) + (" > …" if len(f["call_parser"]) > 4 else "")))
     wire.add_row("results", styled(str(f["result"])))
+    if report.get("edit_tool"):
+        e = report["edit_tool"]
+        wire.add_row("edit tool", styled(str(e["tool"]), "  ", (f"from {e['from']}", "dim")))
     for note in f["notes"]:
         wire.add_row("", styled((str(note), "dim")))
     checks = Table.grid(padding=(0, 1))

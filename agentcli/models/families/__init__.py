@@ -90,6 +90,7 @@ ALIASES: dict[str, tuple[str, str | None]] = {
     "gpt-oss": ("gpt-oss", None),
     "chatgpt": ("gpt", "chatgpt"),
     "gpt": ("gpt", None),
+    "codex": ("gpt", "codex"),  # "codex-mini-latest"
     "o": ("o", None),  # o1, o3-mini: only when a digit follows
     "claude": ("claude", None),
     "codellama": ("codellama", None),

@@ -19,8 +19,8 @@ def rules(spec: ModelSpec) -> dict[str, Any]:
     """Thresholds at 3, 3.5, 3.7 and 4; Claude 2 and Instant only emulate."""
     v = spec.version
     native = {"native_tools": True, "parallel_tools": True}
-    if v >= (4,):
-        return {**_BASE, **native, "max_output_tokens": 64_000}
+    if v >= (4,):  # Claude 4 is trained on Anthropic's text editor tool (text_editor_20250728)
+        return {**_BASE, **native, "max_output_tokens": 64_000, "edit_tool": "str_replace"}
     if v >= (3, 7):
         return {**_BASE, **native, "max_output_tokens": 64_000}
     if v >= (3, 5):

@@ -1,22 +1,22 @@
-"""write_file: create or replace a file atomically (or append), inside the workspace only."""
+"""write_file: create or replace a file atomically (or append), through the shared edit core (tools/edits)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from agentcli.core.errors import ErrorCode, ToolFailure
 from agentcli.core.types import Tier, Tool
-from agentcli.tools.base import BuiltinTool, ToolContext, arg_bool, arg_str, unified_diff
+from agentcli.tools.base import ToolContext, arg_bool, arg_str
+from agentcli.tools.edits import EditPlan, EditTool, apply, check_size, exists, line_count, read_any, resolve_rel
 
 
-class WriteFile(BuiltinTool):
+class WriteFile(EditTool):
     spec = Tool(
         name="write_file",
         description=(
             "Create a file, or replace a whole file, with the given content (mode 'append' adds to the end). The "
             "write is atomic: the file never holds half of the new content.\n"
             "Use it when: creating a new file, or rewriting a small file completely.\n"
-            "Do not use it to change part of an existing file: use edit_file, which keeps the rest intact. "
+            "Do not use it to change part of an existing file: use your edit tool, which keeps the rest intact. "
             "Edge cases: overwrite replaces everything already in the file; .git/ and .agent/ are protected; paths "
             "outside the workspace and symbolic links are refused; missing folders are created unless "
             "create_directories is false.\n"
@@ -45,43 +45,35 @@ class WriteFile(BuiltinTool):
         needs_approval=True,
     )
 
-    def _plan(self, args: dict[str, Any], ctx: ToolContext) -> tuple[str, bytes, bytes, bool]:
-        """(relative path, old bytes, new bytes, existed) without writing anything."""
+    def plan(self, args: dict[str, Any], ctx: ToolContext) -> EditPlan:
         path = arg_str(args, "path")
         content = arg_str(args, "content")
         mode = arg_str(args, "mode", "overwrite", choices=("overwrite", "append"))
-        ws = ctx.workspace
-        real = ws.resolve(path, write=True)
-        rel = ws.relative(real)
-        old, existed = b"", real.exists()
-        if existed:
-            if real.is_dir():
-                raise ToolFailure.of(ErrorCode.VALIDATION, f"{rel} is a directory", "Give a file path.")
-            old = ws.read_bytes(path)
-        new = old + content.encode("utf-8") if mode == "append" else content.encode("utf-8")
-        return rel, old, new, existed
+        arg_bool(args, "create_directories", True)
+        rel = resolve_rel(ctx, path)
+        old: bytes | None = None
+        if exists(ctx, path):
+            old = read_any(ctx, path)
+        added = content.encode("utf-8")
+        data = check_size(rel, (old or b"") + added if mode == "append" else added)
+        plan = EditPlan()
+        plan.add(rel, old, data)
+        lines = line_count(data)
+        noun = "line" if lines == 1 else "lines"
+        if mode == "append":
+            plan.summary = f"Appended {len(added)} bytes to {rel} (now {len(data)} bytes, {lines} {noun})."
+        else:
+            verb = "Replaced" if old is not None else "Created"
+            plan.summary = f"{verb} {rel} ({len(data)} bytes, {lines} {noun})."
+        return plan
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> str:
-        rel, _old, data, existed = self._plan(args, ctx)
-        create_dirs = arg_bool(args, "create_directories", True)
-        ctx.workspace.write_atomic(args["path"], data, create_dirs=create_dirs)
-        lines = data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1)
-        noun = "line" if lines == 1 else "lines"
-        if args.get("mode") == "append":
-            return f"Appended {len(args['content'].encode())} bytes to {rel} (now {len(data)} bytes, {lines} {noun})."
-        verb = "Replaced" if existed else "Created"
-        return f"{verb} {rel} ({len(data)} bytes, {lines} {noun})."
+        plan = self.plan(args, ctx)
+        apply(ctx, plan, create_dirs=self.create_dirs(args))
+        return plan.summary  # the model wrote the content itself: no diff back
 
-    def preview(self, args: dict[str, Any], ctx: ToolContext) -> str:
-        try:
-            rel, old, new, _ = self._plan(args, ctx)
-        except ToolFailure as exc:
-            return f"(cannot preview: {exc.error.message})"
-        return unified_diff(old.decode("utf-8", "replace"), new.decode("utf-8", "replace"), rel)
-
-    def changed_paths(self, args: dict[str, Any]) -> list[str]:
-        path = args.get("path")
-        return [path] if isinstance(path, str) else []
+    def create_dirs(self, args: dict[str, Any]) -> bool:
+        return arg_bool(args, "create_directories", True)
 
 
 TOOL = WriteFile()

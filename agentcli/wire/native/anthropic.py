@@ -101,6 +101,14 @@ def render_messages(messages: list[Message], names: NameMap) -> list[dict[str, A
     return merged
 
 
+# Tools the Messages API defines itself (a spec's `native_form` -> the block sent). The name is
+# fixed by the API; the version is the one current Claude models are trained on (Claude 4.x:
+# text_editor_20250728, whose commands are view, create, str_replace and insert).
+NATIVE_TOOL_TYPES: dict[str, dict[str, str]] = {
+    "text_editor": {"type": "text_editor_20250728", "name": "str_replace_based_edit_tool"},
+}
+
+
 class AnthropicApi(NativeApi):
     """Messages API: `tools` with `input_schema`, `tool_choice` {auto|any|tool|none}."""
 
@@ -113,10 +121,15 @@ class AnthropicApi(NativeApi):
 
     def render_tools(self, tools: list[Tool], *, strict: bool = False) -> list[dict[str, Any]]:
         names = NameMap.of(tools)
-        return [
-            {"name": names.to_wire(t.name), "description": t.description, "input_schema": schemas.for_anthropic(t.parameters)}
-            for t in tools
-        ]
+        out: list[dict[str, Any]] = []
+        for t in tools:
+            native = NATIVE_TOOL_TYPES.get(t.native_form or "")
+            if native is not None and native["name"] == t.name:
+                out.append(dict(native))  # schema-less: Claude knows this tool's input from training
+            else:
+                out.append({"name": names.to_wire(t.name), "description": t.description,
+                            "input_schema": schemas.for_anthropic(t.parameters)})
+        return out
 
     def render_tool_choice(self, choice: str, tools: list[Tool], *, parallel: bool = True) -> dict[str, Any] | None:
         """None means: send no tool_choice (auto, the default)."""
