@@ -1,0 +1,52 @@
+"""Which changed files git (or a hook manager) runs later on the host.
+
+A file under `.git/hooks/`, `.husky/`, the folder `core.hooksPath` names, or a
+`.pre-commit-config.yaml` is code the user's next `git commit` runs outside any sandbox.
+The agent may legitimately edit them, so they are not refused; `agent diff` and the run
+summary flag them so a person reads them before committing.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+_FIXED_DIRS = (".git/hooks", ".husky")
+_FIXED_FILES = (".pre-commit-config.yaml", ".pre-commit-hooks.yaml")
+
+
+def hooks_path(root: Path) -> str | None:
+    """`core.hooksPath` as a workspace-relative folder when it lies inside the workspace, else None.
+    Read with `git config` only: it runs no hook, no fsmonitor and no filter."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env["GIT_OPTIONAL_LOCKS"] = "0"
+    try:
+        out = subprocess.run(["git", "config", "--get", "core.hooksPath"], cwd=root, env=env,
+                             capture_output=True, text=True, timeout=5, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    value = out.stdout.strip()
+    if out.returncode != 0 or not value:
+        return None
+    full = os.path.normpath(os.path.join(root, os.path.expanduser(value)))
+    rel = os.path.relpath(full, root)
+    if rel == "." or rel.startswith(".." + os.sep) or rel == "..":
+        return None
+    return rel.replace(os.sep, "/")
+
+
+def hook_files(root: Path, paths: list[str]) -> list[str]:
+    """The paths among `paths` (workspace-relative) that git or a hook manager runs later."""
+    dirs = list(_FIXED_DIRS)
+    configured = hooks_path(root)
+    if configured:
+        dirs.append(configured)
+    out = []
+    for rel in paths:
+        if not rel:
+            continue
+        name = rel.rsplit("/", 1)[-1]
+        if name in _FIXED_FILES or any(rel == d or rel.startswith(d + "/") for d in dirs):
+            out.append(rel)
+    return out
