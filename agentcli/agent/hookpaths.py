@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import subprocess
 from pathlib import Path
+from typing import Any
 
 _FIXED_DIRS = (".git/hooks", ".husky")
 _FIXED_FILES = (".pre-commit-config.yaml", ".pre-commit-hooks.yaml")
@@ -50,3 +51,12 @@ def hook_files(root: Path, paths: list[str]) -> list[str]:
         if name in _FIXED_FILES or any(rel == d or rel.startswith(d + "/") for d in dirs):
             out.append(rel)
     return out
+
+
+def run_hook_files(root: Path, known: set[tuple[str, str | None, str | None]], changes: list[Any],
+                   named: list[str]) -> list[str]:
+    """The hook files among what one run changed: the ledger's changes not in `known` (the
+    (path, before, after) triples from before the run, shell changes included) plus `named`."""
+    paths = [c.path for c in changes if (c.path, c.before, c.after) not in known]
+    rels = list(dict.fromkeys(p for p in [*paths, *named] if p))
+    return hook_files(root, rels) if rels else []  # git is asked only when something changed
