@@ -180,11 +180,12 @@ def undo(
 
 @app.command()
 def trust(
+    target: Annotated[Optional[Path], typer.Argument(help="A profile file to trust by its content, or a folder.")] = None,
     workspace: WorkspaceOpt = None,
     revoke: Annotated[bool, typer.Option("--revoke", help="Withdraw trust.")] = False,
 ) -> None:
-    """Trust this workspace's .agent/ profiles (they may then set URLs, keys and tiers)."""
-    _dispatch("trust", workspace=workspace, revoke=revoke)
+    """Trust this workspace's .agent/ profiles, or one profile FILE (they may then set URLs, keys, tiers, servers)."""
+    _dispatch("trust", workspace=workspace, revoke=revoke, target=target)
 
 
 @app.command(name="eval")
