@@ -130,3 +130,17 @@ def test_undo_reaches_the_latest_change_in_this_folder_across_sessions_and_lists
     assert (folder / "greeting.py").read_text() == 'def greet():\n    print("helo")\n'
     res = agent("undo", "-w", str(folder))
     assert res.exit_code == 1 and "nothing to undo" in res.output
+
+
+def test_run_from_a_subfolder_follows_agents_md_from_the_repository_root_down(tmp_path):
+    import subprocess
+
+    repo = tmp_path / "repo"
+    (repo / "pkg" / "vendor" / "lib").mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    (repo / "AGENTS.md").write_text("Root rules.\n")
+    (repo / "pkg" / "AGENTS.md").write_text("Package rules.\n")
+    (repo / "pkg" / "vendor" / "lib" / "AGENTS.md").write_text("Vendored rules.\n")
+    res = agent("run", "what is here", "--profile", "offline", "-w", str(repo / "pkg"), "--json")
+    assert res.exit_code == 0, res.output
+    assert _events(res)[0]["instructions"] == ["../AGENTS.md", "AGENTS.md"]

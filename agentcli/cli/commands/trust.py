@@ -65,6 +65,13 @@ def _trust_file(path: Path, revoke: bool) -> int:
         return 0
     if not path.exists():
         raise UsageError(f"no such file or folder: {path}")
+    from agentcli.agent.instructions import FILENAME
+
+    if path.name == FILENAME:  # project instructions: followed from now on, as they are now
+        real = trust_mod.trust_one_file(path)
+        out.print(f"Accepted {escape(str(real))}: the agent follows it as instructions (until it changes).",
+                  soft_wrap=True)
+        return 0
     tables = profile_tables(read_toml(path), path)  # a broken or non-profile file is refused, not trusted
     real = trust_mod.trust_one_file(path)
     out.print(f"Trusted the file {escape(str(real))} (as it is now; any change to it needs `agent trust` again).",
