@@ -120,7 +120,8 @@ class Instructions:
             return []
         if rel == ".." or rel.startswith("../") or posixpath.isabs(rel):
             return []  # outside the workspace: the tools refuse it too
-        folder = posixpath.dirname(rel) if not (self.root / rel).is_dir() else rel
+        # os.path.isdir, not Path.is_dir: a name too long for the system is "not a folder", not an error
+        folder = rel if os.path.isdir(self.root / rel) else posixpath.dirname(rel)
         added = []
         parts = [p for p in folder.split("/") if p and p != "."]
         for i in range(1, len(parts) + 1):

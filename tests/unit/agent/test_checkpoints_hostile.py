@@ -177,3 +177,32 @@ def test_a_hard_linked_file_is_never_read_and_its_change_cannot_be_undone(tmp_pa
     with pytest.raises(UsageError, match="hard links"):
         undo(root, rec.blobs, ledger)  # type: ignore[arg-type]
     assert secret.read_text() == "private words"
+
+
+@pytest.mark.parametrize("name", ["a" * 300, "é" * 200, "d/" + "日" * 100, "a" * 255])
+async def test_a_long_name_from_the_model_is_a_tool_error_or_works_never_an_internal_error(tmp_path, monkeypatch, name):
+    import json
+
+    from agentcli.core.events import Done
+    from agentcli.testing import openai_body
+    from tests.unit.agent.test_checkpoints import _run, _session
+
+    monkeypatch.setenv("K_FOR_TEST", "sk-test-0000000000000000")
+
+    def call(tool, args, cid):
+        return {"id": cid, "type": "function", "function": {"name": tool, "arguments": json.dumps(args)}}
+
+    s = _session(tmp_path, [
+        openai_body("", tool_calls=[call("write_file", {"path": name, "content": "x"}, "1"),
+                                    call("edit_file", {"path": name, "old_content": "x", "new_content": "y"}, "2"),
+                                    call("read_file", {"path": name}, "3"),
+                                    call("bash", {"command": f"mkdir -p d && printf z > '{name}'"}, "4")]),
+        openai_body("done"),
+    ])
+    events = await _run(s, "make a long name")
+    done = events[-1]
+    assert isinstance(done, Done) and done.stop == "answered", done
+    fits = all(len(p.encode()) <= 255 for p in name.split("/"))
+    if fits:
+        undo(s.workspace, s.recorder.blobs, s.ledger)
+        assert not (s.workspace / name).exists()
