@@ -1,7 +1,8 @@
 """Which changed files git (or a hook manager) runs later on the host.
 
-A file under `.git/hooks/`, `.husky/`, the folder `core.hooksPath` names, or a
-`.pre-commit-config.yaml` is code the user's next `git commit` runs outside any sandbox.
+A file under `.git/hooks/` or `.husky/` (at any depth: a nested repository runs its own), the
+folder `core.hooksPath` names, a `.pre-commit-config.yaml`, or a git `config` file (it can set
+`core.fsmonitor` or `core.hooksPath`) is code the user's next `git` command runs outside any sandbox.
 The agent may legitimately edit them, so they are not refused; `agent diff` and the run
 summary flag them so a person reads them before committing.
 """
@@ -13,8 +14,18 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-_FIXED_DIRS = (".git/hooks", ".husky")
 _FIXED_FILES = (".pre-commit-config.yaml", ".pre-commit-hooks.yaml")
+
+
+def _always_hook(rel: str) -> bool:
+    """A hook or git config path wherever it sits, whatever the repository's settings."""
+    parts = rel.split("/")
+    if parts[-1] in _FIXED_FILES or ".husky" in parts[:-1]:
+        return True
+    for i, part in enumerate(parts[:-1]):
+        if part == ".git" and (parts[i + 1] == "hooks" or parts[-1] == "config"):
+            return True
+    return False
 
 
 def hooks_path(root: Path) -> str | None:
@@ -39,16 +50,12 @@ def hooks_path(root: Path) -> str | None:
 
 def hook_files(root: Path, paths: list[str]) -> list[str]:
     """The paths among `paths` (workspace-relative) that git or a hook manager runs later."""
-    dirs = list(_FIXED_DIRS)
     configured = hooks_path(root)
-    if configured:
-        dirs.append(configured)
     out = []
     for rel in paths:
         if not rel:
             continue
-        name = rel.rsplit("/", 1)[-1]
-        if name in _FIXED_FILES or any(rel == d or rel.startswith(d + "/") for d in dirs):
+        if _always_hook(rel) or (configured and (rel == configured or rel.startswith(configured + "/"))):
             out.append(rel)
     return out
 

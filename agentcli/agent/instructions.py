@@ -190,7 +190,7 @@ class Instructions:
             return
         written = _written()
         for c in hits:
-            real = str(Path(os.path.realpath(self.root)) / c.path)
+            real = os.path.realpath(os.path.join(self.root, c.path))
             kept = [h for h in written.get(real, []) if h != c.after][-(WRITTEN_KEEP - 1):]
             written[real] = [*kept, c.after]
         from agentcli.config.paths import write_private

@@ -32,7 +32,7 @@ def nothing_here(workspace: Path | None, what: str) -> int:
 
 def execute(session: str | None = None, workspace: Path | None = None, last: bool = False,
             files: bool = False) -> int:
-    from agentcli.agent.checkpoints import BlobStore, blob_dir, net_changes, unified
+    from agentcli.agent.checkpoints import BlobStore, blob_dir, net_changes, unified, visible_path
     from agentcli.agent.hookpaths import hook_files
     from agentcli.agent.store import load_session
 
@@ -63,8 +63,8 @@ def execute(session: str | None = None, workspace: Path | None = None, last: boo
     sys.stderr.write(f"changes made by session {saved.id}{' (its last request)' if last else ''}\n")
     hooks = hook_files(root, list(net))
     if hooks:
-        sys.stderr.write("warning: these files are run by git (hooks) on your next commit; read them first: "
-                         + ", ".join(hooks) + "\n")
+        sys.stderr.write("warning: git runs these changed files (hooks) or takes its settings from them on your "
+                         "next git command; read them first: " + ", ".join(visible_path(h) for h in hooks) + "\n")
     if sys.stdout.isatty():
         from rich.syntax import Syntax
 

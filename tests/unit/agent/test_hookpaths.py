@@ -15,11 +15,13 @@ from tests.unit.agent.test_checkpoints import _call, _key, _run, _session  # noq
 HOOKISH = ["tools/hooks/pre-commit", ".husky/pre-push", ".pre-commit-config.yaml", "sub/.pre-commit-config.yaml"]
 
 
-@pytest.mark.parametrize("rel", [*HOOKISH, ".git/hooks/post-checkout", ".husky/_/husky.sh"])
+@pytest.mark.parametrize("rel", [*HOOKISH, ".git/hooks/post-checkout", ".husky/_/husky.sh", "sub/.git/hooks/pre-commit",
+                                 ".git/config", ".git/modules/m/config", "vendor/x/.git/config", "pkg/.husky/pre-commit"])
 def test_every_hook_path_form_is_flagged_and_ordinary_files_are_not(tmp_path, rel):
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
     subprocess.run(["git", "-C", str(tmp_path), "config", "core.hooksPath", "tools/hooks"], check=True)
-    ordinary = ["src/app.py", "tools/hooksmith.py", "husky/x", ".pre-commit-config.yaml.bak", "tools/hook"]
+    ordinary = ["src/app.py", "tools/hooksmith.py", "husky/x", ".pre-commit-config.yaml.bak", "tools/hook",
+                "config", "src/config", ".git/HEAD", ".git/objects/ab/cdef", "hooks/pre-commit", ".huskyrc"]
     assert hook_files(tmp_path, [rel, *ordinary]) == [rel]
 
 
@@ -45,4 +47,4 @@ async def test_a_run_that_changes_hook_files_flags_them_in_done_and_in_agent_dif
 
     assert diff.execute(s.transcript.path.stem) == 0
     err = capsys.readouterr().err
-    assert "run by git (hooks)" in err and all(h in err for h in HOOKISH) and "plain.txt" not in err.split("hooks")[-1]
+    assert "git runs these changed files" in err and all(h in err for h in HOOKISH) and "plain.txt" not in err.split("hooks")[-1]
