@@ -359,7 +359,11 @@ def restore(root: Path, blobs_of: Callable[[FileChange], BlobStore], changes: li
         if before is None:
             parts = nofollow.clean_parts(rel)
             assert parts is not None
-            nofollow.unlink(root, parts)
+            try:
+                nofollow.unlink(root, parts)
+            except OSError as exc:  # a folder on the way was swapped for a link since the check
+                raise UsageError(f"could not remove {visible_path(rel)}: {exc.strerror or exc}",
+                                 hint="a folder on its way was replaced since the check; see `agent diff`") from None
             report.removed.append(rel)
         else:
             data = blobs.get(before)
