@@ -38,7 +38,7 @@ class Transcript:
         self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
 
     def write(self, record_type: str, /, **data: Any) -> None:
-        record = {"type": record_type, "t": round(time.time(), 3), **data}
+        record = {"type": record_type, "t": round(time.time(), 6), **data}  # µs: orders requests across sessions
         line = redact(jsonsafe.dumps(record, ensure_ascii=False, default=str)) + "\n"
         os.write(self._fd, line.encode())  # one write per record: never interleaved
 
