@@ -156,7 +156,8 @@ def current_hash(root: Path, rel: str) -> str | None:
 
 
 def current_state(root: Path, rel: str) -> tuple[str | None, str]:
-    """(content hash, why it cannot be compared): ('', '') never; (None, '') means no file there."""
+    """(content hash, '') for a file that can be compared, (None, '') when no file is there, and
+    (None, why) when what is there cannot be compared (a link, a hard-linked file, a swapped folder...)."""
     snap = Recorder(root, None).snapshot([rel])
     if rel in snap.skipped:
         return None, snap.skipped[rel]
