@@ -288,6 +288,7 @@ class UndoReport:
     keep: int  # history length to truncate to
     restored: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
+    left: list[str] = field(default_factory=list)  # changed inside fingerprinted folders: not undone, said so
 
 
 def net_changes(changes: list[FileChange]) -> dict[str, tuple[str | None, str | None, str]]:
@@ -317,7 +318,8 @@ def restore(root: Path, blobs_of: Callable[[FileChange], BlobStore], changes: li
             write: Callable[[str, bytes], None] | None = None) -> UndoReport:
     """Put every file `changes` touched (in order) back as it was before the first of them, or
     refuse with every reason and change nothing. Paths are re-checked against the workspace,
-    and removals and writes never follow a link."""
+    and removals and writes never follow a link. Changes inside the fingerprinted folders
+    (.git, node_modules...) cannot be put back and are returned in `left`, never hidden."""
     from agentcli.agent import nofollow
     from agentcli.core.errors import ToolFailure
     from agentcli.tools.sandbox import Workspace
@@ -329,6 +331,11 @@ def restore(root: Path, blobs_of: Callable[[FileChange], BlobStore], changes: li
         net[c.path] = ((first[0] if first else c.before), c.after, (first[2] if first else "") or c.skipped,
                        first[3] if first else blobs_of(c))
     problems = []
+    left = [rel for rel, (_b, _a, why, _s) in net.items() if why and rel and _heavy_part(rel) is not None]
+    for rel in left:
+        # .git, node_modules, .venv...: listed, never copied. `git status` alone rewrites .git/index, so
+        # refusing here would refuse almost every undo; the report names them instead ("left as they are").
+        del net[rel]
     for rel, (before, after, why, blobs) in net.items():
         if rel == WHOLE_WORKSPACE:
             problems.append(why or "not every change was recorded")
@@ -354,7 +361,7 @@ def restore(root: Path, blobs_of: Callable[[FileChange], BlobStore], changes: li
     if problems:
         raise UsageError("cannot undo: " + "; ".join(problems[:20]) + (f"; and {len(problems) - 20} more" if len(problems) > 20 else ""),
                          hint="nothing was changed; put the file back by hand, or see `agent diff`")
-    report = UndoReport(keep=0)
+    report = UndoReport(keep=0, left=left)
     writer = write or _writer(root)
     for rel, (before, _after, _why, blobs) in net.items():
         if before is None:

@@ -48,7 +48,8 @@ def execute(session: str | None = None, workspace: Path | None = None, list_: bo
         finally:
             transcript.close()
     what = "the latest change" if n == 1 else f"the {n} latest changes"
-    _report(f"undid {what} in this folder (session {', '.join(back.kept)})", back.report.restored, back.report.removed)
+    _report(f"undid {what} in this folder (session {', '.join(back.kept)})", back.report.restored, back.report.removed,
+            back.report.left)
     return 0
 
 
@@ -66,11 +67,11 @@ def _undo_session(session: str, workspace: Path | None) -> int:
         transcript.write("undo", restored=report.restored, removed=report.removed)
     finally:
         transcript.close()
-    _report(f"undid the last request of session {saved.id}", report.restored, report.removed)
+    _report(f"undid the last request of session {saved.id}", report.restored, report.removed, report.left)
     return 0
 
 
-def _report(title: str, restored: list[str], removed: list[str]) -> None:
+def _report(title: str, restored: list[str], removed: list[str], left: list[str]) -> None:
     from rich.text import Text
 
     from agentcli.agent.checkpoints import visible_path
@@ -82,7 +83,14 @@ def _report(title: str, restored: list[str], removed: list[str]) -> None:
         err.print(Text("  restored ") + Text(visible_path(rel), style="bold"))
     for rel in removed:
         err.print(Text("  removed ") + Text(visible_path(rel), style="bold") + Text(" (the agent had created it)", style="dim"))
-    if not restored and not removed:
+    if left:
+        err.print(Text(f"  left as they are (inside folders whose files are listed, not copied): {len(left)} file"
+                       f"{'s' if len(left) != 1 else ''}", style="yellow"))
+        for rel in left[:20]:
+            err.print(Text("    " + visible_path(rel), style="yellow"))
+        if len(left) > 20:
+            err.print(Text(f"    and {len(left) - 20} more (`agent diff --files` before undoing lists them)", style="yellow"))
+    if not restored and not removed and not left:
         err.print(Text("  no files had changed; the request was dropped from the conversation", style="dim"))
     sys.stderr.flush()
 

@@ -134,7 +134,7 @@ def test_past_the_snapshot_bound_undo_refuses_and_says_why(tmp_path, monkeypatch
 
 
 @pytest.mark.parametrize("folder", sorted(checkpoints.SNAPSHOT_HEAVY))
-def test_diff_shows_changes_in_ignored_folders_summarised_and_undo_refuses_them(tmp_path, folder):
+def test_changes_in_ignored_folders_are_summarised_by_diff_and_named_by_undo(tmp_path, folder):
     root, rec, _ = _ws(tmp_path)
     (root / folder / "pkg").mkdir(parents=True)
     (root / folder / "pkg" / "old.js").write_text("old")
@@ -149,9 +149,10 @@ def test_diff_shows_changes_in_ignored_folders_summarised_and_undo_refuses_them(
     changes = _shell(rec, ledger, act)
     diff = unified(root, rec.blobs, changes)  # type: ignore[arg-type]
     assert f"{folder}/: 4 files changed" in diff and "+app" in diff
-    with pytest.raises(UsageError, match=f"cannot undo: {folder}/pkg/new0.js"):
-        undo(root, rec.blobs, ledger)  # type: ignore[arg-type]
-    assert (root / "app.js").exists()
+    report = undo(root, rec.blobs, ledger)  # type: ignore[arg-type]
+    assert report.removed == ["app.js"] and not (root / "app.js").exists()
+    assert sorted(report.left) == [f"{folder}/pkg/{n}" for n in ("new0.js", "new1.js", "new2.js", "old.js")]
+    assert (root / folder / "pkg" / "old.js").read_text() == "changed"  # never touched: named, not hidden
 
 
 @pytest.mark.parametrize("name", ["a" * 255, "é" * 127, "日" * 85, "x" * 100 + "é" * 77])
@@ -206,3 +207,29 @@ async def test_a_long_name_from_the_model_is_a_tool_error_or_works_never_an_inte
     if fits:
         undo(s.workspace, s.recorder.blobs, s.ledger)
         assert not (s.workspace / name).exists()
+
+
+def test_a_request_that_ran_git_status_can_still_be_undone_and_says_what_it_left(tmp_path):
+    import subprocess
+
+    root, rec, _ = _ws(tmp_path)
+    (root / "app.py").write_text("v1\n")
+    (root / "same.py").write_text("unchanged\n")
+    git = ["git", "-C", str(root), "-c", "user.email=a@b", "-c", "user.name=n"]
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    subprocess.run([*git, "add", "app.py", "same.py"], check=True)
+    subprocess.run([*git, "commit", "-qm", "one"], check=True)
+    ledger = Ledger()
+
+    def act() -> None:
+        (root / "app.py").write_text("v2\n")
+        st = os.stat(root / "same.py")  # new times, same content: `git status` refreshes the index entry
+        os.utime(root / "same.py", ns=(st.st_atime_ns + 7_000_000_000, st.st_mtime_ns + 7_000_000_000))
+        subprocess.run([*git, "status", "--short"], check=True, capture_output=True)  # rewrites .git/index
+
+    changes = _shell(rec, ledger, act)
+    assert {c.path for c in changes} == {"app.py", ".git/index"}
+    assert ".git/: 1 file changed" in unified(root, rec.blobs, changes)  # type: ignore[arg-type]
+    report = undo(root, rec.blobs, ledger)  # type: ignore[arg-type]
+    assert report.restored == ["app.py"] and report.left == [".git/index"]
+    assert (root / "app.py").read_text() == "v1\n"
