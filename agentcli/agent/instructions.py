@@ -27,6 +27,7 @@ MAX_FILE_BYTES = 16 * 1024
 MAX_TOTAL_BYTES = 48 * 1024
 MAX_FILES = 16
 MAX_CHAIN = 32  # folders between the repository root and the working folder that are read
+MAX_NOTE_DEPTH = 64  # folders below the working folder looked at for one touched path
 WRITTEN_KEEP = 20  # contents remembered per AGENTS.md path the model wrote
 
 HEADING = (
@@ -110,8 +111,8 @@ class Instructions:
     def note(self, path: object) -> list[str]:
         """A tool touched `path`: AGENTS.md files of the folders between the working folder and it
         are shown as data. Returns the files newly loaded."""
-        if not isinstance(path, str) or not path.strip() or "\x00" in path:
-            return []
+        if not isinstance(path, str) or not path.strip() or "\x00" in path or len(path.encode("utf-8", "replace")) > 4096:
+            return []  # longer than any path the tools accept
         from agentcli.tools.sandbox import Workspace
 
         try:
@@ -123,7 +124,7 @@ class Instructions:
         # os.path.isdir, not Path.is_dir: a name too long for the system is "not a folder", not an error
         folder = rel if os.path.isdir(self.root / rel) else posixpath.dirname(rel)
         added = []
-        parts = [p for p in folder.split("/") if p and p != "."]
+        parts = [p for p in folder.split("/") if p and p != "."][:MAX_NOTE_DEPTH]
         for i in range(1, len(parts) + 1):
             got = self._load_dir("/".join(parts[:i]), chain_member=False)
             if got:
