@@ -34,7 +34,7 @@ def clean_parts(rel: str) -> list[str] | None:
 def open_dir(root: Path | str, parts: list[str]) -> int:
     """An fd on root/parts..., every name opened with O_NOFOLLOW. Raises OSError: FileNotFoundError
     when a directory is missing, ELOOP/ENOTDIR when a link or a file stands in the way."""
-    fd = os.open(root, O_DIR)
+    fd = os.open(os.path.realpath(root), O_DIR)  # the root is the user's folder; below it, nothing is followed
     try:
         for part in parts:
             nxt = os.open(part, O_DIR, dir_fd=fd)
@@ -82,7 +82,7 @@ Visit = Callable[[int, str, str, os.stat_result], None]
 def walk(root: Path | str, visit: Visit, max_entries: int) -> str:
     """Call visit(dir_fd, name, rel, lstat) for every entry under `root` that is not a directory,
     in a stable order. Returns '' when every entry was visited, else why the walk stopped."""
-    fd = os.open(root, O_DIR)
+    fd = os.open(os.path.realpath(root), O_DIR)  # the root is the user's folder; below it, nothing is followed
     count = 0
 
     def scan(prefix: str) -> tuple[list[str], str]:
@@ -151,7 +151,7 @@ def walk(root: Path | str, visit: Visit, max_entries: int) -> str:
 def write_atomic(root: Path | str, parts: list[str], data: bytes) -> None:
     """Replace root/parts... with `data` (temp file, fsync, rename), creating missing folders,
     never through a link: a link in any component, or as the file itself, raises OSError."""
-    fd = os.open(root, O_DIR)
+    fd = os.open(os.path.realpath(root), O_DIR)  # the root is the user's folder; below it, nothing is followed
     try:
         for part in parts[:-1]:
             try:

@@ -78,3 +78,18 @@ def test_opens_refuse_a_link_in_any_component(tmp_path):
     assert (outside / "b" / "f").read_text() == "outside"
     assert nofollow.clean_parts("a/../b") is None and nofollow.clean_parts("/etc") is None
     assert nofollow.clean_parts("a//b") is None and nofollow.clean_parts("a/b") == ["a", "b"]
+
+
+def test_a_workspace_reached_through_a_link_is_walked_and_undone(tmp_path):
+    from agentcli.agent.checkpoints import BlobStore, Ledger, Recorder, undo
+
+    real = tmp_path / "real"
+    real.mkdir()
+    os.symlink(real, tmp_path / "ws")
+    rec = Recorder(tmp_path / "ws", BlobStore(tmp_path / "blobs"))
+    before = rec.snapshot(None)
+    (real / "made.txt").write_text("x")
+    changes = rec.changes(before, rec.snapshot(None), 0, "bash")
+    assert [(c.path, c.skipped) for c in changes] == [("made.txt", "")]
+    undo(tmp_path / "ws", rec.blobs, Ledger([0], changes))  # type: ignore[arg-type]
+    assert not (real / "made.txt").exists()
