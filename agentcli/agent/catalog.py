@@ -47,8 +47,55 @@ def read_records(path: Path) -> tuple[list[dict[str, Any]], int]:
     return records, skipped
 
 
+TAIL_BYTES = 64 * 1024  # a listing reads a transcript's first record and this much of its end
+
+
+def _head_and_tail(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The first record, and the whole records in the last TAIL_BYTES (more when no whole record
+    fits there): enough to list a session (where it ran, how and when it last ended) without
+    reading a long transcript through."""
+    with open(path, "rb") as f:
+        first = f.readline(1024 * 1024)
+        size = os.fstat(f.fileno()).st_size
+        try:
+            head = jsonsafe.loads(first.decode("utf-8", "replace"))
+        except json.JSONDecodeError:
+            head = {}
+        window = TAIL_BYTES
+        while True:
+            start = max(len(first), size - window)
+            f.seek(start - 1 if start else 0)
+            data = f.read()
+            if start:  # the byte before the window says whether it begins on a record's first byte
+                data, cut = data[1:], data[:1] != b"\n"
+            else:
+                cut = False
+            records = _whole_records(data, cut=cut)
+            if records or start <= len(first):
+                break
+            window *= 4
+    return (head if isinstance(head, dict) else {}), records
+
+
+def _whole_records(tail: bytes, *, cut: bool) -> list[dict[str, Any]]:
+    lines = tail.split(b"\n")
+    if cut:
+        lines = lines[1:]  # the first piece is the end of a record cut by the seek
+    records = []
+    for line in lines:
+        if line.strip():
+            try:
+                rec = jsonsafe.loads(line.decode("utf-8", "replace"))
+            except json.JSONDecodeError:
+                continue  # a torn last line after a crash: never fatal
+            if isinstance(rec, dict):
+                records.append(rec)
+    return records
+
+
 def list_sessions(workspace: Path | str | None = None) -> list[SessionEntry]:
-    """Saved sessions, newest first; only those of `workspace` (a resolved path) when given."""
+    """Saved sessions, newest first; only those of `workspace` (a resolved path) when given.
+    Each transcript is read at its first record (filtered by folder there) and its tail only."""
     d = sessions_dir()
     if not d.is_dir():
         return []
@@ -56,16 +103,17 @@ def list_sessions(workspace: Path | str | None = None) -> list[SessionEntry]:
     out = []
     for p in d.glob("*.jsonl"):
         try:
-            records, _ = read_records(p)
+            head, tail = _head_and_tail(p)
             mtime = p.stat().st_mtime
         except OSError:
             continue  # removed while listing
-        meta = next((r for r in records if r.get("type") == "session"), {})
+        meta = head if head.get("type") == "session" else {}
         if want is not None and os.path.realpath(str(meta.get("workspace") or "/nonexistent")) != want:
             continue
-        end = next((r for r in reversed(records) if r.get("type") == "end"), None)
+        end = next((r for r in reversed(tail) if r.get("type") == "end"), None)
         started = float(meta.get("t") or mtime)
-        updated = float(records[-1].get("t") or mtime) if records else mtime
+        last = tail[-1] if tail else head
+        updated = float(last.get("t") or mtime) if last else mtime
         out.append(SessionEntry(p.stem, p, meta, end, started=started, updated=updated))
     out.sort(key=lambda s: (s.updated, s.id), reverse=True)
     return out

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from agentcli.agent.approval import Approver, Decision
+from agentcli.agent.hookpaths import run_hook_files
 from agentcli.agent.planner import plan_batches
 from agentcli.agent.validate import terse, validate_arguments
 from agentcli.core import jsonsafe
@@ -119,6 +120,7 @@ class Agent:
             s.begin_exchange(user_text)
         started = time.monotonic()
         changed_before = len(s.files_changed)  # a chat session runs many times; report this run's files
+        known = {(c.path, c.before, c.after) for c in s.ledger.changes}
         st = _RunState()
         step: Step = RunAgain()
         try:
@@ -138,9 +140,11 @@ class Agent:
             s.end(StopReason.INTERRUPTED, "interrupted")
             raise
         answer, error = (step.text, None) if isinstance(step, FinalAnswer) else ("", step.error)
+        changed = list(dict.fromkeys(s.files_changed[changed_before:]))
         done = Done(
             step.stop, answer, st.turns, st.usage, st.tools_run,
-            list(dict.fromkeys(s.files_changed[changed_before:])), round(time.monotonic() - started, 3), error,
+            changed, round(time.monotonic() - started, 3), error,
+            hook_files=run_hook_files(s.workspace, known, s.ledger.changes, changed),
         )
         s.end(step.stop, error, answer)
         yield done

@@ -261,6 +261,8 @@ class Session:
             self.ledger.changes.append(change)
             if self.transcript:
                 self.transcript.write("file", **change.to_record())
+        if changes and self.instructions is not None:
+            self.instructions.saw_changes(changes)  # an AGENTS.md the model wrote is data next time
 
     # -- model and wire plan ----------------------------------------------------------
     def learned_facts(self) -> dict[str, Any]:

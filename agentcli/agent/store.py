@@ -38,7 +38,7 @@ class Transcript:
         self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
 
     def write(self, record_type: str, /, **data: Any) -> None:
-        record = {"type": record_type, "t": round(time.time(), 3), **data}
+        record = {"type": record_type, "t": round(time.time(), 6), **data}  # µs: orders requests across sessions
         line = redact(jsonsafe.dumps(record, ensure_ascii=False, default=str)) + "\n"
         os.write(self._fd, line.encode())  # one write per record: never interleaved
 
@@ -65,6 +65,7 @@ class SavedSession:
     ledger: Ledger = field(default_factory=Ledger)
     started: float = 0.0  # time of the session record
     updated: float = 0.0  # time of the last record
+    exchange_times: dict[int, float] = field(default_factory=dict)  # history index -> when that request began
 
     @property
     def workspace(self) -> str:
@@ -99,13 +100,21 @@ def load_session(path: Path) -> SavedSession:
             s.ledger.truncate(int(rec.get("keep", 0)))
         elif kind == "exchange":
             s.ledger.exchanges.append(int(rec.get("keep", 0)))
+            s.exchange_times[int(rec.get("keep", 0))] = _time(rec)
         elif kind == "file":
             s.ledger.changes.append(FileChange.from_record(rec))
         elif kind == "end":
             s.end = rec
     if _unanswered(s.history):
         s.history.append(_answers(s.history[-1], [], pending))
+    if records:
+        s.started, s.updated = _time(s.meta), _time(records[-1])
     return s
+
+
+def _time(rec: dict[str, Any]) -> float:
+    t = rec.get("t")
+    return float(t) if isinstance(t, (int, float)) else 0.0
 
 
 def _unanswered(history: list[Message]) -> bool:

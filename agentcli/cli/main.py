@@ -161,24 +161,31 @@ def diff(
     session: SessionArg = None,
     workspace: WorkspaceOpt = None,
     last: Annotated[bool, typer.Option("--last", help="Only the last request's changes.")] = False,
+    files: Annotated[bool, typer.Option("--files", help="Only the changed paths, one a line (A/M/D/?).")] = False,
 ) -> None:
-    """Show every file change a session made, as a unified diff."""
-    _dispatch("diff", session=session, workspace=workspace, last=last)
+    """Show every file change a session made, as a unified diff (default: this folder's latest change)."""
+    _dispatch("diff", session=session, workspace=workspace, last=last, files=files)
 
 
 @app.command()
-def undo(session: SessionArg = None, workspace: WorkspaceOpt = None) -> None:
-    """Restore the files the last request of a session changed, and drop that request."""
-    _dispatch("undo", session=session, workspace=workspace)
+def undo(
+    session: SessionArg = None,
+    workspace: WorkspaceOpt = None,
+    list_: Annotated[bool, typer.Option("--list", "-l", help="List the points to go back to, newest (1) first.")] = False,
+    to: Annotated[Optional[int], typer.Option("--to", help="Go back to before point N of --list.")] = None,
+) -> None:
+    """Undo this folder's latest change (across sessions), or go back to a point; drops those requests."""
+    _dispatch("undo", session=session, workspace=workspace, list_=list_, to=to)
 
 
 @app.command()
 def trust(
+    target: Annotated[Optional[Path], typer.Argument(help="A profile file to trust by its content, or a folder.")] = None,
     workspace: WorkspaceOpt = None,
     revoke: Annotated[bool, typer.Option("--revoke", help="Withdraw trust.")] = False,
 ) -> None:
-    """Trust this workspace's .agent/ profiles (they may then set URLs, keys and tiers)."""
-    _dispatch("trust", workspace=workspace, revoke=revoke)
+    """Trust this workspace's .agent/ profiles, or one profile FILE (they may then set URLs, keys, tiers, servers)."""
+    _dispatch("trust", workspace=workspace, revoke=revoke, target=target)
 
 
 @app.command(name="eval")

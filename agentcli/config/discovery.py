@@ -171,18 +171,16 @@ def _find(name: str, ws: Path, interactive: bool) -> tuple[LoadedProfile | None,
 
 
 def _load_path(ref: str, interactive: bool, workspace: Path | None = None) -> LoadedProfile:
+    """A profile named by path. From an untrusted folder (and not trusted on its own with
+    `agent trust FILE`) it is used for its model settings only, whatever the command and
+    whether or not a person is at the terminal: every key that starts a program, sends a
+    request elsewhere, carries a key or changes tool and shell rules is dropped, and said so."""
     file_part, _, wanted = ref.partition("#") if ".toml#" in ref else (ref, "", "")
     path = Path(os.path.expanduser(file_part)).absolute()
     warnings: list[str] = []
     ws = _trust.untrusted_owner(path, workspace if workspace is not None else Path.cwd())
-    if ws is not None:
-        if not interactive:
-            raise ConfigError(
-                f"this file is in the workspace {ws}, which is not trusted; non-interactive runs ignore it",
-                file=str(path), hint=f"run `agent trust` in {ws} if you trust it",
-            )
-        warnings.append(f"using {path} from the untrusted workspace {ws} because you named it; "
-                        f"run `agent trust` there to silence this")
+    if ws is not None and _trust.file_trusted(path):
+        ws = None  # this one file was trusted by its content
     tables = _tables(path)
     if wanted:
         if wanted not in tables:
@@ -196,7 +194,18 @@ def _load_path(ref: str, interactive: bool, workspace: Path | None = None) -> Lo
             f"holds {len(tables)} profiles ({', '.join(sorted(tables))}); name one as {file_part}#NAME",
             file=str(path),
         )
-    profile, origins = build_profile(name, tables[name], path)
+    table = tables[name]
+    if ws is not None:
+        dropped = _trust.protected_keys_in(table)
+        if dropped:
+            table = _trust.without_protected(table)
+            warnings.append(
+                f"ignored {', '.join(dropped)} from {path}: it lies in {ws}, which is not trusted, so it is used "
+                f"for its model settings only (no programs, URLs, keys, headers or tool and shell rules); "
+                f"`agent trust {path}` trusts this one file by its content")
+        else:
+            warnings.append(f"using {path} from the untrusted folder {ws} for its model settings")
+    profile, origins = build_profile(name, table, path)
     return LoadedProfile(profile, warnings, origins, scope="file")
 
 
@@ -204,8 +213,8 @@ def load_profile(ref: str | None, *, workspace: Path | None = None, interactive:
     """Resolve `--profile` (a name, a path, or path#name; None = the default) to a Profile.
 
     Profiles in an untrusted workspace's `.agent/profiles/` are skipped with a warning.
-    A file named by path inside an untrusted workspace loads with a warning when
-    `interactive`, and is refused otherwise (scripts must not pick it up unseen).
+    A file named by path inside an untrusted workspace loads for its model settings only,
+    with a warning naming what was dropped, unless that file is trusted (`agent trust FILE`).
     """
     from agentcli.config.settings import default_profile
 

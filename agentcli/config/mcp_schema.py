@@ -52,6 +52,9 @@ class McpServerConfig(BaseModel):
     tier: TierName | None = None  # overrides the tier of all its tools
     tools: dict[str, McpToolOverride] = Field(default_factory=dict)  # per-tool overrides
     enabled: bool = True
+    # Whether this server's readOnlyHint is believed: then such a tool runs at crawl unasked.
+    # Off by default: an annotation is a claim by the server, and a tool that says read-only may write.
+    trust_annotations: bool = False
 
     @field_validator("tier", mode="before")
     @classmethod

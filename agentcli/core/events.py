@@ -119,6 +119,7 @@ class Done:
     files_changed: list[str] = field(default_factory=list)
     elapsed_s: float = 0.0
     error: str | None = None
+    hook_files: list[str] = field(default_factory=list)  # changed files git runs later (hooks): read them first
 
 
 @dataclass(slots=True)

@@ -200,5 +200,8 @@ class TerminalRenderer:
         self.err.print(styled((f"■ {d.stop}", color), " ", (f"· {' · '.join(parts)}", "dim")))
         if d.files_changed:
             self.err.print(styled(("files changed: ", "dim"), ", ".join(d.files_changed)))
+        if d.hook_files:
+            self.err.print(styled(("git runs these changed files (hooks, config) on your next git command; read them first: ", "yellow"),
+                                  ", ".join(visible(p) for p in d.hook_files)))
         if d.error:
             self.err.print(styled((redact(d.error), color)))

@@ -132,6 +132,8 @@ def _undo(r: Repl, arg: str) -> None:
         r.console.print(Text("  restored ") + Text(visible(rel), style="bold"))
     for rel in report.removed:
         r.console.print(Text("  removed ") + Text(visible(rel), style="bold"))
+    for rel in report.left:  # inside .git, node_modules...: listed, not copied, so not put back
+        r.console.print(Text("  left as it is ", style="yellow") + Text(visible(rel), style="bold"))
 
 
 def _init(r: Repl, arg: str) -> None:

@@ -38,7 +38,10 @@ def profile(servers: dict[str, dict[str, Any]], form: str = "native", **extra: A
     from agentcli.config.schema import Profile
 
     # A loaded test machine can take many seconds to import a Python server: time is not under test here.
-    servers = {name: {"startup_timeout": TEST_STARTUP_S, **table} for name, table in servers.items()}
+    # These servers are ours, so their read-only claims are believed (trust_annotations); the
+    # default, where a claim asks, has its own tests.
+    servers = {name: {"startup_timeout": TEST_STARTUP_S, "trust_annotations": True, **table}
+               for name, table in servers.items()}
     table: dict[str, Any] = {"name": "mcp", "provider": "scripted", "model": "scripted-model",
                              "mcp_servers": servers, **WIRE_FORMS[form]}
     for key, value in extra.items():

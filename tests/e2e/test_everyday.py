@@ -101,3 +101,46 @@ def test_max_turns_out_of_bounds_is_a_usage_error_not_a_crash(folder, turns, say
     assert res.exit_code == 2, res.output
     assert f"--max-turns {turns}: input should be {says}" in res.output
     assert "internal error" not in res.output and "Traceback" not in res.output
+
+
+def test_undo_reaches_the_latest_change_in_this_folder_across_sessions_and_lists_points(tmp_path, folder):
+    """An edit, then an unrelated question in a new session: `agent undo` still undoes the edit;
+    `--list` shows the points, `--to N` goes back past several at once."""
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    for cmd in (("undo",), ("diff",)):
+        res = agent(*cmd, "-w", str(empty))
+        assert res.exit_code == 1 and "nothing to" in res.output and "continu" not in res.output
+    res = agent("undo", "--list", "-w", str(empty))
+    assert res.exit_code == 0 and "no points" in res.output
+
+    fix = agent("run", "Fix the typo in greeting.py", "--profile", "offline", "-w", str(folder), "--yes", "--json")
+    assert fix.exit_code == 0, fix.output
+    asked = agent("run", "what does greeting.py do", "--profile", "offline", "-w", str(folder), "--json")
+    assert asked.exit_code == 0 and _events(asked)[0]["session_id"] != _events(fix)[0]["session_id"]
+    res = agent("diff", "-w", str(folder))
+    assert res.exit_code == 0 and '+    print("hello")' in res.stdout
+    listed = agent("undo", "--list", "-w", str(folder))
+    assert listed.exit_code == 0 and listed.stdout.splitlines()[0].split()[0] == "1"
+    assert "greeting.py" in listed.stdout and _events(fix)[0]["session_id"] in listed.stdout
+    res = agent("undo", "--to", "2", "-w", str(folder))
+    assert res.exit_code == 2 and "1 point" in res.output
+    res = agent("undo", "-w", str(folder))
+    assert res.exit_code == 0 and "restored greeting.py" in res.output, res.output
+    assert (folder / "greeting.py").read_text() == 'def greet():\n    print("helo")\n'
+    res = agent("undo", "-w", str(folder))
+    assert res.exit_code == 1 and "nothing to undo" in res.output
+
+
+def test_run_from_a_subfolder_follows_agents_md_from_the_repository_root_down(tmp_path):
+    import subprocess
+
+    repo = tmp_path / "repo"
+    (repo / "pkg" / "vendor" / "lib").mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    (repo / "AGENTS.md").write_text("Root rules.\n")
+    (repo / "pkg" / "AGENTS.md").write_text("Package rules.\n")
+    (repo / "pkg" / "vendor" / "lib" / "AGENTS.md").write_text("Vendored rules.\n")
+    res = agent("run", "what is here", "--profile", "offline", "-w", str(repo / "pkg"), "--json")
+    assert res.exit_code == 0, res.output
+    assert _events(res)[0]["instructions"] == ["../AGENTS.md", "AGENTS.md"]

@@ -248,14 +248,18 @@ def _write(path, text):
     return path
 
 
-def test_agent_run_uses_a_shared_server_from_config_toml(tmp_path, workspace):
+@pytest.mark.parametrize("trusted", [True, False])
+def test_agent_run_uses_a_shared_server_from_config_toml(tmp_path, workspace, trusted):
+    """A read-only claim runs at crawl unasked only when the server's annotations are trusted;
+    otherwise the call needs an approval (here: none possible, exit 3, nothing run)."""
     from e2e_helpers import run_agent
 
     cfg = tmp_path / "cfgdir"
     os.environ["XDG_CONFIG_HOME"] = str(cfg)  # restored by the suite's autouse fixture
     time_cmd = json.dumps(server_command("mcp-server-time"))
     _write(cfg.joinpath("agentcli").mkdir(parents=True) or cfg / "agentcli" / "config.toml",
-           f"[mcp_servers.time]\ncommand = {time_cmd}\nstartup_timeout = 180\n")
+           f"[mcp_servers.time]\ncommand = {time_cmd}\nstartup_timeout = 180\n"
+           + ("trust_annotations = true\n" if trusted else ""))
     turns = {"api": "openai", "turns": [
         {"openai": {"choices": [{"message": {"role": "assistant", "content": None, "tool_calls": [
             {"id": "c1", "type": "function", "function": {"name": "time_get_current_time",
@@ -266,8 +270,12 @@ def test_agent_run_uses_a_shared_server_from_config_toml(tmp_path, workspace):
     prof = _write(tmp_path / "p.toml", '[profiles.p]\nprovider = "scripted"\nmodel = "scripted-model"\n'
                   'script = "script.json"\nmcp = ["time"]\n[profiles.p.capabilities]\nnative_tools = true\n')
     res = run_agent("run", "time in Tokyo", "-p", str(prof), "-w", str(workspace), "--json", "--tier", "crawl")
-    assert res.exit_code == 0, res.output
     events = [json.loads(line) for line in res.output.splitlines() if line.startswith("{")]
+    if not trusted:
+        assert res.exit_code == 3 and events[-1]["stop"] == "refused", res.output
+        assert not any(e["event"] == "tool_result" for e in events)
+        return
+    assert res.exit_code == 0, res.output
     finished = next(e for e in events if e["event"] == "tool_result")
     assert finished["result"]["ok"] and "+09:00" in finished["result"]["content"]
 
@@ -286,7 +294,7 @@ def test_doctor_and_tools_list_each_servers_tools_or_its_error(tmp_path, workspa
 
     _write(tmp_path / "s.json", '{"turns": []}')
     fx = {"command": fixture_command(), "disabled_tools": ["wipe"], "tools": {"note": "run"}}
-    doctor = write_profile("d", {"git": {"command": server_command("mcp-server-git")}, "fx": fx,
+    doctor = write_profile("d", {"git": {"command": server_command("mcp-server-git"), "trust_annotations": True}, "fx": fx,
                                  "gone": {"command": ["no-such-mcp-server-anywhere"]}})
     res = run_agent("doctor", "-p", str(doctor), "--json")
     assert res.exit_code == 1  # one server does not start

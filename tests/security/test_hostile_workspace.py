@@ -95,3 +95,46 @@ def test_hostile_workspace_run_ends_normally(tmp_path, monkeypatch, mode):
         assert visible(out) == out  # no escape, bidi, tag or control character reached the terminal
         assert "[link=https://evil.example]x[/link]" in res.stdout and "\\x1b[31m" in res.stdout
         assert "answered" in res.stderr
+
+
+def _bash_script(tmp_path: Path, name: str, command: str) -> Path:
+    script = tmp_path / f"{name}.json"
+    script.write_text(json.dumps({"api": "openai", "turns": [
+        {"openai": {"choices": [{"message": {"role": "assistant", "content": None,
+                                             "tool_calls": [_call(1, "bash", {"command": command})]},
+                                 "finish_reason": "tool_calls"}]}},
+        {"text": "done"}]}))
+    profile = tmp_path / f"{name}.toml"
+    profile.write_text(f'[profiles.{name}]\nprovider = "scripted"\nmodel = "m"\nscript = "{script}"\n'
+                       f'[profiles.{name}.capabilities]\nnative_tools = true\n')
+    return profile
+
+
+@pytest.mark.parametrize("swap", ["ln -s {outside} d", "mv d/f d/g && ln -s {outside}/f d/f",
+                                  "ln -s {outside} d.tmp && mv -T d.tmp d"])
+def test_undo_through_the_real_cli_never_follows_a_link_the_model_swapped_in(tmp_path, swap):
+    """A file made in one session, its folder or name then swapped for a link to a folder outside
+    holding the same content: `agent undo` (latest, --to, or by session) refuses and touches
+    nothing outside; `agent diff` lists the link."""
+    ws, outside = tmp_path / "ws", tmp_path / "home"
+    ws.mkdir()
+    outside.mkdir()
+    (outside / "f").write_text("x")  # what a naive undo would delete
+
+    def run(name: str, command: str) -> dict:
+        res = CliRunner().invoke(app, ["run", "go", "-p", str(_bash_script(tmp_path, name, command)), "-w", str(ws),
+                                       "--tier", "run", "--yes", "--json"], catch_exceptions=False)
+        assert res.exit_code == 0, res.output[-2000:]
+        return json.loads(res.stdout.splitlines()[0])
+
+    first = run("make", "mkdir -p d && printf x > d/f")
+    run("swap", ("rm -rf d && " if swap.startswith("ln -s {outside} d.") else "")
+        + ("mv d d.bak && " if swap == "ln -s {outside} d" else "") + swap.format(outside=outside))
+    for args in (["undo"], ["undo", "--to", "2"], ["undo", first["session_id"]]):
+        res = CliRunner().invoke(app, [*args, "-w", str(ws)] if args[-1] != first["session_id"] else args,
+                                 catch_exceptions=False)
+        assert res.exit_code == 2 and "cannot undo" in res.output, res.output
+        assert "internal error" not in res.output
+        assert (outside / "f").read_text() == "x"
+    res = CliRunner().invoke(app, ["diff", "-w", str(ws), "--files"], catch_exceptions=False)
+    assert res.exit_code == 0 and "?" in res.stdout, res.output

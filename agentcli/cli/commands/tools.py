@@ -19,6 +19,8 @@ def _load(profile: str | None) -> Any:
     except ImportError as exc:  # the loader ships separately; say so instead of a traceback
         raise UsageError(f"profiles cannot be loaded here ({exc})", hint="Run `agent tools` without --profile.") from None
     loaded = load_profile(profile)
+    for warning in getattr(loaded, "warnings", ()):  # what an untrusted file was not allowed to set
+        sys.stderr.write(f"! {warning}\n")
     return getattr(loaded, "profile", loaded)
 
 

@@ -105,11 +105,18 @@ def to_listed(server: str, raw: dict[str, Any], cfg: McpServerConfig, taken: set
     if schema is None:
         return Listed(server, remote, None, f"error: {why}")
     tier, source = tier_from_annotations(raw.get("annotations")), "annotations"
+    # Annotations are the server's claims. A claim of read-only places the tool at crawl (so it
+    # is offered there) but, unless the user trusts this server's annotations, it neither runs
+    # unasked nor counts as changing nothing: its calls ask ("always" answers for the session).
+    claimed = tier is Tier.CRAWL and not cfg.trust_annotations
+    if claimed:
+        source = "annotations (not trusted: asks)"
     if cfg.tier is not None:
+        claimed = False
         tier, source = Tier.parse(cfg.tier), "server override"
     override = cfg.tools.get(remote)
     if override is not None and override.tier is not None:
-        tier, source = Tier.parse(override.tier), "tool override"
+        tier, source, claimed = Tier.parse(override.tier), "tool override", False
     title = raw.get("title") or _dict(raw.get("annotations")).get("title")
     desc = _clean_text(raw.get("description"), MAX_DESCRIPTION) or _clean_text(title, 200) or remote
     spec = Tool(
@@ -117,8 +124,8 @@ def to_listed(server: str, raw: dict[str, Any], cfg: McpServerConfig, taken: set
         description=f"[{server}] {desc}",
         parameters=schema,
         tier=tier,
-        read_only=tier is Tier.CRAWL,
-        needs_approval=tier > Tier.CRAWL,
+        read_only=tier is Tier.CRAWL and not claimed,
+        needs_approval=tier > Tier.CRAWL or claimed,
         namespace=server,
     )
     return Listed(server, remote, spec, "ok", source)

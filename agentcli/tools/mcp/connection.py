@@ -64,6 +64,7 @@ class Connection:
         self._lock: asyncio.Lock | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stderr: Any = None
+        self._mark: str | None = None  # in the environment of this start's server and all it starts
 
     # -- state ---------------------------------------------------------------------------
     @property
@@ -90,6 +91,10 @@ class Connection:
                 raise ServerFailure(f"env_from names ${var}, which is not set",
                                     f"export {var}=... before starting agent", broken=False)
             env[var] = value
+        from agentcli.tools.mcp.reap import MARK_VAR, new_mark
+
+        self._mark = new_mark()
+        env[MARK_VAR] = self._mark
         return env
 
     def _cwd(self) -> str:
@@ -271,11 +276,21 @@ class Connection:
             task.cancel()
             with contextlib.suppress(BaseException):
                 await task
+        self._reap()
+
+    def _reap(self) -> None:
+        """Kill whatever the server left running (daemons it forked, in its group or not)."""
+        mark, self._mark = self._mark, None
+        if mark is not None:
+            from agentcli.tools.mcp.reap import reap
+
+            reap(mark)
 
     async def close(self) -> None:
         """Stop the server; a later call starts it again (a new chat on a new event loop)."""
         if self._loop is asyncio.get_running_loop():
             await self._drop()
+        self._reap()  # also when the server's task lived on an event loop that is gone
         self._loop = self._lock = None
         self.session = None
         if self._stderr is not None:

@@ -1,6 +1,8 @@
 import os
 import stat
 
+import pytest
+
 from agentcli.agent.store import Transcript, find_session, list_sessions, load_session, sessions_dir
 from agentcli.core.errors import ErrorCode, ToolError, UsageError
 from agentcli.core.types import Message, ParsedResponse, Role, ToolCall, ToolResult
@@ -64,3 +66,41 @@ def test_truncate_and_compact_records_replay():
     t.close()
     s = load_session(sessions_dir() / "s3.jsonl")
     assert [m.text for m in s.history] == ["summary", "u1"]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_listing_reads_each_transcript_at_its_head_and_tail_and_agrees_with_a_full_read(monkeypatch, seed):
+    """Whatever the transcript's length and wherever its records fall against the tail window,
+    the listing names the same folder, last end and last time as reading it through; the middle
+    is never parsed (a torn or non-UTF-8 middle changes nothing)."""
+    import random
+
+    from agentcli.agent import catalog
+
+    rng = random.Random(seed)
+    monkeypatch.setattr(catalog, "TAIL_BYTES", rng.choice([200, 900, 4096]))
+    want: dict[str, tuple[str, str | None, float]] = {}
+    for n in range(4):
+        sid = f"2026010{seed}-00000{n}-abcdef"
+        t = Transcript(sessions_dir() / f"{sid}.jsonl")
+        t.write("session", id=sid, workspace=f"/w/{n % 2}", goal="g" * rng.randint(0, 300), model="m")
+        stop = None
+        for i in range(rng.randint(0, 40)):
+            if rng.random() < 0.2:
+                stop = f"stop{i}"
+                t.write("end", stop=stop)
+            else:
+                t.message(Message.user("x" * rng.randint(0, 200)))
+        t.close()
+        with open(sessions_dir() / f"{sid}.jsonl", "ab") as f:
+            if rng.random() < 0.5:
+                f.write(b'{"type": "message", "mess')  # torn last line
+        records, _ = catalog.read_records(sessions_dir() / f"{sid}.jsonl")
+        if stop is not None and not any(r.get("type") == "end" and r.get("stop") == stop
+                                        for r in catalog._head_and_tail(sessions_dir() / f"{sid}.jsonl")[1]):
+            stop = None  # the run's end fell before the window: the listing shows a run still open
+        want[sid] = (f"/w/{n % 2}", stop, float(records[-1]["t"]))
+    monkeypatch.setattr(catalog, "read_records", lambda *_: (_ for _ in ()).throw(AssertionError("read through")))
+    got = {s.id: (s.workspace, (s.end or {}).get("stop"), s.updated) for s in list_sessions()}
+    assert got == want
+    assert {s.id for s in list_sessions("/w/1")} == {k for k, v in want.items() if v[0] == "/w/1"}

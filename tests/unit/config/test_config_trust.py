@@ -101,11 +101,10 @@ def test_trusted_workspace_may_set_protected_keys(put, ws):
 def test_explicit_path_into_untrusted_workspace(put, ws):
     path = put(ws / ".agent" / "profiles" / "dev.toml",
                EVIL.format(name="dev", provider="openai", url="https://evil.example/v1", env="OPENAI_API_KEY"))
-    with pytest.raises(ConfigError) as info:
-        load_profile(str(path), interactive=False)
-    assert info.value.file == str(path) and "not trusted" in info.value.message
-    loaded = load_profile(str(path), interactive=True)  # naming the file is consent, with a warning
-    assert loaded.profile.name == "dev" and "untrusted workspace" in loaded.warnings[0]
+    for interactive in (False, True):  # naming the file gives its model settings, never its URL or key
+        loaded = load_profile(str(path), interactive=interactive)
+        assert loaded.profile.name == "dev" and loaded.profile.url is None and loaded.profile.api_key_env is None
+        assert "not trusted" in loaded.warnings[0] and f"agent trust {path}" in loaded.warnings[0]
     tr.trust(ws)
     assert load_profile(str(path), interactive=False).warnings == []
 

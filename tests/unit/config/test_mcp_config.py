@@ -128,7 +128,7 @@ def test_untrusted_workspace_cannot_add_or_change_servers(put, ws, user_dir, mon
         load_profile("m", workspace=ws, interactive=False)
     loaded = load_profile(str(evil), interactive=True)  # named by path in a terminal: loads, servers do not
     servers, warnings = resolve_servers(loaded.profile)
-    assert servers == {} and "untrusted workspace" in warnings[0]
+    assert servers == {} and "mcp_servers" in loaded.warnings[0] and "agent trust" in loaded.warnings[0]
     assert "mcp_servers" in trust.protected_keys_in({"mcp_servers": {}}) and "mcp" in trust.PROTECTED_KEYS
     trust.trust(ws)
     servers, warnings = resolve_servers(load_profile("m", workspace=ws).profile)

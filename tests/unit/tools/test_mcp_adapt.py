@@ -45,7 +45,10 @@ def test_spec_is_namespaced_prefixed_and_shaped_like_a_builtin():
                               "annotations": {"readOnlyHint": True}}, _cfg(), set())
     spec = item.spec
     assert (spec.name, spec.namespace, spec.tier, spec.read_only, spec.needs_approval) == (
-        "time_get_current_time", "time", Tier.CRAWL, True, False)
+        "time_get_current_time", "time", Tier.CRAWL, False, True)  # a claim: offered at crawl, but asks
+    trusted = to_listed("time", {"name": "get_current_time", "inputSchema": OBJ,
+                                 "annotations": {"readOnlyHint": True}}, _cfg(trust_annotations=True), set()).spec
+    assert (trusted.tier, trusted.read_only, trusted.needs_approval) == (Tier.CRAWL, True, False)
     assert spec.description == "[time] Get the time."
     assert spec.parameters["properties"] == OBJ["properties"]
     write = to_listed("git", {"name": "git_commit", "inputSchema": OBJ,
@@ -123,3 +126,19 @@ def test_results_text_structured_media_and_errors():
     assert render_result({"content": [{"type": "text", "text": "boom"}], "isError": True}) == (False, "boom")
     assert render_result({}) == (True, "(the tool returned no content)")
     assert render_result({"content": "garbage", "isError": "yes"})[0] is True  # only isError: true fails
+
+
+@pytest.mark.parametrize("trust", [False, True])
+@pytest.mark.parametrize("ann", [None, {"readOnlyHint": True}, {"readOnlyHint": True, "destructiveHint": True},
+                                 {"readOnlyHint": False}, {"destructiveHint": False, "openWorldHint": False}])
+@pytest.mark.parametrize("server_tier, tool_tier", [(None, None), ("crawl", None), (None, "crawl"), ("run", None)])
+def test_a_tool_runs_unasked_only_when_the_user_said_so(trust, ann, server_tier, tool_tier):
+    """Unasked (read-only, no approval) only through the user's own config: a tier override to
+    crawl, or trust_annotations on a server that claims read-only. A claim alone always asks."""
+    cfg = _cfg(trust_annotations=trust, tier=server_tier,
+               tools={"t": {"tier": tool_tier}} if tool_tier else {})
+    spec = to_listed("s", {"name": "t", "inputSchema": OBJ, "annotations": ann}, cfg, set()).spec
+    user_says_crawl = tool_tier == "crawl" or (tool_tier is None and server_tier == "crawl")
+    believed = trust and server_tier is None and tool_tier is None and (ann or {}).get("readOnlyHint") is True
+    assert (not spec.needs_approval) == (user_says_crawl or believed)
+    assert spec.read_only == (not spec.needs_approval)
