@@ -100,7 +100,8 @@ class _Chain:
         return out
 
 
-SUPPORTED = ("gzip", "deflate")  # what Python decodes without extra packages (httpx offers the same)
+SUPPORTED = ("gzip", "deflate")  # what Python decodes without extra packages
+ACCEPT_ENCODING = ", ".join(SUPPORTED)  # offered on every request, so a server never picks one we cannot read
 
 
 def decoder_for(content_encoding: str) -> _Decoder:

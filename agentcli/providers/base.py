@@ -22,7 +22,7 @@ from agentcli.core import jsonsafe
 from agentcli.core.errors import ProviderError
 from agentcli.core.errors import ProviderErrorCode as Code
 from agentcli.core.events import Notice
-from agentcli.providers._body import Body, Budget, decoded_text, read_whole
+from agentcli.providers._body import ACCEPT_ENCODING, Body, Budget, decoded_text, read_whole
 from agentcli.providers._credentials import masked, origin_guard, secret_names
 from agentcli.providers._http import (
     DEFAULT_CONTEXT_ADVICE,
@@ -185,7 +185,9 @@ class Provider:
             import httpx
 
             limits = self.profile.limits
-            headers = {"user-agent": USER_AGENT, **self.profile.headers, **self.auth_headers()}
+            # Only the codings _body decodes: httpx would also offer br/zstd when their packages happen to be installed.
+            headers = {"user-agent": USER_AGENT, "accept-encoding": ACCEPT_ENCODING, **self.profile.headers,
+                       **self.auth_headers()}
             self._client = httpx.AsyncClient(
                 transport=self._transport,
                 headers=headers,

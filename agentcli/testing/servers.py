@@ -19,6 +19,7 @@ import json
 import socket
 import struct
 import threading
+import zlib
 from collections import deque
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -126,11 +127,29 @@ def cut_index(chunks: list[Any]) -> int:
     return max(1, len(chunks) // 2)
 
 
+_WBITS = {"gzip": zlib.MAX_WBITS | 16, "deflate": zlib.MAX_WBITS, "raw-deflate": -zlib.MAX_WBITS}
+
+
+class _Compressor:
+    """One reply's compressor; each piece is flushed so a stream stays a stream (as nginx's gzip does)."""
+
+    def __init__(self, coding: str) -> None:
+        self.header = "deflate" if coding == "raw-deflate" else coding  # raw deflate is sent as "deflate"
+        self._z = zlib.compressobj(6, zlib.DEFLATED, _WBITS[coding])
+
+    def piece(self, data: bytes) -> bytes:
+        return self._z.compress(data) + self._z.flush(zlib.Z_SYNC_FLUSH)
+
+    def end(self) -> bytes:
+        return self._z.flush()
+
+
 class LoopbackServer:
     """Base: threading, queue, recording and fault injection. Subclasses add one API's routes."""
 
     api = "openai"
     prefix = ""  # path part of `url`
+    content_coding: str | None = None  # gzip | deflate | raw-deflate: compress every reply the client accepts
 
     def __init__(self, *, models: tuple[str, ...] = ("loopback-model",), chunk_size: int = 8) -> None:
         self.models = list(models)
@@ -143,6 +162,7 @@ class LoopbackServer:
         self._httpd: _Server | None = None
         self._thread: threading.Thread | None = None
         self._port: int | None = None
+        self.compressed = 0  # replies sent compressed
 
     # -- life cycle ----------------------------------------------------------------------
 
@@ -309,6 +329,19 @@ class LoopbackServer:
     def _send_json(self, h: _Handler, status: int, body: Any) -> None:
         self._send_body(h, status, body, {}, None)
 
+    def _compressor(self, h: _Handler, headers: dict[str, str]) -> _Compressor | None:
+        """A compressor when this server compresses, the client accepts the coding and the reply is not pre-encoded."""
+        coding = self.content_coding
+        if coding is None or any(k.lower() == "content-encoding" for k in headers):
+            return None
+        accepted = {c.split(";")[0].strip().lower() for c in (h.headers.get("accept-encoding") or "").split(",")}
+        comp = _Compressor(coding)
+        if comp.header not in accepted:
+            return None
+        with self._lock:
+            self.compressed += 1
+        return comp
+
     def _send_body(self, h: _Handler, status: int, body: Any, headers: dict[str, str], content_type: str | None) -> None:
         if isinstance(body, bytes):
             data, ctype = body, content_type or "application/octet-stream"
@@ -316,6 +349,9 @@ class LoopbackServer:
             data, ctype = body.encode(), content_type or "text/plain; charset=utf-8"
         else:
             data, ctype = json.dumps(body).encode(), content_type or "application/json"
+        if comp := self._compressor(h, headers):
+            data = comp.piece(data) + comp.end()
+            headers = {**headers, "content-encoding": comp.header}
         h.send_response(status)
         h.send_header("content-type", ctype)
         h.send_header("content-length", str(len(data)))
@@ -327,13 +363,17 @@ class LoopbackServer:
 
     def _send_stream(self, h: _Handler, reply: Reply, chunks: list[Any]) -> None:
         cut = cut_index(chunks) if reply.cut_after == "arguments" else reply.cut_after
+        comp = self._compressor(h, reply.headers)
         h.send_response(200)
         h.send_header("content-type", self.stream_content_type())
         h.send_header("transfer-encoding", "chunked")
         h.send_header("cache-control", "no-cache")
+        if comp is not None:
+            h.send_header("content-encoding", comp.header)
         for k, v in reply.headers.items():
             h.send_header(k, v)
         h.end_headers()
+        write = (lambda data: self._write_chunk(h, comp.piece(data))) if comp else (lambda data: self._write_chunk(h, data))
         try:
             for i, chunk in enumerate(chunks):
                 if isinstance(cut, int) and i >= cut:
@@ -343,11 +383,13 @@ class LoopbackServer:
                     return self._cut(h)
                 if reply.chunk_delay and self._stop.wait(reply.chunk_delay):
                     return self._cut(h)
-                self._write_chunk(h, frame(self.api, chunk))
+                write(frame(self.api, chunk))
             if isinstance(cut, int):  # cut at or past the end: drop the end marker too
                 return self._cut(h)
             if reply.trailer and (end := trailer(self.api)):
-                self._write_chunk(h, end)
+                write(end)
+            if comp is not None and (tail := comp.end()):
+                self._write_chunk(h, tail)
             h.wfile.write(b"0\r\n\r\n")
             h.wfile.flush()
         except (BrokenPipeError, ConnectionResetError):
@@ -497,4 +539,17 @@ SERVERS: dict[str, type[LoopbackServer]] = {
 def server_for(api: str, **kw: Any) -> LoopbackServer:
     """A (not yet started) server speaking `api`."""
     return SERVERS[api](**kw)
+
+
+CODINGS = ("gzip", "deflate", "raw-deflate")  # what Python compresses without extra packages
+
+
+def compressing_server(api: str, coding: str, **kw: Any) -> LoopbackServer:
+    """A server speaking `api` that compresses every reply (whole, streamed, errors) with `coding`,
+    as API gateways, nginx and hosted vendors do when the client accepts it."""
+    if coding not in _WBITS:
+        raise ValueError(f"unknown coding {coding!r}; one of {', '.join(CODINGS)}")
+    srv = server_for(api, **kw)
+    srv.content_coding = coding
+    return srv
 
