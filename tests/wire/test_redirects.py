@@ -80,7 +80,7 @@ def test_origin(a, b, same):
     assert (origin(a) == origin(b)) is same
 
 
-def test_profile_headers_are_masked_in_the_debug_log(caplog):
+def test_profile_headers_are_masked_in_the_debug_log():
     names = secret_names({"x-api-key": "k"}, GATEWAY)
     shown = masked({"X-Auth-Token": GATEWAY["X-Auth-Token"], "user-agent": "agentcli", "X-API-Key": KEY}, names)
     assert shown == {"X-Auth-Token": "[REDACTED]", "user-agent": "agentcli", "X-API-Key": "[REDACTED]"}
