@@ -27,9 +27,13 @@ from agentcli.testing.servers import CODINGS, Reply, compressing_server
 IDS = {"openai": True, "anthropic": True, "ollama": False, "gemini": False}
 
 
-@pytest.mark.parametrize("coding", CODINGS)
-@pytest.mark.parametrize("stream", [False, True])
-@pytest.mark.parametrize("api", APIS)
+# gzip and deflate on every API both ways; raw deflate (sent as "deflate" by some servers) once each way.
+CASES = [(api, stream, coding) for api in APIS for stream in (False, True) for coding in ("gzip", "deflate")] + [
+    ("openai", False, "raw-deflate"), ("ollama", True, "raw-deflate")]
+assert {c for _a, _s, c in CASES} == set(CODINGS)
+
+
+@pytest.mark.parametrize(("api", "stream", "coding"), CASES)
 async def test_turn_through_a_compressing_server(api, stream, coding, sleeps):
     with compressing_server(api, coding) as srv:
         srv.queue(body_for(api), chunk_size=3)
