@@ -22,6 +22,7 @@ from agentcli.core import jsonsafe
 from agentcli.core.errors import ProviderError
 from agentcli.core.errors import ProviderErrorCode as Code
 from agentcli.core.events import Notice
+from agentcli.core.redact import header_secrets, mark_secret_values
 from agentcli.providers._body import ACCEPT_ENCODING, Body, Budget, decoded_text, read_whole
 from agentcli.providers._credentials import masked, origin_guard, secret_names
 from agentcli.providers._http import (
@@ -136,6 +137,8 @@ class Provider:
         self.profile = profile
         self.url = (profile.url or default_base_url(self.name) or "").rstrip("/")
         self._key, self.key_env = resolve_key(profile, self.name, self.url, api_key)
+        if self._key:  # scrubbed everywhere from now on, even when it came from no variable
+            mark_secret_values(self._key)
         self._transport = transport
         self._client: httpx.AsyncClient | None = None
         self.policy = RetryPolicy.from_limits(profile.limits, sleep)
@@ -170,7 +173,7 @@ class Provider:
     # -- shared machinery -----------------------------------------------------------------
 
     def target(self, model: str | None = None) -> Target:
-        secrets = ((self._key,) if self._key else ()) + tuple(v for v in self.profile.headers.values() if v)
+        secrets = ((self._key,) if self._key else ()) + tuple(header_secrets(self.profile.headers))
         return Target(self.name, self.url, model or self.profile.model, self.key_env, self.start_hint, secrets,
                       api=self.api, context_advice=self.context_advice)
 
