@@ -242,9 +242,10 @@ TEMPLATE_MARKERS = (
 
 
 def is_html(text: str, headers: Mapping[str, str]) -> bool:
+    """A web page, by its start (a JSON error mislabelled text/html is still read as JSON)."""
     ctype = next((v for k, v in headers.items() if k.lower() == "content-type"), "")
     head = text.lstrip()[:15].lower()
-    return "html" in ctype.lower() or head.startswith(("<!doctype html", "<html"))
+    return head.startswith("<") and ("html" in ctype.lower() or head.startswith(("<!doctype html", "<html")))
 
 
 _TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.I | re.S)

@@ -169,3 +169,13 @@ async def test_a_refused_connection_is_still_a_network_error(sleeps):
         await ask(p, "openai", stream=True)
     await p.aclose()
     assert info.value.code is Code.NETWORK and "is the server running" in (info.value.hint or "")
+
+
+async def test_a_json_error_labelled_html_is_still_read_as_json(sleeps):
+    with server("openai") as srv:
+        srv.queue_error(400, json.dumps({"error": {"message": "temperature must be <= 2"}}), content_type="text/html")
+        p = provider_for(srv, sleep=sleeps)
+        with pytest.raises(ProviderError) as info:
+            await ask(p, "openai", stream=False)
+        await p.aclose()
+    assert info.value.message.endswith(": temperature must be <= 2") and "HTML" not in (info.value.hint or "")
