@@ -323,3 +323,31 @@ def test_custom_auth_headers_never_show_in_profiles_show_or_the_debug_log(tmp_pa
     assert "x-auth-token" in log.lower()
     for text in (shown.output, shown_json.output, res.output, log):
         assert not scan(text, {"token": token, "key": os.environ["LLM_GATEWAY_AUTH"]}), text
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "streamed"])
+def test_a_key_under_a_plain_variable_name_never_leaks_from_a_run(tmp_path, monkeypatch, stream):
+    """`api_key_env = "LLM_GATEWAY_AUTH"`: the model reads the .env file holding it and quotes it back
+    in every encoding, in error bodies and in its answer; nothing shown or written holds it."""
+    key = "gwA" + base64.b32encode(os.urandom(15)).decode().lower()  # fresh, not key-shaped: only the value net
+    monkeypatch.setenv("LLM_GATEWAY_AUTH", key)
+    monkeypatch.setenv("AGENTCLI_DEBUG", "1")
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / ".env").write_text(f"LLM_GATEWAY_AUTH={key}\nOTHER=1\n")
+    with OpenAIServer() as srv:
+        srv.queue_error(429, _error_body(srv, 429, "authorization"), retry_after_ms="5")
+        srv.queue(_oa("", [("read_file", {"path": ".env"})]))
+        srv.queue(lambda req: _oa("Your key: " + _echo("authorization")(req), []))
+        profile = write_profile(tmp_path / "p.toml", "openai", srv.url, "gpt-4o", api_key_env="LLM_GATEWAY_AUTH",
+                                stream=stream)
+        res = run_cli("run", "what is in .env?", "--profile", str(profile), "--workspace", str(ws), "--yes")
+        assert res.exit_code == 0, res.output
+        assert srv.chat_requests()[0].headers["authorization"] == f"Bearer {key}"  # the key was in play
+        read_back = json.dumps(srv.chat_requests()[-1].body)
+    assert "LLM_GATEWAY_AUTH=[REDACTED]" in read_back and key not in read_back  # tool output is scrubbed too
+    outputs = {"stdout": res.stdout, "stderr": res.stderr}
+    outputs.update({str(p): p.read_text("utf-8", "replace") for p in files_under(*user_dirs())})
+    hits = {where: scan(text, {"LLM_GATEWAY_AUTH": key}) for where, text in outputs.items()}
+    assert "Your key" in res.stdout
+    assert not {k: v for k, v in hits.items() if v}
