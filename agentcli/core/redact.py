@@ -154,7 +154,7 @@ def _all_forms(extra: tuple[str, ...]) -> tuple[str, ...]:
 
 # Base64 as `base64` and `openssl base64` print it: lines of 76 or 64 characters. A key inside may
 # span a line break, so such a block is judged joined, and masked whole.
-_WRAPPED_B64 = re.compile(r"(?:[A-Za-z0-9+/_-]{40,}={0,2}\r?\n)+[A-Za-z0-9+/_-]*={0,2}")
+_WRAPPED_B64 = re.compile(r"^(?:[A-Za-z0-9+/_-]{40,}={0,2}\r?\n)+[A-Za-z0-9+/_-]*={0,2}", re.MULTILINE)  # whole lines only: linear
 
 
 def _wrapped(text: str, all_forms: tuple[str, ...]) -> str:
