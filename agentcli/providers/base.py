@@ -74,6 +74,8 @@ HOSTED_CONTEXT_ADVICE = ("send less: a shorter system_prompt, fewer tools (tools
 # AGENTCLI_DEBUG=1 attaches a private, scrubbing file handler (agentcli.cli.logging_setup).
 log = logging.getLogger("agentcli.http")
 _FORCED_FAILURES = (400, 422, 500)  # statuses a server answers a tool_choice it cannot honour with
+
+
 def _body_bytes(body: Any) -> int:
     return len(jsonsafe.dumps(body, ensure_ascii=False, default=str).encode())
 
