@@ -425,7 +425,7 @@ class Provider:
         except (httpx.HTTPError, StreamStalled, BadChunk) as exc:
             log.debug("stream from %s failed after %.0f ms: %s", url, (time.monotonic() - t0) * 1000,
                       type(exc).__name__, extra={"secrets": target.secrets})
-            if not state.headers_in and dropped_before_reply(exc):
+            if not got_items and dropped_before_reply(exc):  # closed before any of the reply: no network fault
                 return "the server closed the stream before its first byte"
             timeout = limits.stream_idle_timeout if isinstance(exc, StreamStalled) else limits.request_timeout
             raise error_from_exception(exc, target, mid_stream=state.headers_in, timeout=timeout) from None

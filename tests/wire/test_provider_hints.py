@@ -179,3 +179,30 @@ async def test_a_json_error_labelled_html_is_still_read_as_json(sleeps):
             await ask(p, "openai", stream=False)
         await p.aclose()
     assert info.value.message.endswith(": temperature must be <= 2") and "HTML" not in (info.value.hint or "")
+
+
+@pytest.mark.parametrize("api", APIS)
+async def test_a_stream_closed_after_its_headers_but_before_any_data_is_asked_whole(api, sleeps):
+    with server(api) as srv:
+        srv.queue_cut(body_for(api), after=0)
+        srv.queue(body_for(api))
+        p = provider_for(srv, sleep=sleeps)
+        events: list = []
+        parsed = await ask(p, api, stream=True, events=events)
+        await p.aclose()
+        asked = [srv.wants_stream(r) for r in srv.chat_requests()]
+    assert parsed.tool_calls and asked == [True, False] and sleeps.delays == []
+    assert [e.message for e in events if isinstance(e, Notice)] == [
+        "the server closed the stream before its first byte; asking this server without streaming from now on"]
+
+
+@pytest.mark.parametrize("api", APIS)
+async def test_a_stream_cut_after_some_data_is_still_retried_as_a_stream(api, sleeps):
+    with server(api) as srv:
+        srv.queue_cut(body_for(api), after=2, chunk_size=3)
+        srv.queue(body_for(api), chunk_size=3)
+        p = provider_for(srv, sleep=sleeps)
+        parsed = await ask(p, api, stream=True)
+        await p.aclose()
+        asked = [srv.wants_stream(r) for r in srv.chat_requests()]
+    assert parsed.tool_calls and asked == [True, True] and sleeps.delays == [0.5]
