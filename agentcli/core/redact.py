@@ -86,7 +86,7 @@ class _Known:
         self._marks = 0
         self._built_marks = -1
         self.forms: tuple[str, ...] = ()
-        self.longest = 0
+        self.builds = 0  # how often the forms were worked out (tests count it)
 
     def mark(self, names: Iterable[str] = (), values: Iterable[str] = ()) -> None:
         with self._lock:
@@ -111,8 +111,8 @@ class _Known:
             for value in self._values:
                 found.update(forms(value))
             self.forms = tuple(sorted(found, key=len, reverse=True))
-            self.longest = len(self.forms[0]) if self.forms else 0
             self._env, self._built_marks = snapshot, marks
+            self.builds += 1
         return self.forms
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import importlib
 import json
 import os
 import random
@@ -351,3 +352,20 @@ def test_a_key_under_a_plain_variable_name_never_leaks_from_a_run(tmp_path, monk
     hits = {where: scan(text, {"LLM_GATEWAY_AUTH": key}) for where, text in outputs.items()}
     assert "Your key" in res.stdout
     assert not {k: v for k, v in hits.items() if v}
+
+
+def test_the_known_secrets_are_worked_out_once_per_environment(monkeypatch):
+    """Transcripts call redact on every record: the environment is not re-read and re-sorted each time."""
+    r = importlib.import_module("agentcli.core.redact")  # the package exports a function of the same name
+
+    redact("warm up")
+    before = r._KNOWN.builds
+    for i in range(200):
+        redact(f"record {i}")
+    assert r._KNOWN.builds == before
+    monkeypatch.setenv("ANOTHER_SERVICE_TOKEN", "tok-" + "Hj5k" * 4)
+    assert redact("tok-" + "Hj5k" * 4) == MASK and r._KNOWN.builds == before + 1
+    mark_secret_env("PLAINLY_NAMED_VAR_FOR_COUNT")
+    redact("x")
+    redact("y")
+    assert r._KNOWN.builds == before + 2
