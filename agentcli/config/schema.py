@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
 from agentcli.config.mcp_schema import McpServerConfig, check_server_names, http_url
@@ -158,6 +158,16 @@ class Profile(_Strict):
         if taken:
             raise ValueError(f"may not set {', '.join(taken)}: agentcli builds those from the session")
         return v
+
+    @model_validator(mode="after")
+    def _mark_secrets(self) -> Profile:
+        """Feed the scrubber: the key's variable whatever its name, and the values of custom headers."""
+        from agentcli.core.redact import header_secrets, mark_secret_env, mark_secret_values
+
+        if key_env := self.resolved_api_key_env():
+            mark_secret_env(key_env)
+        mark_secret_values(*header_secrets(self.headers))
+        return self
 
     def resolved_url(self) -> str | None:
         """The base URL to use: the profile's, else the provider's default (None for scripted)."""

@@ -8,9 +8,11 @@ Anthropic SDKs and is written out row by row in docs/retry-policy.md.
 from __future__ import annotations
 
 import email.utils
+import html
 import json
 import logging
 import random
+import re
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
@@ -71,6 +73,13 @@ class Target:
     key_env: str | None = None
     start_hint: str = ""  # how to start a local server, e.g. "try `ollama serve`"
     secrets: tuple[str, ...] = field(default=(), repr=False)  # values to scrub besides the environment's
+    api: str = "openai"  # the API shape: hints about URLs differ per shape
+    context_advice: str = ""  # what makes room when the very first prompt overflows (per provider)
+
+
+DEFAULT_CONTEXT_ADVICE = ("raise the server's context window (llama.cpp: -c / --ctx-size; llama-cpp-python: "
+                          "--n_ctx; vLLM: --max-model-len), or send less: a shorter system_prompt, fewer tools "
+                          "(tools.max_tier, tools.deny)")
 
 
 async def _sleep(seconds: float) -> None:
@@ -173,6 +182,15 @@ def trim(text: str, limit: int = BODY_LIMIT) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+# How a base URL looks for each API shape, said when a request finds nothing there.
+_URL_SHAPES = {
+    "openai": " (OpenAI-compatible URLs usually end in /v1)",
+    "anthropic": " (the Anthropic API's URL is the host alone, e.g. https://api.anthropic.com: agentcli adds /v1/messages)",
+    "gemini": " (the Gemini API's URL is the host alone, e.g. https://generativelanguage.googleapis.com: agentcli adds /v1beta)",
+    "ollama": " (Ollama's URL is the server root, e.g. http://localhost:11434, without /v1 or /api)",
+}
+
+
 def hint_for(code: Code, target: Target, *, timeout: float | None = None) -> str:
     """What to check, naming the URL and the model."""
     url, model = target.url, target.model
@@ -184,7 +202,7 @@ def hint_for(code: Code, target: Target, *, timeout: float | None = None) -> str
         case Code.MODEL_MISSING:
             return f"{url} does not serve model {model!r}; `agent doctor` lists the models it has"
         case Code.NOT_FOUND:
-            return f"check the URL {url} and the model {model!r} (OpenAI-compatible URLs usually end in /v1)"
+            return f"check the URL {url} and the model {model!r}{_URL_SHAPES.get(target.api, '')}"
         case Code.RATE_LIMIT:
             return f"{url} is rate limiting; wait a little, or raise limits.max_retries for model {model!r}"
         case Code.CONTEXT_LENGTH:
@@ -208,6 +226,42 @@ def hint_for(code: Code, target: Target, *, timeout: float | None = None) -> str
     return f"check {url}"
 
 
+# What a chat template says when it refuses a conversation (lower-cased). llama.cpp and
+# llama-cpp-python answer these with HTTP 500, but the same request fails the same way again.
+TEMPLATE_MARKERS = (
+    "raise_exception",
+    "templateerror",
+    "template error",
+    "error rendering",
+    "jinja",
+    "chat template",
+    "conversation roles must alternate",
+    "only supports single tool-calls",
+    "tool call ids should be",
+)
+
+
+def is_html(text: str, headers: Mapping[str, str]) -> bool:
+    """A web page, by its start (a JSON error mislabelled text/html is still read as JSON)."""
+    ctype = next((v for k, v in headers.items() if k.lower() == "content-type"), "")
+    head = text.lstrip()[:15].lower()
+    return head.startswith("<") and ("html" in ctype.lower() or head.startswith(("<!doctype html", "<html")))
+
+
+_TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.I | re.S)
+_H1 = re.compile(r"<h1[^>]*>(.*?)</h1>", re.I | re.S)
+_TAGS = re.compile(r"<(script|style)\b.*?</\1\s*>|<[^>]*>", re.I | re.S)
+
+
+def summarize_body(text: str, media_type: str = "", limit: int = BODY_LIMIT) -> str:
+    """A body fit to quote: an HTML page as its title (a proxy's error page is no message), anything else trimmed."""
+    if not is_html(text, {"content-type": media_type}):
+        return trim(text, limit)
+    found = _TITLE.search(text) or _H1.search(text)
+    words = html.unescape(_TAGS.sub(" ", found.group(1) if found else text))
+    return f"an HTML page: {trim(words, 80)}" if words.strip() else "an HTML page"
+
+
 def error_from_status(
     status: int,
     text: str,
@@ -218,15 +272,26 @@ def error_from_status(
     inband: bool = False,
 ) -> ProviderError:
     """Map one HTTP error reply (or an error sent inside a 200 stream) to a ProviderError."""
-    detail = body_message(text or "")
+    page = is_html(text or "", headers)
+    detail = summarize_body(text, "text/html") if page else body_message(text or "")
     lower = detail.lower()
     code, retryable = STATUS_TABLE.get(status, (Code.SERVER, True) if status >= 500 else (Code.BAD_REQUEST, False))
-    if refine is not None and (better := refine(status, detail)) is not None:
+    hint = None
+    if page:  # a proxy's or web server's page: the API never saw the request, so nothing in it is a model error
+        code = Code.SERVER if code is Code.OVERLOADED else code
+        hint = (f"{target.url} answered HTTP {status} with an HTML page, not the model API: check that the URL points "
+                f"at the API{_URL_SHAPES.get(target.api, '') if status in (404, 405) else ''}")
+    elif refine is not None and (better := refine(status, detail)) is not None:
         code = better
         if code in (Code.TOOLS_UNSUPPORTED, Code.MODEL_MISSING, Code.CONTEXT_LENGTH, Code.AUTH):
             retryable = False  # llama.cpp says "tools param requires --jinja flag" with a 500
     elif code in (Code.BAD_REQUEST, Code.NOT_FOUND) and any(m in lower for m in CONTEXT_MARKERS):
         code = Code.CONTEXT_LENGTH
+    elif any(m in lower for m in TEMPLATE_MARKERS):
+        code, retryable = (Code.SERVER if status >= 500 else Code.BAD_REQUEST), False
+        hint = (f"the chat template of model {target.model!r} at {target.url} refused this conversation; asking again "
+                "cannot help. Emulate tools (tools.tool_format = \"hermes\") or serve the model with a template "
+                "that accepts it")
     elif code is Code.SERVER and "overloaded" in lower:
         code = Code.OVERLOADED
     if (override := _should_retry_header(headers)) is not None and code not in (Code.AUTH, Code.TOOLS_UNSUPPORTED):
@@ -244,8 +309,50 @@ def error_from_status(
         status=status,
         retryable=retryable,
         retry_after=parse_retry_after(headers),
-        hint=hint_for(code, target),
+        hint=hint or hint_for(code, target),
     )
+
+
+def first_turn_overflow_hint(target: Target) -> str:
+    """The first request already overflows: there is no history to drop, so say what makes room."""
+    advice = target.context_advice or DEFAULT_CONTEXT_ADVICE
+    return f"the first request alone does not fit model {target.model!r} at {target.url}: {advice}"
+
+
+def overtime(target: Target, seconds: float, *, mid_stream: bool) -> ProviderError:
+    """The whole-request bound ran out. Once the reply had begun, asking again would run as long: not retried."""
+    if not mid_stream:
+        return ProviderError(
+            Code.TIMEOUT, f"timed out: {target.url} sent no reply within {seconds:g} s",
+            url=target.url, model=target.model, retryable=True, hint=hint_for(Code.TIMEOUT, target, timeout=seconds),
+        )
+    return ProviderError(
+        Code.TIMEOUT,
+        f"the reply from {target.url} was still arriving after limits.request_timeout ({seconds:g} s); stopped reading",
+        url=target.url, model=target.model, retryable=False,
+        hint=(f"a model that repeats itself streams until a limit stops it: set limits.max_output_tokens; "
+              f"if model {target.model!r} really answers at such length, raise limits.request_timeout"),
+    )
+
+
+def unreadable(exc: BaseException, target: Target) -> ProviderError:
+    """A body that cannot be decoded (bad gzip, a compression we never offered): the same bytes would come again."""
+    return ProviderError(
+        Code.SERVER, f"{target.url} sent a reply agentcli cannot read: {exc}",
+        url=target.url, model=target.model, retryable=False,
+        hint=f"{target.url} or a proxy in front of it mangles replies; try the server without the proxy",
+    )
+
+
+def dropped_before_reply(exc: BaseException) -> bool:
+    """The connection was made and the request sent, then closed with no byte of reply.
+
+    llama-cpp-python does this to a stream whose prompt overflows its context; a refused or
+    timed-out connection is something else (the server is not there, or slow).
+    """
+    import httpx
+
+    return isinstance(exc, (httpx.RemoteProtocolError, httpx.ReadError)) and not isinstance(exc, httpx.ConnectError)
 
 
 # In-band error types (Anthropic's SSE `error` event, OpenRouter / vLLM mid-stream errors) -> status.

@@ -6,7 +6,6 @@ Only framing lives here; what a chunk means is the wire layer's business.
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
@@ -40,23 +39,15 @@ class ResponseTooSlow(TimeoutError):
 _EOL = re.compile(r"\r\n|\r|\n")
 
 
-async def bounded_lines(chunks: AsyncIterator[str], *, max_bytes: int, max_seconds: float) -> AsyncIterator[str]:
-    """Lines (without their ends) from decoded text chunks, within a byte and a time budget.
+async def split_lines(chunks: AsyncIterator[str]) -> AsyncIterator[str]:
+    """Lines (without their ends) from decoded text chunks.
 
-    httpx would buffer a line that never ends without limit; splitting here lets the budget
-    see every chunk. Ends are \r\n, \r or \n as SSE allows, never Unicode separators, which are
-    legal inside JSON strings. Text arrives already decoded (httpx keeps multi-byte characters
-    whole across chunks).
+    httpx would buffer a line that never ends without limit; splitting here lets the body's
+    budget (`_body.Budget`) see every chunk. Ends are \r\n, \r or \n as SSE allows, never
+    Unicode separators, which are legal inside JSON strings.
     """
-    deadline = time.monotonic() + max_seconds
-    used = 0
     buf = ""
     async for chunk in chunks:
-        used += len(chunk.encode("utf-8", "surrogatepass"))
-        if used > max_bytes:
-            raise ResponseTooLarge(f"the response passed {max_bytes} bytes")
-        if time.monotonic() > deadline:
-            raise ResponseTooSlow(f"the response took longer than {max_seconds:g} s")
         buf += chunk
         held = buf.endswith("\r")  # may be the first half of \r\n: decide with the next chunk
         parts = _EOL.split(buf[:-1] if held else buf)
@@ -66,21 +57,6 @@ async def bounded_lines(chunks: AsyncIterator[str], *, max_bytes: int, max_secon
     buf = buf.removesuffix("\r")
     if buf:
         yield buf
-
-
-async def read_body(chunks: AsyncIterator[bytes], *, max_bytes: int, max_seconds: float) -> bytes:
-    """A whole (non-streamed) body within the same byte and time budget as a stream."""
-    deadline = time.monotonic() + max_seconds
-    parts: list[bytes] = []
-    used = 0
-    async for chunk in chunks:
-        used += len(chunk)
-        if used > max_bytes:
-            raise ResponseTooLarge(f"the response passed {max_bytes} bytes")
-        if time.monotonic() > deadline:
-            raise ResponseTooSlow(f"the response took longer than {max_seconds:g} s")
-        parts.append(chunk)
-    return b"".join(parts)
 
 
 def too_much(exc: ResponseTooLarge | ResponseTooSlow, target: Any) -> ProviderError:

@@ -6,7 +6,7 @@ from typing import Any
 
 from agentcli.core.errors import ProviderErrorCode as Code
 from agentcli.providers._http import error_from_inband
-from agentcli.providers.base import Chunk, Provider, sse_json
+from agentcli.providers.base import HOSTED_CONTEXT_ADVICE, Chunk, Provider, sse_json
 from agentcli.wire.types import RequestSettings
 
 API_VERSION = "2023-06-01"
@@ -19,6 +19,7 @@ class AnthropicProvider(Provider):
     name = "anthropic"
     api = "anthropic"
     stream_format = "sse"
+    context_advice = HOSTED_CONTEXT_ADVICE
 
     def auth_headers(self) -> dict[str, str]:
         headers = {"anthropic-version": API_VERSION}
@@ -37,9 +38,6 @@ class AnthropicProvider(Provider):
         else:
             body.pop("stream", None)
         return body
-
-    def unstreamed(self, url: str, body: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
-        return url, {k: v for k, v in body.items() if k != "stream"}
 
     @staticmethod
     def refine_error(status: int, detail: str) -> Code | None:

@@ -12,7 +12,7 @@ import logging
 import os
 import time
 from collections.abc import AsyncGenerator, Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from agentcli import __version__
@@ -21,27 +21,36 @@ from agentcli.config.providers import default_url as default_base_url
 from agentcli.core import jsonsafe
 from agentcli.core.errors import ProviderError
 from agentcli.core.errors import ProviderErrorCode as Code
+from agentcli.core.events import Notice
+from agentcli.core.redact import header_secrets, mark_secret_values
+from agentcli.providers._body import ACCEPT_ENCODING, Body, Budget, decoded_text, read_whole
+from agentcli.providers._credentials import masked, origin_guard, secret_names
 from agentcli.providers._http import (
+    DEFAULT_CONTEXT_ADVICE,
     RetryPolicy,
     Sleep,
     Target,
+    dropped_before_reply,
     error_from_exception,
     error_from_inband,
     error_from_status,
+    first_turn_overflow_hint,
     hint_for,
+    overtime,
     run_with_retries,
+    summarize_body,
     trim,
+    unreadable,
 )
 from agentcli.providers._sse import (
     BadChunk,
     ResponseTooLarge,
     ResponseTooSlow,
     StreamStalled,
-    bounded_lines,
     decode_json,
     idle_lines,
     ndjson_objects,
-    read_body,
+    split_lines,
     sse_events,
     too_much,
 )
@@ -58,16 +67,13 @@ OnEvent = Callable[[Any], None]
 Chunk = tuple[dict[str, Any] | None, bool]  # (chunk to feed the assembler, the API said the message ended)
 
 USER_AGENT = f"agentcli/{__version__}"
+# A hosted API's context is what it is: only sending less helps.
+HOSTED_CONTEXT_ADVICE = ("send less: a shorter system_prompt, fewer tools (tools.max_tier, tools.deny), "
+                         "or pick a model with a larger context window")
 
 # AGENTCLI_DEBUG=1 attaches a private, scrubbing file handler (agentcli.cli.logging_setup).
 log = logging.getLogger("agentcli.http")
 _FORCED_FAILURES = (400, 422, 500)  # statuses a server answers a tool_choice it cannot honour with
-_SECRET_HEADERS = frozenset({"authorization", "proxy-authorization", "x-api-key", "api-key", "x-goog-api-key", "cookie"})
-
-
-def masked_headers(headers: Any) -> dict[str, str]:
-    """Request headers for the debug log: credential-carrying ones masked by name."""
-    return {k: ("[REDACTED]" if k.lower() in _SECRET_HEADERS else v) for k, v in headers.items()}
 
 
 def _body_bytes(body: Any) -> int:
@@ -102,7 +108,15 @@ def resolve_key(profile: Profile, provider: str, url: str, api_key: str | None) 
 
 @dataclass(slots=True)
 class _Attempt:
-    emitted: bool = False
+    emitted: bool = False  # stream events went out (a retry must tell the UI to drop them)
+    headers_in: bool = False  # the server had begun to answer
+
+
+def _deadline(seconds: float) -> Any:
+    """asyncio.timeout, imported when a request is made (creating a provider must stay cheap)."""
+    import asyncio
+
+    return asyncio.timeout(seconds)
 
 
 class Provider:
@@ -111,6 +125,7 @@ class Provider:
     name: str = ""
     api: str = "openai"
     start_hint: str = ""  # said when the server cannot be reached
+    context_advice: str = DEFAULT_CONTEXT_ADVICE  # what makes room when the very first prompt overflows
     stream_format: str = "sse"  # sse | ndjson
 
     def __init__(
@@ -124,10 +139,13 @@ class Provider:
         self.profile = profile
         self.url = (profile.url or default_base_url(self.name) or "").rstrip("/")
         self._key, self.key_env = resolve_key(profile, self.name, self.url, api_key)
+        if self._key:  # scrubbed everywhere from now on, even when it came from no variable
+            mark_secret_values(self._key)
         self._transport = transport
         self._client: httpx.AsyncClient | None = None
         self.policy = RetryPolicy.from_limits(profile.limits, sleep)
         self.pipeline = pipeline(profile.transforms)
+        self._unstreamed: set[str] = set()  # stream URLs that failed before a byte: asked whole from then on
 
     # -- what a protocol module fills in -------------------------------------------------
 
@@ -157,10 +175,14 @@ class Provider:
     # -- shared machinery -----------------------------------------------------------------
 
     def target(self, model: str | None = None) -> Target:
-        return Target(
-            self.name, self.url, model or self.profile.model, self.key_env, self.start_hint,
-            (self._key,) if self._key else (),
-        )
+        secrets = ((self._key,) if self._key else ()) + tuple(header_secrets(self.profile.headers))
+        return Target(self.name, self.url, model or self.profile.model, self.key_env, self.start_hint, secrets,
+                      api=self.api, context_advice=self.context_advice)
+
+    @property
+    def credential_headers(self) -> frozenset[str]:
+        """Header names whose values are secrets: the known ones, this protocol's auth headers, the profile's own."""
+        return secret_names(self.auth_headers(), self.profile.headers)
 
     @property
     def client(self) -> httpx.AsyncClient:
@@ -168,12 +190,15 @@ class Provider:
             import httpx
 
             limits = self.profile.limits
-            headers = {"user-agent": USER_AGENT, **self.profile.headers, **self.auth_headers()}
+            # Only the codings _body decodes: httpx would also offer br/zstd when their packages happen to be installed.
+            headers = {"user-agent": USER_AGENT, "accept-encoding": ACCEPT_ENCODING, **self.profile.headers,
+                       **self.auth_headers()}
             self._client = httpx.AsyncClient(
                 transport=self._transport,
                 headers=headers,
                 timeout=httpx.Timeout(limits.request_timeout, connect=limits.connect_timeout),
                 follow_redirects=True,
+                event_hooks={"request": [origin_guard(self.url, self.credential_headers)]},
             )
         return self._client
 
@@ -204,23 +229,31 @@ class Provider:
         ctx: ParseContext,
         on_event: OnEvent | None = None,
     ) -> ParsedResponse:
-        """One assistant turn; streams when settings.stream, retrying per the policy."""
+        """One assistant turn; streams when settings.stream (and this endpoint streams), retrying per the policy."""
         body = self.prepare(messages, tools, plan, settings)
         target = self.target(settings.model)
         url = self.endpoint(settings)
+        if settings.stream and url in self._unstreamed:  # this endpoint failed streams before: ask it whole
+            url, body = self.unstreamed(body, settings)
+            settings = replace(settings, stream=False)
         if log.isEnabledFor(logging.DEBUG):
             log.debug("request POST %s model=%s stream=%s body_bytes=%d headers=%s", url, settings.model,
-                      settings.stream, _body_bytes(body), masked_headers(self.client.headers),
+                      settings.stream, _body_bytes(body), masked(self.client.headers, self.credential_headers),
                       extra={"secrets": target.secrets})
-        if not settings.stream:
+        try:
+            if not settings.stream:
+                return await run_with_retries(
+                    lambda: self._forced(self._post(url, body, plan, ctx, target), body), self.policy, target, on_event)
+            state = _Attempt()
+            emit = on_event or (lambda _e: None)
             return await run_with_retries(
-                lambda: self._forced(self._post(url, body, plan, ctx, target), body), self.policy, target, on_event)
-        state = _Attempt()
-        emit = on_event or (lambda _e: None)
-        return await run_with_retries(
-            lambda: self._forced(self._stream(url, body, plan, ctx, target, emit, state), body),
-            self.policy, target, on_event, partial_output=lambda: state.emitted,
-        )
+                lambda: self._forced(self._stream(url, body, settings, plan, ctx, target, emit, state), body),
+                self.policy, target, on_event, partial_output=lambda: state.emitted,
+            )
+        except ProviderError as err:
+            if err.code is Code.CONTEXT_LENGTH and not any(m.role == "assistant" for m in messages):
+                err.hint = first_turn_overflow_hint(target)  # nothing to drop yet: the prompt itself is too big
+            raise
 
     def forces_call(self, body: dict[str, Any]) -> bool:
         """The body forces some tool call (OpenAI's tool_choice "required")."""
@@ -238,103 +271,144 @@ class Provider:
                 err.hint = hint_for(Code.TOOL_CHOICE_UNSUPPORTED, self.target(err.model or None))
             raise
 
-    async def _post(self, url: str, body: dict[str, Any], plan: WirePlan, ctx: ParseContext, target: Target) -> ParsedResponse:
+    async def _fetch(self, method: str, url: str, target: Target, json_body: Any = None) -> Body:
+        """One request whose whole reply is read here: within request_timeout and the byte budget, decoded once.
+
+        Every path that reads a whole body (replies, error bodies, doctor's probes) comes through here.
+        """
         import httpx
 
         t0 = time.monotonic()
         limits = self.profile.limits
+        content = None if json_body is None else jsonsafe.body(json_body)
+        state = _Attempt()
         try:
-            async with self.client.stream("POST", url, content=jsonsafe.body(body), headers=_JSON) as streamed:
-                content = await read_body(streamed.aiter_bytes(), max_bytes=limits.max_response_bytes,
-                                          max_seconds=limits.max_response_seconds)
-                resp = httpx.Response(streamed.status_code, headers=streamed.headers, content=content,
-                                      request=streamed.request)
+            async with _deadline(limits.request_timeout), self.client.stream(
+                method, url, content=content, headers=None if json_body is None else _JSON
+            ) as resp:
+                state.headers_in = True
+                reply = await read_whole(resp, Budget(limits.max_response_bytes, limits.max_response_seconds))
         except (ResponseTooLarge, ResponseTooSlow) as exc:
             raise too_much(exc, target) from None
+        except BadChunk as exc:  # a body that does not decode: asking again gets the same bytes
+            raise unreadable(exc, target) from None
+        except TimeoutError:  # the whole-request bound
+            raise overtime(target, limits.request_timeout, mid_stream=state.headers_in) from None
         except httpx.HTTPError as exc:
-            log.debug("POST %s failed after %.0f ms: %s", url, (time.monotonic() - t0) * 1000, type(exc).__name__,
-                      extra={"secrets": target.secrets})
-            raise error_from_exception(exc, target, timeout=self.profile.limits.request_timeout) from None
-        log.debug("response POST %s status=%d bytes=%d %.0f ms", url, resp.status_code, len(resp.content),
+            log.debug("%s %s failed after %.0f ms: %s", method, url, (time.monotonic() - t0) * 1000,
+                      type(exc).__name__, extra={"secrets": target.secrets})
+            raise error_from_exception(exc, target, timeout=limits.request_timeout) from None
+        log.debug("response %s %s status=%d bytes=%d %.0f ms", method, url, reply.status, len(reply.content),
                   (time.monotonic() - t0) * 1000, extra={"secrets": target.secrets})
-        return self._parse_whole(resp, plan, ctx, target)
+        return reply
 
-    def _parse_whole(self, resp: httpx.Response, plan: WirePlan, ctx: ParseContext, target: Target) -> ParsedResponse:
+    async def _post(self, url: str, body: dict[str, Any], plan: WirePlan, ctx: ParseContext, target: Target) -> ParsedResponse:
+        return self._parse_whole(await self._fetch("POST", url, target, body), plan, ctx, target)
+
+    def _parse_whole(self, reply: Body, plan: WirePlan, ctx: ParseContext, target: Target) -> ParsedResponse:
         """A whole (non-streamed) JSON reply -> ParsedResponse; errors in it raise."""
         from agentcli import wire
 
-        data = self._json_or_raise(resp, target)
+        data = self._json_or_raise(reply, target)
         if (err := self.body_error(data)) is not None:
             raise error_from_inband(err, target, self.refine_error)
         return wire.parse_response(plan, self.pipeline.on_response(data), ctx)
 
-    def unstreamed(self, url: str, body: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
-        """The same request without streaming, where the protocol allows it (None: it does not).
+    def unstreamed(self, body: dict[str, Any], settings: RequestSettings) -> tuple[str, dict[str, Any]]:
+        """The same request without streaming: (url, body).
 
-        Used once when a server answers a stream with HTTP 200 and no data at all: llama-cpp-python
-        does that when the prompt overflows the context or a forced tool_choice fails, and only
-        the non-streamed request says why.
+        Used when a stream fails before its first byte or answers HTTP 200 with no data at all:
+        llama-cpp-python does both when the prompt overflows the context (or a forced tool_choice
+        fails), and only the non-streamed request says why.
         """
-        return None
+        plain = replace(settings, stream=False)
+        return self.endpoint(plain), self.adjust_body(dict(body), plain)
 
-    async def _empty_stream(
-        self, url: str, body: dict[str, Any], plan: WirePlan, ctx: ParseContext, target: Target,
+    async def _ask_whole(
+        self, body: dict[str, Any], settings: RequestSettings, plan: WirePlan, ctx: ParseContext,
+        target: Target, emit: OnEvent, why: str,
     ) -> ParsedResponse:
-        """Ask once without streaming to learn the real cause (or get the answer); never retry the stream."""
-        plain = self.unstreamed(url, body)
-        if plain is None:
-            raise ProviderError(
-                Code.SERVER,
-                f"{target.url} answered HTTP 200 with an empty stream (model {target.model})",
-                url=target.url, model=target.model, status=200, retryable=False,
-                hint="the server failed after it began to answer; its own log says why (often the context window)",
-            )
-        log.debug("empty stream from %s; asking again without streaming", url, extra={"secrets": target.secrets})
-        return await self._post(plain[0], plain[1], plan, ctx, target)
-
-    def _json_or_raise(self, resp: httpx.Response, target: Target) -> dict[str, Any]:
-        if resp.status_code >= 400:
-            log.debug("error body (%d): %s", resp.status_code, trim(resp.text), extra={"secrets": target.secrets})
-            raise error_from_status(resp.status_code, resp.text, resp.headers, target, self.refine_error)
+        """Ask once without streaming, to get the answer or the real cause; remembered for this endpoint
+        once the server has answered that way (a fallback costs a request every turn otherwise)."""
+        stream_url = self.endpoint(settings)
+        url, plain = self.unstreamed(body, settings)
+        log.debug("%s from %s; asking again without streaming", why, stream_url, extra={"secrets": target.secrets})
         try:
-            data = jsonsafe.loads(resp.content)
+            parsed = await self._post(url, plain, plan, ctx, target)
+        except ProviderError as err:
+            if err.status is not None:  # the server answers whole requests: it is its streams that fail
+                self._remember_unstreamed(stream_url, why, emit)
+            raise
+        self._remember_unstreamed(stream_url, why, emit)
+        return parsed
+
+    def _remember_unstreamed(self, url: str, why: str, emit: OnEvent) -> None:
+        if url not in self._unstreamed:
+            self._unstreamed.add(url)
+            emit(Notice("warning", f"{why}; asking this server without streaming from now on", code="stream_off"))
+
+    def _json_or_raise(self, reply: Body, target: Target) -> dict[str, Any]:
+        if reply.status >= 400:
+            log.debug("error body (%d): %s", reply.status, trim(reply.text), extra={"secrets": target.secrets})
+            raise error_from_status(reply.status, reply.text, reply.headers, target, self.refine_error)
+        try:
+            data = jsonsafe.loads(reply.content)
         except ValueError:
             data = None
         if not isinstance(data, dict):
             raise ProviderError(
                 Code.SERVER,
-                f"{target.url} answered HTTP {resp.status_code} with a body that is not a JSON object: {trim(resp.text, 120)!r}",
-                url=target.url, model=target.model, status=resp.status_code, retryable=True,
+                f"{target.url} answered HTTP {reply.status} with a body that is not a JSON object: "
+                f"{summarize_body(reply.text, reply.media_type, 120)!r}",
+                url=target.url, model=target.model, status=reply.status, retryable=True,
                 hint=hint_for(Code.NOT_FOUND, target),
             )
         return data
 
     async def _stream(
-        self, url: str, body: dict[str, Any], plan: WirePlan, ctx: ParseContext,
+        self, url: str, body: dict[str, Any], settings: RequestSettings, plan: WirePlan, ctx: ParseContext,
         target: Target, emit: OnEvent, state: _Attempt,
     ) -> ParsedResponse:
+        """One streamed attempt, bounded as a whole by request_timeout (a stream that never ends, or
+        trickles, ends at that bound); a stream that fails before its first byte, or sends nothing,
+        is asked once whole."""
+        limits = self.profile.limits
+        state.emitted = state.headers_in = False
+        try:
+            async with _deadline(limits.request_timeout):
+                outcome = await self._stream_once(url, body, plan, ctx, target, emit, state)
+        except TimeoutError:  # the whole-request bound (stalls and slow connects were mapped inside)
+            raise overtime(target, limits.request_timeout, mid_stream=state.headers_in) from None
+        if isinstance(outcome, str):
+            return await self._ask_whole(body, settings, plan, ctx, target, emit, outcome)
+        return outcome
+
+    async def _stream_once(
+        self, url: str, body: dict[str, Any], plan: WirePlan, ctx: ParseContext,
+        target: Target, emit: OnEvent, state: _Attempt,
+    ) -> ParsedResponse | str:
+        """The parsed reply, or why it must be asked whole (a string) when the stream gave no byte."""
         import httpx
 
         from agentcli import wire
 
-        state.emitted = False
         assembler = wire.new_stream(plan, ctx)  # fresh per attempt: a retried turn never half-applies
         ended = got_items = False
-        headers_in = False
         t0 = time.monotonic()
+        limits = self.profile.limits
+        budget = Budget(limits.max_response_bytes, limits.max_response_seconds)
         try:
             async with self.client.stream("POST", url, content=jsonsafe.body(body), headers=_JSON) as resp:
                 log.debug("response POST %s status=%d (stream) %.0f ms to headers", url, resp.status_code,
                           (time.monotonic() - t0) * 1000, extra={"secrets": target.secrets})
                 if resp.status_code >= 400:
-                    text = (await resp.aread()).decode("utf-8", "replace")
-                    log.debug("error body (%d): %s", resp.status_code, trim(text), extra={"secrets": target.secrets})
-                    raise error_from_status(resp.status_code, text, resp.headers, target, self.refine_error)
-                headers_in = True
+                    reply = await read_whole(resp, budget)
+                    log.debug("error body (%d): %s", reply.status, trim(reply.text), extra={"secrets": target.secrets})
+                    raise error_from_status(reply.status, reply.text, reply.headers, target, self.refine_error)
+                state.headers_in = True
                 if _media_type(resp) == "application/json":  # a whole body though a stream was asked for
-                    await resp.aread()
-                    return self._parse_whole(resp, plan, ctx, target)
-                async with contextlib.aclosing(self._items(resp)) as items:
+                    return self._parse_whole(await read_whole(resp, budget), plan, ctx, target)
+                async with contextlib.aclosing(self._items(resp, budget)) as items:
                     async for chunk, end in items:
                         got_items = True
                         if chunk is not None:
@@ -351,11 +425,12 @@ class Provider:
         except (httpx.HTTPError, StreamStalled, BadChunk) as exc:
             log.debug("stream from %s failed after %.0f ms: %s", url, (time.monotonic() - t0) * 1000,
                       type(exc).__name__, extra={"secrets": target.secrets})
-            limits = self.profile.limits
+            if not got_items and dropped_before_reply(exc):  # closed before any of the reply: no network fault
+                return "the server closed the stream before its first byte"
             timeout = limits.stream_idle_timeout if isinstance(exc, StreamStalled) else limits.request_timeout
-            raise error_from_exception(exc, target, mid_stream=headers_in, timeout=timeout) from None
+            raise error_from_exception(exc, target, mid_stream=state.headers_in, timeout=timeout) from None
         if not got_items:
-            return await self._empty_stream(url, body, plan, ctx, target)
+            return "the server answered HTTP 200 with an empty stream"
         if not (ended or getattr(assembler, "complete", False)):
             raise ProviderError(
                 Code.STREAM_BROKEN,
@@ -370,10 +445,9 @@ class Provider:
             emit(event)
         return parsed
 
-    async def _items(self, resp: httpx.Response) -> AsyncGenerator[Chunk, None]:
+    async def _items(self, resp: httpx.Response, budget: Budget) -> AsyncGenerator[Chunk, None]:
         limits = self.profile.limits
-        lines = bounded_lines(idle_lines(resp.aiter_text(), limits.stream_idle_timeout),
-                              max_bytes=limits.max_response_bytes, max_seconds=limits.max_response_seconds)
+        lines = idle_lines(split_lines(decoded_text(resp, budget)), limits.stream_idle_timeout)
         if self.stream_format == "ndjson":
             async for obj in ndjson_objects(lines):
                 yield self.stream_item("", obj)
@@ -389,14 +463,7 @@ class Provider:
         target = self.target()
 
         async def once() -> dict[str, Any]:
-            import httpx
-
-            try:
-                resp = await self.client.request(method, f"{self.url}{path}", content=None if json_body is None else jsonsafe.body(json_body),
-                                                 headers=None if json_body is None else _JSON)
-            except httpx.HTTPError as exc:
-                raise error_from_exception(exc, target, timeout=self.profile.limits.request_timeout) from None
-            return self._json_or_raise(resp, target)
+            return self._json_or_raise(await self._fetch(method, f"{self.url}{path}", target, json_body), target)
 
         return await run_with_retries(once, self.policy, target)
 

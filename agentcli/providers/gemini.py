@@ -7,7 +7,7 @@ from urllib.parse import quote
 
 from agentcli.core.errors import ProviderErrorCode as Code
 from agentcli.providers._http import error_from_inband
-from agentcli.providers.base import Chunk, Provider, sse_json
+from agentcli.providers.base import HOSTED_CONTEXT_ADVICE, Chunk, Provider, sse_json
 from agentcli.wire.types import RequestSettings
 
 
@@ -17,6 +17,7 @@ class GeminiProvider(Provider):
     name = "gemini"
     api = "gemini"
     stream_format = "sse"
+    context_advice = HOSTED_CONTEXT_ADVICE
 
     def auth_headers(self) -> dict[str, str]:
         return {"x-goog-api-key": self._key} if self._key else {}
@@ -36,6 +37,8 @@ class GeminiProvider(Provider):
     def refine_error(status: int, detail: str) -> Code | None:
         lower = detail.lower()
         if status == 404 and "models/" in lower:  # "models/gemini-9 is not found for API version v1beta"
+            return Code.MODEL_MISSING
+        if status in (400, 404) and "invalid model name" in lower:  # the LiteLLM proxy's Gemini route
             return Code.MODEL_MISSING
         if status == 400 and "api key not valid" in lower:  # Gemini answers a bad key with 400
             return Code.AUTH

@@ -17,6 +17,9 @@ class OllamaProvider(Provider):
     api = "ollama"
     start_hint = "try `ollama serve`"
     stream_format = "ndjson"
+    context_advice = ("raise the model's context: [request] options = { num_ctx = 8192 } in the profile (or "
+                      "OLLAMA_CONTEXT_LENGTH for the server), or send less: a shorter system_prompt, fewer tools "
+                      "(tools.max_tier, tools.deny)")
 
     def endpoint(self, settings: RequestSettings) -> str:
         return f"{self.url}/api/chat"

@@ -52,11 +52,6 @@ class OpenAIProvider(Provider):
     def forces_call(self, body: dict[str, Any]) -> bool:
         return body.get("tool_choice") == "required"
 
-    def unstreamed(self, url: str, body: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
-        plain = {k: v for k, v in body.items() if k != "stream_options"}
-        plain["stream"] = False
-        return url, plain
-
     @staticmethod
     def refine_error(status: int, detail: str) -> Code | None:
         lower = detail.lower()

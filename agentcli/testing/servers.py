@@ -19,15 +19,19 @@ import json
 import socket
 import struct
 import threading
+import time
+import zlib
 from collections import deque
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from agentcli.testing.streams import frame, to_chunks, trailer
+from agentcli.testing.streams import endless_chunks, frame, to_chunks, trailer
 
 STALL_LIMIT_S = 30.0  # a stalled stream is closed after this even if the test forgets the server
+ENDLESS_LIMIT_S = 30.0  # an endless or trickling reply stops after this even if the client never hangs up
 
 
 @dataclass(slots=True)
@@ -51,7 +55,7 @@ class Reply:
     headers: dict[str, str] = field(default_factory=dict)
     content_type: str | None = None
     stream: bool | None = None  # None: stream when the request asked to
-    chunks: list[Any] | None = None  # raw stream chunks instead of converting `body`
+    chunks: Iterable[Any] | None = None  # raw stream chunks instead of converting `body` (may never end)
     chunk_size: int = 8
     delay: float = 0.0  # seconds before the first byte
     chunk_delay: float = 0.0
@@ -59,6 +63,7 @@ class Reply:
     stall_after: int | None = None  # stop sending after N chunks, keep the connection open
     reset: bool = False  # TCP reset before any byte
     trailer: bool = True  # write the protocol's end marker ([DONE]) after the chunks
+    byte_delay: float = 0.0  # trickle: the body (whole or streamed) written one byte at a time, this far apart
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -126,11 +131,29 @@ def cut_index(chunks: list[Any]) -> int:
     return max(1, len(chunks) // 2)
 
 
+_WBITS = {"gzip": zlib.MAX_WBITS | 16, "deflate": zlib.MAX_WBITS, "raw-deflate": -zlib.MAX_WBITS}
+
+
+class _Compressor:
+    """One reply's compressor; each piece is flushed so a stream stays a stream (as nginx's gzip does)."""
+
+    def __init__(self, coding: str) -> None:
+        self.header = "deflate" if coding == "raw-deflate" else coding  # raw deflate is sent as "deflate"
+        self._z = zlib.compressobj(6, zlib.DEFLATED, _WBITS[coding])
+
+    def piece(self, data: bytes) -> bytes:
+        return self._z.compress(data) + self._z.flush(zlib.Z_SYNC_FLUSH)
+
+    def end(self) -> bytes:
+        return self._z.flush()
+
+
 class LoopbackServer:
     """Base: threading, queue, recording and fault injection. Subclasses add one API's routes."""
 
     api = "openai"
     prefix = ""  # path part of `url`
+    content_coding: str | None = None  # gzip | deflate | raw-deflate: compress every reply the client accepts
 
     def __init__(self, *, models: tuple[str, ...] = ("loopback-model",), chunk_size: int = 8) -> None:
         self.models = list(models)
@@ -143,6 +166,7 @@ class LoopbackServer:
         self._httpd: _Server | None = None
         self._thread: threading.Thread | None = None
         self._port: int | None = None
+        self.compressed = 0  # replies sent compressed
 
     # -- life cycle ----------------------------------------------------------------------
 
@@ -231,6 +255,15 @@ class LoopbackServer:
     def queue_slow(self, body: Any, delay: float, **options: Any) -> LoopbackServer:
         return self.queue_reply(Reply(body, delay=delay, **options))
 
+    def queue_endless(self, text: str = "and again ", chunk_delay: float = 0.002) -> LoopbackServer:
+        """A valid stream of text deltas that never ends (a model repeating itself with no token limit)."""
+        return self.queue_reply(Reply(None, chunks=endless_chunks(self.api, text), stream=True, trailer=False,
+                                      chunk_delay=chunk_delay))
+
+    def queue_trickle(self, body: Any, byte_delay: float = 0.02, **options: Any) -> LoopbackServer:
+        """`body` (whole, or streamed on demand) written one byte at a time: never idle, never done in time."""
+        return self.queue_reply(Reply(body, byte_delay=byte_delay, **options))
+
     @property
     def pending(self) -> int:
         with self._lock:
@@ -302,40 +335,90 @@ class LoopbackServer:
         body = reply.body(req) if callable(reply.body) else reply.body
         stream = reply.stream if reply.stream is not None else self.wants_stream(req)
         if reply.status >= 400 or not stream:
-            return self._send_body(h, reply.status, body, reply.headers, reply.content_type)
+            return self._send_body(h, reply.status, body, reply.headers, reply.content_type, reply.byte_delay)
         chunks = reply.chunks if reply.chunks is not None else to_chunks(self.api, body or {}, reply.chunk_size or self.chunk_size)
         self._send_stream(h, reply, chunks)
 
     def _send_json(self, h: _Handler, status: int, body: Any) -> None:
         self._send_body(h, status, body, {}, None)
 
-    def _send_body(self, h: _Handler, status: int, body: Any, headers: dict[str, str], content_type: str | None) -> None:
+    def _compressor(self, h: _Handler, headers: dict[str, str]) -> _Compressor | None:
+        """A compressor when this server compresses, the client accepts the coding and the reply is not pre-encoded."""
+        coding = self.content_coding
+        if coding is None or any(k.lower() == "content-encoding" for k in headers):
+            return None
+        accepted = {c.split(";")[0].strip().lower() for c in (h.headers.get("accept-encoding") or "").split(",")}
+        comp = _Compressor(coding)
+        if comp.header not in accepted:
+            return None
+        with self._lock:
+            self.compressed += 1
+        return comp
+
+    def _send_body(
+        self, h: _Handler, status: int, body: Any, headers: dict[str, str], content_type: str | None,
+        byte_delay: float = 0.0,
+    ) -> None:
         if isinstance(body, bytes):
             data, ctype = body, content_type or "application/octet-stream"
         elif isinstance(body, str):
             data, ctype = body.encode(), content_type or "text/plain; charset=utf-8"
         else:
             data, ctype = json.dumps(body).encode(), content_type or "application/json"
+        if comp := self._compressor(h, headers):
+            data = comp.piece(data) + comp.end()
+            headers = {**headers, "content-encoding": comp.header}
         h.send_response(status)
         h.send_header("content-type", ctype)
         h.send_header("content-length", str(len(data)))
         for k, v in headers.items():
             h.send_header(k, v)
         h.end_headers()
-        h.wfile.write(data)
-        h.wfile.flush()
+        if not byte_delay:
+            h.wfile.write(data)
+            h.wfile.flush()
+            return
+        ends = time.monotonic() + ENDLESS_LIMIT_S
+        try:
+            for i in range(len(data)):
+                if self._stop.wait(byte_delay) or time.monotonic() > ends:
+                    return self._cut(h)
+                h.wfile.write(data[i : i + 1])
+                h.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError):
+            h.close_connection = True
 
-    def _send_stream(self, h: _Handler, reply: Reply, chunks: list[Any]) -> None:
-        cut = cut_index(chunks) if reply.cut_after == "arguments" else reply.cut_after
+    def _send_stream(self, h: _Handler, reply: Reply, chunks: Iterable[Any]) -> None:
+        if reply.cut_after == "arguments":
+            chunks = list(chunks)
+            cut: int | str | None = cut_index(chunks)
+        else:
+            cut = reply.cut_after
+        comp = self._compressor(h, reply.headers)
         h.send_response(200)
         h.send_header("content-type", self.stream_content_type())
         h.send_header("transfer-encoding", "chunked")
         h.send_header("cache-control", "no-cache")
+        if comp is not None:
+            h.send_header("content-encoding", comp.header)
         for k, v in reply.headers.items():
             h.send_header(k, v)
         h.end_headers()
+        ends = time.monotonic() + ENDLESS_LIMIT_S
+
+        def write(data: bytes) -> None:
+            data = comp.piece(data) if comp else data
+            if not reply.byte_delay:
+                return self._write_chunk(h, data)
+            for i in range(len(data)):  # a trickle: each byte its own HTTP chunk
+                if self._stop.wait(reply.byte_delay) or time.monotonic() > ends:
+                    raise BrokenPipeError("trickle stopped")
+                self._write_chunk(h, data[i : i + 1])
+
         try:
             for i, chunk in enumerate(chunks):
+                if self._stop.is_set() or time.monotonic() > ends:  # an endless stream outliving its test
+                    return self._cut(h)
                 if isinstance(cut, int) and i >= cut:
                     return self._cut(h)
                 if reply.stall_after is not None and i >= reply.stall_after:
@@ -343,11 +426,13 @@ class LoopbackServer:
                     return self._cut(h)
                 if reply.chunk_delay and self._stop.wait(reply.chunk_delay):
                     return self._cut(h)
-                self._write_chunk(h, frame(self.api, chunk))
+                write(frame(self.api, chunk))
             if isinstance(cut, int):  # cut at or past the end: drop the end marker too
                 return self._cut(h)
             if reply.trailer and (end := trailer(self.api)):
-                self._write_chunk(h, end)
+                write(end)
+            if comp is not None and (tail := comp.end()):
+                self._write_chunk(h, tail)
             h.wfile.write(b"0\r\n\r\n")
             h.wfile.flush()
         except (BrokenPipeError, ConnectionResetError):
@@ -497,4 +582,17 @@ SERVERS: dict[str, type[LoopbackServer]] = {
 def server_for(api: str, **kw: Any) -> LoopbackServer:
     """A (not yet started) server speaking `api`."""
     return SERVERS[api](**kw)
+
+
+CODINGS = ("gzip", "deflate", "raw-deflate")  # what Python compresses without extra packages
+
+
+def compressing_server(api: str, coding: str, **kw: Any) -> LoopbackServer:
+    """A server speaking `api` that compresses every reply (whole, streamed, errors) with `coding`,
+    as API gateways, nginx and hosted vendors do when the client accepts it."""
+    if coding not in _WBITS:
+        raise ValueError(f"unknown coding {coding!r}; one of {', '.join(CODINGS)}")
+    srv = server_for(api, **kw)
+    srv.content_coding = coding
+    return srv
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 Body = dict[str, Any]
@@ -225,6 +225,18 @@ def to_chunks(api: str, body: Body, size: int = 8) -> list[Body]:
 def text_body(api: str, text: str) -> Body:
     """A plain assistant-text response body in `api`'s shape."""
     return TEXT_BODY[api](text)
+
+
+def endless_chunks(api: str, text: str = "and again ") -> Iterator[Body]:
+    """A valid stream that never ends: `api`'s opening chunks, then the same text delta forever
+    (a local model stuck repeating itself with no token limit)."""
+    marker = "\u2603"  # text split into two one-character deltas: the first is never the closing chunk
+    chunks = to_chunks(api, text_body(api, marker * 2), 1)
+    at = next(i for i, c in enumerate(chunks) if marker in json.dumps(c, ensure_ascii=False))
+    delta = json.loads(json.dumps(chunks[at], ensure_ascii=False).replace(marker, json.dumps(text)[1:-1]))
+    yield from chunks[:at]
+    while True:
+        yield delta
 
 
 # -- framing (bytes on the wire) ---------------------------------------------------------------

@@ -86,17 +86,42 @@ async def test_stream_that_keeps_breaking_is_stream_broken(api, sleeps):
 
 
 @pytest.mark.parametrize("api", APIS)
-@pytest.mark.parametrize("stream", [False, True])
-async def test_connection_reset_is_retried(api, stream, sleeps):
+async def test_connection_reset_is_retried(api, sleeps):
     with server(api) as srv:
         srv.queue_reset()
         srv.queue(body_for(api))
         p = provider_for(srv, sleep=sleeps)
         events: list = []
-        parsed = await ask(p, api, stream=stream, events=events)
+        parsed = await ask(p, api, stream=False, events=events)
         await p.aclose()
     assert parsed.tool_calls and sleeps.delays == [0.5]
     assert [e.reason for e in events if isinstance(e, RetryScheduled)] == ["connection failed"]
+
+
+def _streams(api: str, req) -> bool:
+    """Whether a recorded request asked for a stream (each API says it its own way)."""
+    return server(api).wants_stream(req)
+
+
+@pytest.mark.parametrize("api", APIS)
+async def test_stream_dropped_before_its_first_byte_is_asked_whole_once_and_remembered(api, sleeps):
+    """llama-cpp-python closes a stream whose prompt overflows n_ctx before any byte: that is no network
+    error to retry three times; the same request unstreamed gets the real answer (or the real error)."""
+    with server(api) as srv:
+        srv.queue_reset()
+        srv.queue(body_for(api))
+        srv.queue(body_for(api))
+        p = provider_for(srv, sleep=sleeps)
+        events: list = []
+        first = await ask(p, api, stream=True, events=events)
+        second = await ask(p, api, stream=True, events=events)
+        await p.aclose()
+        asked = [_streams(api, r) for r in srv.chat_requests()]
+    assert first.tool_calls and second.tool_calls and sleeps.delays == []
+    assert asked == [True, False, False]  # the next turn goes straight to the whole request
+    notes = [e.message for e in events if isinstance(e, Notice)]
+    assert len(notes) == 1 and "before its first byte" in notes[0] and "without streaming" in notes[0]
+    assert not [e for e in events if isinstance(e, RetryScheduled)]
 
 
 @pytest.mark.parametrize("api", APIS)

@@ -7,8 +7,16 @@ import json
 import httpx
 import pytest
 
-from agentcli.testing.servers import cut_index
-from agentcli.testing.streams import anthropic_body, gemini_body, ollama_body, openai_body, openai_chunks, to_chunks
+from agentcli.testing.servers import compressing_server, cut_index, server_for
+from agentcli.testing.streams import (
+    anthropic_body,
+    endless_chunks,
+    gemini_body,
+    ollama_body,
+    openai_body,
+    openai_chunks,
+    to_chunks,
+)
 
 CALL = {"id": "call_1", "type": "function", "function": {"name": "read_file", "arguments": '{"path": "src/app.py"}'}}
 
@@ -128,3 +136,28 @@ def test_openai_chunks_carry_reasoning():
     body["choices"][0]["message"]["reasoning_content"] = "thinking hard"
     chunks = openai_chunks(body, 5)
     assert "".join(c["choices"][0]["delta"].get("reasoning_content", "") for c in chunks if c["choices"]) == "thinking hard"
+
+
+@pytest.mark.parametrize("coding", ["gzip", "deflate", "raw-deflate"])
+def test_a_compressing_server_compresses_only_what_the_client_accepts(coding):
+    body = openai_body("Hello there", tool_calls=[CALL])
+    with compressing_server("openai", coding) as srv, httpx.Client() as c:
+        srv.queue(body).queue(body).queue(body)
+        url = f"{srv.url}/chat/completions"
+        plain = c.post(url, json={"model": "m"}, headers={"accept-encoding": "identity"})
+        assert "content-encoding" not in plain.headers and plain.json() == body and srv.compressed == 0
+        packed = c.post(url, json={"model": "m"}, headers={"accept-encoding": "gzip, deflate"})
+        assert packed.headers["content-encoding"] == ("gzip" if coding == "gzip" else "deflate")
+        assert packed.json() == body and srv.compressed == 1  # httpx decodes it: the bytes are the coding's
+        streamed = c.post(url, json={"model": "m", "stream": True}, headers={"accept-encoding": "gzip, deflate"})
+        assert streamed.text.endswith("data: [DONE]\n\n") and srv.compressed == 2
+
+
+def test_endless_and_trickling_replies_are_valid_as_far_as_they_go():
+    for api in ("openai", "anthropic", "ollama", "gemini"):
+        head = [c for _, c in zip(range(12), endless_chunks(api, "again "))]
+        text = json.dumps(head)
+        assert text.count("again ") >= 6 and "finishReason" not in text and '"done": true' not in text, api
+    with server_for("openai") as srv, httpx.Client() as c:
+        srv.queue_trickle(openai_body("slow"), byte_delay=0.001)
+        assert c.post(f"{srv.url}/chat/completions", json={"model": "m"}).json()["choices"][0]["message"]["content"] == "slow"
