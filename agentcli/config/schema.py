@@ -59,7 +59,7 @@ class LimitsConfig(_Strict):
     max_turns: int = Field(default=30, ge=1, le=1000)
     max_tool_args_bytes: int = Field(default=100_000, ge=64)
     max_tool_output_bytes: int = Field(default=50_000, ge=256)
-    request_timeout: float = Field(default=120.0, gt=0)
+    request_timeout: float = Field(default=300.0, gt=0)  # the whole request, streamed or not
     connect_timeout: float = Field(default=10.0, gt=0)
     stream_idle_timeout: float = Field(default=60.0, gt=0)
     max_response_bytes: int = Field(default=32_000_000, ge=1024)  # one model response, streamed or not
