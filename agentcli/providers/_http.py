@@ -13,6 +13,7 @@ import json
 import logging
 import random
 import re
+import sys
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
@@ -459,8 +460,6 @@ async def run_with_retries(
     `partial_output` says whether the failed attempt already emitted stream events; if so a
     Notice tells the UI to discard them before the turn starts again.
     """
-    import httpx
-
     started = policy.clock()
     retries = 0
     while True:
@@ -468,7 +467,12 @@ async def run_with_retries(
             return await attempt()
         except ProviderError as err:
             failure = err
-        except httpx.HTTPError as exc:  # providers convert these; this is the safety net
+        except Exception as exc:
+            # Providers convert httpx's errors; this is the safety net. Only a request made with
+            # httpx can raise one, so a scripted provider never imports it (cold start).
+            httpx = sys.modules.get("httpx")
+            if httpx is None or not isinstance(exc, httpx.HTTPError):
+                raise
             failure = error_from_exception(exc, target)
         if not failure.retryable:
             raise failure

@@ -107,7 +107,7 @@ def test_errors_are_still_worded_by_the_full_validator():
     assert err is not None and "'three' is not of type 'integer'" in err.message
 
 
-def test_an_offline_run_never_imports_jsonschema(tmp_path):
+def test_an_offline_run_never_imports_jsonschema_nor_httpx(tmp_path):
     env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "cfg"), "XDG_DATA_HOME": str(tmp_path / "data"),
            "XDG_CACHE_HOME": str(tmp_path / "cache"), "PYTHONPATH": os.pathsep.join(sys.path)}
     (tmp_path / "ws").mkdir()
@@ -120,3 +120,4 @@ def test_an_offline_run_never_imports_jsonschema(tmp_path):
     imported = {line.rsplit("|", 1)[-1].strip() for line in proc.stderr.splitlines() if "|" in line}
     assert "agentcli.agent.validate" in imported  # the run did validate arguments
     assert "jsonschema" not in imported
+    assert "httpx" not in imported  # the scripted model makes no HTTP request, so it loads no client
