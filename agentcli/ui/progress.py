@@ -92,7 +92,10 @@ class Progress:
             _active = None
         if self._live is not None:
             live, self._live = self._live, None
-            live.stop()
+            try:
+                live.stop()
+            except OSError:  # the terminal is gone (SIGHUP): there is nothing left to clear
+                pass
 
     @property
     def active(self) -> bool:
