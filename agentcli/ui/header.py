@@ -93,6 +93,6 @@ def print_header(console: Any, f: dict[str, Any]) -> None:
         # A terminal gets lines wrapped at words to its width; a pipe, a file or a CI log gets whole
         # lines (rich would otherwise crop them at its 80-column default, losing the session id).
         if console.is_terminal:
-            console.print(line, overflow="fold")
+            console.print(line, overflow="fold", soft_wrap=False)
         else:
             console.print(line, overflow="ignore", soft_wrap=True, crop=False)
