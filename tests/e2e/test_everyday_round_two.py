@@ -146,6 +146,18 @@ def test_mcp_add_enables_and_remove_cleans_up_the_profiles(home, tmp_path):
     assert "profile mine still names it" in result.stdout
 
 
+def test_mcp_remove_names_a_profile_it_cannot_edit_safely(home):
+    odd = home / "config" / "agentcli" / "profiles" / "odd.toml"
+    text = '[profiles.odd]\nprovider = "scripted"\nmodel = "m"\nscript = "builtin:demo"\nmcp = [\n  "fx",\n]\n'
+    odd.write_text(text)
+    assert run_agent("mcp", "add", "fx", "--", sys.executable, str(FIXTURE_SERVER)).exit_code == 0
+    result = run_agent("mcp", "remove", "fx")
+    assert result.exit_code == 0, result.output
+    assert "profile odd: the mcp list of profile 'odd'" in result.stdout and "spans several lines" in result.stdout
+    assert 'mcp = []' in result.stdout  # the line to write by hand
+    assert odd.read_text() == text  # never guessed at
+
+
 # -- 15: the small ones -----------------------------------------------------------------------------
 
 def test_a_listing_whose_reader_leaves_exits_0(home, tmp_path):
