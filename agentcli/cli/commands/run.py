@@ -64,6 +64,21 @@ def attach_piped(goal: str, data: str, size: int) -> str:
     return f"{goal}\n\n{fence}\n{data.rstrip(chr(10))}\n{fence}{note}"
 
 
+COUNT_LIMIT = 64 << 20  # past this, a pipe is not read further (`yes | agent run ...` must end)
+
+
+def _drain(stream: Any) -> int:
+    """Bytes left on `stream` (read and dropped in chunks, never held), up to COUNT_LIMIT: the size
+    the warning quotes, and the writer is not left blocked on a full pipe."""
+    total = 0
+    while total < COUNT_LIMIT:
+        chunk = stream.read(1 << 20)
+        if not chunk:
+            break
+        total += len(chunk)
+    return total
+
+
 def _piped(goal: str) -> str:
     """`cat f.py | agent run "summarise this"`: the goal, then what came down the pipe."""
     raw = sys.stdin.buffer.read(MAX_PIPED_BYTES + 1) if hasattr(sys.stdin, "buffer") else \
@@ -72,8 +87,7 @@ def _piped(goal: str) -> str:
         return goal
     size = len(raw)
     if size > MAX_PIPED_BYTES:
-        rest = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else b""
-        size += len(rest)
+        size += _drain(sys.stdin.buffer) if hasattr(sys.stdin, "buffer") else 0
         raw = raw[:MAX_PIPED_BYTES]
         sys.stderr.write(f"agent: warning: piped input is {size} bytes; only the first {MAX_PIPED_BYTES} "
                          "are sent with the goal (put long material in a file and name it)\n")
