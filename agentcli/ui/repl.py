@@ -104,6 +104,7 @@ def run_repl(session: Any, approver: Any, *, transport: Any = None, header: bool
 
     code = 0
     pending = first
+    task: asyncio.Task[None] | None = None
     try:
         with ending_signals():
             while state.running:
@@ -148,8 +149,10 @@ def run_repl(session: Any, approver: Any, *, transport: Any = None, header: bool
                                f"Continue with: agent chat --resume {session.id}", style="yellow"))
     finally:
         stop_active()
-        for task in asyncio.all_tasks(loop):  # a turn the signal cut short: cancel it, let it clean up
+        if task is not None and not task.done():  # a turn a signal cut short: cancel it, let it clean up
             task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, KeyboardInterrupt):
+                loop.run_until_complete(task)
         loop.run_until_complete(session.provider.aclose())
         loop.run_until_complete(session.close_tool_sources())
         aio.close()  # cancels what cancelled turns left behind, as asyncio.run does on exit
