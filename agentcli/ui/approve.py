@@ -111,7 +111,10 @@ class TerminalApprover:
         menu = styled(*[p for o in options for p in ((_KEYS[o][0], "bold"), f" {_KEYS[o][1]}  ")])
         while True:
             c.print(menu)
-            key = self._ask("> ", self.key).strip().lower()
+            try:
+                key = self.key("> ").strip().lower()
+            except EOFError:  # Ctrl-D, or the terminal closed: no answer will ever come
+                return Decision("abort", text="no answer at the approval prompt (input closed)")
             chosen = next((o for o in options if key in (_KEYS[o][0], o)), None)
             if chosen is None:
                 c.print(styled(("please choose one of the letters above", "red")))
@@ -152,8 +155,8 @@ class TerminalApprover:
             for line in lines:
                 c.print(line)
 
-    def _ask(self, prompt: str, read: Callable[[str], str] | None = None) -> str:
+    def _ask(self, prompt: str) -> str:
         try:
-            return (read or self.input)(prompt)
+            return self.input(prompt)
         except EOFError:
             return ""
