@@ -289,3 +289,23 @@ def test_ctrl_c_in_run_leaves_no_spinner_frame(tmp_path):
             child.close(force=True)
         assert child.exitstatus == 130
         assert "waiting for" not in after  # no frame drawn after the message
+
+
+def test_no_spinner_over_the_stuck_checkpoint(tmp_path):
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    with OllamaServer() as ol:
+        for _ in range(8):  # the same call, over and over: the repeat guard ends at a "stuck" checkpoint
+            ol.queue(ollama_body("", tool_calls=[{"function": {"name": "read_file", "arguments": {"path": "calc.py"}}}]))
+        _profiles(tmp_path, ollama_url=ol.url)
+        child = _spawn(tmp_path, "run", "read calc.py", "--profile", "local")
+        try:
+            child.expect("checkpoint: stuck")
+            child.expect("> ")
+            _absent(child, "waiting for|running read_file")
+            child.send("q")
+            child.expect(pexpect.EOF)
+        finally:
+            child.close(force=True)
+        assert child.exitstatus == 3
