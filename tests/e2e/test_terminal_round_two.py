@@ -20,7 +20,7 @@ import pexpect
 from agentcli.testing import OllamaServer, OpenAIServer, ollama_body, openai_body
 
 KEY = "sk-test-0123456789abcdef"
-QUIET_WINDOW_S = 2.0  # how long a stopped spinner is watched for a frame that must not come
+QUIET_WINDOW_S = 1.0  # how long a stopped spinner (8 frames a second when running) is watched
 
 
 def _env(tmp_path):
