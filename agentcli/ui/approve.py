@@ -49,8 +49,11 @@ def _key_stderr(prompt: str) -> str:
     used to typing `y` Enter must not answer the next prompt with the Enter). Off a terminal, a line."""
     if not sys.stdin.isatty() or threading.current_thread() is not threading.main_thread():
         return _ask_stderr(prompt)
-    import termios
-    import tty
+    try:
+        import termios
+        import tty
+    except ImportError:  # no POSIX terminal control here: a line, as before
+        return _ask_stderr(prompt)
 
     sys.stderr.write(prompt)
     sys.stderr.flush()
