@@ -136,6 +136,27 @@ async def drive(session: Any, approver: Any, goal: str | None, render: Any, *, k
 class NothingToDo(UsageError):
     """`agent run -c` without a goal on a conversation that already has its answer (exit 2)."""
 
+    def __init__(self, session_id: str) -> None:
+        super().__init__(f"nothing to do: session {session_id} already ended with an answer, and no new goal was given",
+                         hint=f'agent run -c "what next"  (or open it: agent chat --resume {session_id})')
+
+
+def _interrupted(session: Any, exc: BaseException) -> int:
+    """Ctrl-C, SIGTERM or SIGHUP during a run: the spinner gone, the session ended and saved (the
+    loop's own clean-up may have been cut short), how to resume said; 128 + the signal."""
+    from agentcli.ui.progress import stop_active
+    from agentcli.ui.signals import exit_code
+
+    stop_active()  # no spinner frame left on the line
+    if not session.ended:
+        session.end(StopReason.INTERRUPTED, "interrupted")
+    if session.transcript:
+        session.transcript.close()
+    why = "interrupted" if exit_code(exc) == 130 else f"ended by {exc}"
+    with contextlib.suppress(OSError):  # after SIGHUP the terminal may be gone
+        sys.stderr.write(f"\nagent: {why}; the transcript is saved. Continue with: agent run --resume {session.id}\n")
+    return exit_code(exc)
+
 
 def finished(history: list[Any]) -> bool:
     """True when the conversation ends with the model's answer: continuing it without a new goal
@@ -215,8 +236,7 @@ def execute(
         tier = tier or saved.meta.get("tier")
         model = model or saved.meta.get("model")  # the session's model unless -m says otherwise
         if not goal and finished(saved.history) and not (sys.stdin.isatty() and not json_out and not quiet):
-            raise NothingToDo(f"nothing to do: session {saved.id} already ended with an answer, and no new goal was given",
-                              hint=f'agent run -c "what next"  (or open it: agent chat --resume {saved.id})')
+            raise NothingToDo(saved.id)
     elif not goal:
         raise UsageError("no goal given", hint='agent run "what you want done" --profile NAME')
     prof, rule = load_routed(profile, workspace, model, max_turns)
@@ -243,7 +263,7 @@ def execute(
     elif start["warning"]:
         sys.stderr.write(f"agent: warning: {start['warning']}\n")
     from agentcli.ui.progress import stop_active
-    from agentcli.ui.signals import ending_signals, exit_code
+    from agentcli.ui.signals import ending_signals
 
     try:
         with ending_signals():
@@ -251,15 +271,7 @@ def execute(
     except BrokenPipeError:  # `agent run --json | head -1`: the reader left; end quietly
         return _closed_pipe(session)
     except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM / SIGHUP (ui.signals)
-        stop_active()  # no spinner frame left on the line
-        if not session.ended:  # a second Ctrl-C can cut the loop's own cleanup short
-            session.end(StopReason.INTERRUPTED, "interrupted")
-        if session.transcript:
-            session.transcript.close()
-        why = "interrupted" if exit_code(exc) == 130 else f"ended by {exc}"
-        with contextlib.suppress(OSError):  # after SIGHUP the terminal may be gone
-            sys.stderr.write(f"\nagent: {why}; the transcript is saved. Continue with: agent run --resume {session.id}\n")
-        return exit_code(exc)
+        return _interrupted(session, exc)
     finally:
         stop_active()
     code = EXIT_CODES.get(done.stop, 1) if done else 1
