@@ -4,6 +4,7 @@ Triggers: 4 identical call+result pairs; 3 identical calls that each errored;
 an A-B-A-B-A-B alternation of calls; 3 identical assistant messages.
 Polling whose results change and the same tool with new arguments are not repeats.
 
+Counts cover one user request (`new_request()` starts them over).
 One escalation ladder per repeated signature: the first trigger adds a note to the
 result the model sees; the next identical call is denied without running; the one
 after that is `stuck` (a checkpoint, or the end of a non-interactive run).
@@ -52,6 +53,11 @@ class RepeatGuard:
         """Forget every call and message (/undo, /clear); the on/off switch stays."""
         for table in (self.calls, self.pairs, self.errors, self.recent, self.messages, self.level):
             table.clear()
+
+    def new_request(self) -> None:
+        """A new user request: counting starts over. "Stuck" means one request going round in
+        circles; three questions in a chat that each got the same short reply ("Done.") are not."""
+        self.reset()
 
     def before(self, call: ToolCall) -> Verdict:
         """Decide before running: a signature already noted is denied, then stuck."""

@@ -85,6 +85,7 @@ class Session:
         if self.transcript:
             self.transcript.write("exchange", keep=len(self.history))
         self.add(Message.user(text))
+        self.guard.new_request()  # the repeat guard judges one request, not the whole chat
 
     def truncate(self, keep: int) -> None:
         """Drop history after `keep` messages (/undo, /clear), durably."""

@@ -47,16 +47,30 @@ def switch(session: Session, ref: str, *, transport: Any = None) -> SwitchReport
             new_profile = None
     if new_profile is None:
         choice = provider_for(ref, session.profile.provider)
-        new_profile = session.profile.model_copy(deep=True)
-        new_profile.model = choice.model
-        if choice.provider != session.profile.provider:
-            from agentcli.config.providers import default_api_key_env
-
-            new_profile.provider = choice.provider
-            new_profile.url = None
-            new_profile.api_key_env = default_api_key_env(choice.provider)
-            new_profile.name = f"{session.profile.name}+{choice.provider}"
+        new_profile = for_model(session.profile, choice.model, choice.provider)
     return apply_profile(session, new_profile, transport=transport)
+
+
+def for_model(profile: Any, model: str, provider: str) -> Any:
+    """The current profile moved to another model: its tier, limits, rules and tool lists stay;
+    what it said about its old model does not (capability overrides, a forced dialect), nor, on
+    another provider, what it said about the old server (URL, key, headers, body overrides,
+    transforms, a script). The new model's capabilities come from the model id alone."""
+    new = profile.model_copy(deep=True)
+    new.model = model
+    new.capabilities = {}
+    for key in ("definition_format", "call_parser", "result_format"):
+        setattr(new.tools, key, "auto")
+    new.tools.tool_format = None
+    if provider != profile.provider:
+        from agentcli.config.providers import default_api_key_env
+
+        new.provider = provider
+        new.url = None
+        new.api_key_env = default_api_key_env(provider)
+        new.headers, new.request, new.transforms, new.script = {}, {}, [], None
+        new.name = f"{profile.name}+{provider}"
+    return new
 
 
 def apply_profile(session: Session, profile: Any, *, transport: Any = None) -> SwitchReport:
@@ -83,14 +97,15 @@ def apply_profile(session: Session, profile: Any, *, transport: Any = None) -> S
         session.pending_close.append(old_provider)
     spec = parse_model_id(profile.model)
     new_cap = resolved.capability
+    plan = session.plan
+    shown = COMPARED if not plan.native_tools else tuple(c for c in COMPARED if c != "emulation_style")
     changed = {
         f.name: (getattr(old_cap, f.name), getattr(new_cap, f.name))
         for f in fields(new_cap)
-        if f.name in COMPARED and getattr(old_cap, f.name) != getattr(new_cap, f.name)
+        if f.name in shown and getattr(old_cap, f.name) != getattr(new_cap, f.name)
     }
-    plan = session.plan
     warning = None
-    if is_unknown(spec):
+    if is_unknown(spec) and not plan.native_tools:  # the warning says "emulated": only when it is
         warning = UNKNOWN_MODEL_WARNING.format(model=profile.model) if "{model" in UNKNOWN_MODEL_WARNING else UNKNOWN_MODEL_WARNING
     inherited = None
     if spec.custom:

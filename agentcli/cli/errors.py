@@ -2,7 +2,9 @@
 
 Exit codes: 0 done, 1 the model or a tool failed, 2 usage/profile error,
 3 stopped at a checkpoint or by a guard, 4 no usable answer (empty or cut at the
-length limit twice), 130 interrupted, 141 stdout closed (a pipe reader left).
+length limit twice), 130 interrupted (129 / 143 ended by SIGHUP / SIGTERM), 141 a run whose
+stdout closed (a pipe reader left before the end). A listing whose reader left early (`agent
+sessions | head -1`) exits 0: the reader took what it wanted, and a `set -o pipefail` script must not fail on it.
 """
 
 from __future__ import annotations
@@ -58,18 +60,50 @@ def run_guarded(fn: Callable[..., int | None], **options: Any) -> int:
     except KeyboardInterrupt:
         sys.stderr.write("agent: interrupted\n")
         return EXIT_INTERRUPTED
-    except BrokenPipeError:  # `agent ... | head -1`: the reader is gone; stop quietly, like any filter
+    except BrokenPipeError:  # `agent sessions | head -1`: the reader is gone; stop quietly, like any filter
         _silence_stdout()
-        return EXIT_PIPE_CLOSED
+        return EXIT_OK  # (a run cut short by it says so itself: 141, in commands/run.py)
     except AgentCliError as exc:
         label = next(lbl for typ, lbl in _LABELS if isinstance(exc, typ))
+        code = exit_code_of(exc)
+        if code == EXIT_USAGE and isinstance(exc, ProviderError):
+            label = "error"  # no request was made: nothing "failed" at the model
         _say(label, exc.message, exc.hint)
-        return exc.exit_code
+        if options.get("json_out"):
+            _json_error(label, exc.message, exc.hint, code)
+        return code
     except Exception as exc:  # a bug of ours: keep the details, scrubbed, out of the terminal
         path = _crash_report(exc)
         log_crash(exc)
         _say("internal error", f"{type(exc).__name__}: {exc}", f"details were written to {path}; please report it")
         return EXIT_FAILED
+
+
+def exit_code_of(exc: AgentCliError) -> int:
+    """The class's exit code, except that a key missing from the environment is the user's set-up
+    (exit 2, like a bad profile), not a failed request: no request was sent (no HTTP status)."""
+    from agentcli.core.errors import ProviderErrorCode
+
+    if isinstance(exc, ProviderError) and exc.code is ProviderErrorCode.AUTH and exc.status is None:
+        return EXIT_USAGE
+    return exc.exit_code
+
+
+def _json_error(label: str, message: str, hint: str | None, code: int) -> None:
+    """Under --json a failure is a JSON line on stdout too (with the same words as stderr), so a
+    script reading stdout sees why there is nothing else."""
+    import json
+
+    from agentcli.core.redact import redact
+
+    record = {"event": "error", "error": label, "message": redact(message), "exit_code": code}
+    if hint:
+        record["hint"] = redact(hint)
+    try:
+        sys.stdout.write(json.dumps(record, ensure_ascii=False) + "\n")
+        sys.stdout.flush()
+    except (BrokenPipeError, OSError, ValueError):
+        pass
 
 
 def _silence_stdout() -> None:

@@ -17,7 +17,8 @@ from agentcli import __version__
 app = typer.Typer(
     name="agent",
     help="Run an agent loop against any LLM, with tool calling that works.",
-    no_args_is_help=True,
+    no_args_is_help=False,  # bare `agent` opens the chat, as `claude`, `codex` and `aider` do
+    invoke_without_command=True,
     add_completion=True,  # --install-completion / --show-completion for bash, zsh, fish, PowerShell
     rich_markup_mode=None,
     pretty_exceptions_enable=False,
@@ -29,10 +30,22 @@ mcp_app = typer.Typer(help="List, add and remove shared MCP servers (config.toml
                       rich_markup_mode=None)
 app.add_typer(mcp_app, name="mcp")
 
+def _complete_profile(incomplete: str) -> list[str]:
+    """Shell completion for --profile: the names `agent profiles list` shows (a broken file is skipped)."""
+    try:
+        from agentcli.config import list_profiles
+
+        names = sorted({p.name for p in list_profiles()})
+    except Exception:  # completion must never print a traceback into the shell
+        return []
+    return [n for n in names if n.startswith(incomplete)]
+
+
 # Shared option aliases.
 ProfileOpt = Annotated[
     Optional[str],
-    typer.Option("--profile", "-p", help="Profile name, or path/to/file.toml[#name]."),
+    typer.Option("--profile", "-p", help="Profile name, or path/to/file.toml[#name].",
+                 autocompletion=_complete_profile),
 ]
 WorkspaceOpt = Annotated[
     Optional[Path],
@@ -58,11 +71,20 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def _root(
+    ctx: typer.Context,
     version: Annotated[
         bool, typer.Option("--version", "-V", callback=_version, is_eager=True, help="Show the version and exit.")
     ] = False,
 ) -> None:
-    """Run an agent loop against any LLM, with tool calling that works."""
+    """Run an agent loop against any LLM, with tool calling that works. With no command, opens a chat."""
+    if ctx.invoked_subcommand is not None:
+        return
+    import sys
+
+    if not sys.stdin.isatty():  # `agent` in a script or pipe: there is no one to chat with
+        typer.echo(ctx.get_help())
+        raise typer.Exit(0)
+    _dispatch("chat")
 
 
 @app.command()
@@ -102,9 +124,21 @@ def run(
 
 
 @app.command()
-def chat(profile: ProfileOpt = None, workspace: WorkspaceOpt = None, tier: Annotated[Optional[str], typer.Option(help="Starting tier.")] = None) -> None:
-    """Open an interactive session (/model switches model or provider mid-session)."""
-    _dispatch("chat", profile=profile, workspace=workspace, tier=tier)
+def chat(
+    message: Annotated[Optional[str], typer.Argument(help="A first message to send (then the chat goes on).")] = None,
+    profile: ProfileOpt = None,
+    workspace: WorkspaceOpt = None,
+    tier: Annotated[Optional[str], typer.Option(help="Starting tier.")] = None,
+    model: Annotated[Optional[str], typer.Option("--model", "-m", help="Override the profile's model id.")] = None,
+    resume: Annotated[
+        Optional[str], typer.Option("--resume", help="Open a session by id (any unique prefix); 'last' = this folder's latest.",
+                                    show_default=False),
+    ] = None,
+    continue_: Annotated[bool, typer.Option("--continue", "-c", help="Open this workspace's latest session.")] = False,
+) -> None:
+    """Open an interactive session (bare `agent` does the same; /model switches model or provider mid-session)."""
+    _dispatch("chat", message=message, profile=profile, workspace=workspace, tier=tier, model=model, resume=resume,
+              continue_=continue_)
 
 
 @app.command()
@@ -192,12 +226,12 @@ def trust(
 def eval_(
     profile: Annotated[Optional[list[str]], typer.Option("--profile", "-p", help="Profiles to evaluate (repeatable).")] = None,
     scenarios: Annotated[str, typer.Option(help="Comma-separated scenario names, or 'all'.")] = "all",
-    trials: Annotated[int, typer.Option(help="Trials per scenario.")] = 3,
+    trials: Annotated[Optional[int], typer.Option(help="Trials per scenario (default 1; 3 with --layers all).")] = None,
     jobs: Annotated[int, typer.Option(help="Parallel workers.")] = 1,
     json_out: JsonOpt = False,
     live: Annotated[bool, typer.Option("--live", help="Use the real endpoints of the profiles (needs keys).")] = False,
     matrix: Annotated[bool, typer.Option("--matrix", help="Show the family x dialect x provider matrix.")] = False,
-    layers: Annotated[Optional[str], typer.Option(help="Layer variants: all (offline default), or on,off (live default) and layer names (repair,names,coercion,messages,fallback,repeat_guard).")] = None,
+    layers: Annotated[Optional[str], typer.Option(help="Layer variants: all (each layer off on its own), or on,off (the default) and layer names (repair,names,coercion,messages,fallback,repeat_guard).")] = None,
 ) -> None:
     """Measure tool-calling reliability over scripted (or live) scenarios, and what each layer contributes."""
     _dispatch("eval", profiles=profile or [], scenarios=scenarios, trials=trials, jobs=jobs, json_out=json_out, live=live, matrix=matrix, layers=layers)
@@ -246,16 +280,25 @@ def mcp_add(
     startup_timeout: Annotated[Optional[float], typer.Option(help="Seconds to wait for it to start.")] = None,
     tool_timeout: Annotated[Optional[float], typer.Option(help="Seconds to wait for one tool call.")] = None,
     force: Annotated[bool, typer.Option("--force", help="Replace a server of the same name.")] = False,
+    enable: Annotated[Optional[list[str]], typer.Option(
+        "--enable", help="Enable it in this profile (repeatable; a shipped profile is copied to your profiles dir first).",
+        autocompletion=_complete_profile)] = None,
+    all_: Annotated[bool, typer.Option("--all", help="Enable it in every profile of yours and every shipped one.")] = False,
 ) -> None:
-    """Add a shared MCP server: agent mcp add NAME -- COMMAND [ARGS...], or --url URL."""
+    """Add a shared MCP server: agent mcp add NAME [--enable PROFILE | --all] -- COMMAND [ARGS...], or --url URL."""
     _dispatch("mcp", action="add", name=name, argv=command or [], url=url, env=env or [], env_from=env_from or [],
-              cwd=cwd, tier=tier, startup_timeout=startup_timeout, tool_timeout=tool_timeout, force=force)
+              cwd=cwd, tier=tier, startup_timeout=startup_timeout, tool_timeout=tool_timeout, force=force,
+              enable=enable or [], all_=all_)
 
 
 @mcp_app.command("remove")
-def mcp_remove(name: str) -> None:
-    """Remove a shared MCP server."""
-    _dispatch("mcp", action="remove", name=name)
+def mcp_remove(
+    name: str,
+    keep_profiles: Annotated[bool, typer.Option(
+        "--keep-profiles", help="Leave the profiles that name it alone (they fail to load until edited).")] = False,
+) -> None:
+    """Remove a shared MCP server, and drop it from the mcp lists of your profiles that name it."""
+    _dispatch("mcp", action="remove", name=name, keep_profiles=keep_profiles)
 
 
 def main() -> None:

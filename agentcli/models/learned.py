@@ -68,6 +68,14 @@ class LearnedStore:
         self.path = Path(path) if path is not None else cache_dir() / FILE_NAME
         self.ttl = ttl
         self._clock = clock
+        # Facts about a scripted model (the offline profile, a test's script) live for this process
+        # only: a demo or a scripted test must leave the user's real file as it found it.
+        self._memory: dict[str, dict[str, LearnedFact]] = {}
+
+    @staticmethod
+    def ephemeral(endpoint: str | None) -> bool:
+        """True for an endpoint no real server sits behind (`scripted://...`)."""
+        return (endpoint or "").startswith("scripted:")
 
     @staticmethod
     def _key(model: str, endpoint: str | None) -> str:
@@ -75,6 +83,8 @@ class LearnedStore:
 
     def get(self, model: str, endpoint: str | None) -> dict[str, LearnedFact]:
         """Unexpired facts for this model on this endpoint."""
+        if self.ephemeral(endpoint):
+            return dict(self._memory.get(self._key(model, endpoint), {}))
         entry = self._read().get(self._key(model, endpoint))
         if not isinstance(entry, dict):
             return {}
@@ -90,6 +100,9 @@ class LearnedStore:
         """Store one fact (value must be JSON-serialisable) and return it."""
         json.dumps(value)  # fail here, not half-way through a write
         fact = LearnedFact(value, source, float(self._clock()))
+        if self.ephemeral(endpoint):
+            self._memory.setdefault(self._key(model, endpoint), {})[key] = fact
+            return fact
         entries = self._read()
         k = self._key(model, endpoint)
         entry = entries.get(k)

@@ -4,10 +4,54 @@ from __future__ import annotations
 
 from typing import Any
 
+from agentcli.core.errors import ProviderError
 from agentcli.core.errors import ProviderErrorCode as Code
 from agentcli.providers._http import error_from_inband
 from agentcli.providers.base import Chunk, Provider
 from agentcli.wire.types import RequestSettings
+
+PULLABLE = "qwen3:8b"  # a tool-capable model anyone can `ollama pull`, named when the server has none
+
+
+def _family(name: str) -> str:
+    """The leading letters-and-digits of a model name: `qwen3` for qwen3-next-80b-tools and qwen3:8b."""
+    import re
+
+    m = re.match(r"[a-z]+[0-9.]*", name.lower())
+    return m.group(0) if m else name.lower()
+
+
+def nearest_model(wanted: str, have: list[str]) -> str | None:
+    """The model on the server most like `wanted`: same family first, then the closest spelling."""
+    import difflib
+
+    if not have:
+        return None
+    same = [h for h in have if _family(h) == _family(wanted)]
+    pool = same or have
+    ranked = sorted(pool, key=lambda h: difflib.SequenceMatcher(None, wanted.lower(), h.lower()).ratio(), reverse=True)
+    best = ranked[0]
+    if not same and difflib.SequenceMatcher(None, wanted.lower(), best.lower()).ratio() < 0.4:
+        return None  # nothing alike: naming one at random would mislead
+    return best
+
+
+def missing_model_hint(wanted: str, url: str, have: list[str]) -> str:
+    """What to do when the server lacks `wanted`: the nearest model it has (usable at once with
+    -m), what else it has, and how to pull a model or create the custom one under that name."""
+    from agentcli.core.escape import visible
+
+    names = [visible(h, keep_newlines=False) for h in have[:8]]
+    near = nearest_model(wanted, have)
+    create = (f"or create {wanted!r} under that name: a Modelfile with FROM <a base model> and a "
+              f"tool-calling TEMPLATE, then `ollama create {wanted} -f Modelfile`")
+    if near is not None:
+        near = visible(near, keep_newlines=False)
+        more = f" (it also has: {', '.join(n for n in names if n != near)})" if len(names) > 1 else ""
+        return f"the nearest model {url} has is {near!r}: agent run -m {near} ...{more}; {create}"
+    if names:
+        return f"{url} has: {', '.join(names)}; use one with -m MODEL, `ollama pull {PULLABLE}`, {create}"
+    return f"{url} has no models yet: `ollama pull {PULLABLE}` then agent run -m {PULLABLE} ...; {create}"
 
 
 class OllamaProvider(Provider):
@@ -38,6 +82,21 @@ class OllamaProvider(Provider):
         if "not found" in lower and "model" in lower:
             return Code.MODEL_MISSING
         return None
+
+    async def complete(self, *args: Any, **kwargs: Any) -> Any:
+        """As every provider; a model the server lacks is answered with what it has instead."""
+        try:
+            return await super().complete(*args, **kwargs)
+        except ProviderError as exc:
+            if exc.code is not Code.MODEL_MISSING:
+                raise
+            try:
+                have = await self.list_models()
+            except ProviderError:
+                raise exc from None  # the server's own message is still the best we have
+            wanted = exc.model or ""
+            exc.hint = missing_model_hint(wanted, self.url, have)
+            raise exc from None
 
     def stream_item(self, event: str, data: dict[str, Any] | str) -> Chunk:
         assert isinstance(data, dict)

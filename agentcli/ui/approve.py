@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
 import sys
 import threading
@@ -10,7 +11,7 @@ from collections.abc import Callable
 
 from agentcli.agent.approval import Decision
 from agentcli.core import jsonsafe
-from agentcli.core.escape import styled
+from agentcli.core.escape import styled, visible
 from agentcli.core.events import Checkpoint, CheckpointKind
 from agentcli.ui.approval_view import Block, blocks_for, render_block, screen_rows
 from agentcli.ui.render import make_console
@@ -42,21 +43,62 @@ def _ask_stderr(prompt: str) -> str:
     return line.rstrip("\n")
 
 
+def _key_stderr(prompt: str) -> str:
+    """One key press, no Enter: the terminal goes to cbreak mode (keys arrive one by one, Ctrl-C
+    still interrupts) for the read and back after. Enter and stray newlines are skipped (a person
+    used to typing `y` Enter must not answer the next prompt with the Enter). Off a terminal, a line."""
+    if not sys.stdin.isatty() or threading.current_thread() is not threading.main_thread():
+        return _ask_stderr(prompt)
+    try:
+        import termios
+        import tty
+    except ImportError:  # no POSIX terminal control here: a line, as before
+        return _ask_stderr(prompt)
+
+    sys.stderr.write(prompt)
+    sys.stderr.flush()
+    fd = sys.stdin.fileno()
+    saved = termios.tcgetattr(fd)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        tty.setcbreak(fd)
+        while True:
+            key = os.read(fd, 4).decode("utf-8", "replace")
+            if not key:
+                raise EOFError
+            if key == "\x04":
+                raise EOFError
+            if key in ("\r", "\n"):
+                continue
+            break
+    finally:
+        termios.tcsetattr(fd, termios.TCSADRAIN, saved)
+        signal.signal(signal.SIGINT, previous)
+    sys.stderr.write(visible(key[:1], keep_newlines=False) + "\n")
+    return key[:1]
+
+
 class TerminalApprover:
     """Asks on the controlling terminal; prompts go to stderr, never between stdout's lines.
-    Ctrl-C at a prompt aborts the run (exit 3)."""
+    A menu takes one key; Ctrl-C at any prompt interrupts the run (exit 130), as it does anywhere."""
 
-    def __init__(self, input_fn: Callable[[str], str] = _ask_stderr) -> None:
+    def __init__(self, input_fn: Callable[[str], str] = _ask_stderr,
+                 key_fn: Callable[[str], str] | None = None) -> None:
         self.console = make_console(stderr=True)
         self.input = input_fn
+        # A custom line reader (tests) answers the menu too; the terminal default reads one key.
+        self.key = key_fn or (_key_stderr if input_fn is _ask_stderr else input_fn)
         self._summarised = False
 
     async def decide(self, cp: Checkpoint) -> Decision:
+        from agentcli.ui.progress import stop_active
+
+        stop_active()  # no spinner drawn over the question
         try:
             return self._decide(cp)
         except KeyboardInterrupt:
             self.console.print()
-            return Decision("abort", text="interrupted at the approval prompt (Ctrl-C)")
+            raise  # the run ends as any Ctrl-C ends it: interrupted, resumable, exit 130
 
     def _decide(self, cp: Checkpoint) -> Decision:
         c = self.console
@@ -72,7 +114,10 @@ class TerminalApprover:
         menu = styled(*[p for o in options for p in ((_KEYS[o][0], "bold"), f" {_KEYS[o][1]}  ")])
         while True:
             c.print(menu)
-            key = self._ask("> ").strip().lower()
+            try:
+                key = self.key("> ").strip().lower()
+            except EOFError:  # Ctrl-D, or the terminal closed: no answer will ever come
+                return Decision("abort", text="no answer at the approval prompt (input closed)")
             chosen = next((o for o in options if key in (_KEYS[o][0], o)), None)
             if chosen is None:
                 c.print(styled(("please choose one of the letters above", "red")))

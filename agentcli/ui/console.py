@@ -29,6 +29,12 @@ def _safe_console_class() -> type[Console]:
         def render_str(self, text: str, **kwargs: Any) -> Text:
             return super().render_str(visible(text), **kwargs)
 
+        def on_broken_pipe(self) -> None:
+            """The reader left (`agent sessions | head -1`): rich would exit 1 on the spot; raise
+            instead, so the CLI's error table decides how the command ends."""
+            self.quiet = True
+            raise BrokenPipeError
+
     return SafeConsole
 
 

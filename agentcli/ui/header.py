@@ -90,5 +90,9 @@ def header_lines(f: dict[str, Any]) -> list[Text]:
 
 def print_header(console: Any, f: dict[str, Any]) -> None:
     for line in header_lines(f):
-        # A terminal gets lines wrapped at words to its width; a pipe or file gets whole lines.
-        console.print(line, overflow="fold", soft_wrap=not console.is_terminal)
+        # A terminal gets lines wrapped at words to its width; a pipe, a file or a CI log gets whole
+        # lines (rich would otherwise crop them at its 80-column default, losing the session id).
+        if console.is_terminal:
+            console.print(line, overflow="fold", soft_wrap=False)
+        else:
+            console.print(line, overflow="ignore", soft_wrap=True, crop=False)

@@ -4,6 +4,11 @@ get none of it (they see the same events as lines instead).
 
 Every label is a rich `Text` built from parts, never a markup string: model names and tool
 arguments are untrusted.
+
+One terminal, one spinner: the live line is drawn by a thread, so a spinner nobody stops keeps
+drawing over whatever comes next (a prompt, a cancelled turn's successor, the shell after Ctrl-C).
+The module keeps the one active `Progress`; `stop_active()` is what every prompt, checkpoint and
+cancel calls before it writes, whoever started the spinner.
 """
 
 from __future__ import annotations
@@ -39,6 +44,16 @@ class _Ticker:
         return self.text()
 
 
+_active: Progress | None = None  # the one spinner on the terminal, if any
+
+
+def stop_active() -> None:
+    """Stop whatever spinner is drawing, so the next line written (a prompt, a message) is not
+    drawn over. Safe to call any time, from the main thread."""
+    if _active is not None:
+        _active.stop()
+
+
 class Progress:
     """One live status line on a console; a no-op when that console is not a terminal."""
 
@@ -57,20 +72,30 @@ class Progress:
             return
         from rich.spinner import Spinner
 
+        global _active
         spinner = Spinner("dots", text=self.ticker, style="cyan")
         if self._live is None:
             from rich.live import Live
 
+            if _active is not None and _active is not self:
+                _active.stop()  # a renderer that was never closed (a cancelled turn) gives way
             self._live = Live(spinner, console=self.console, refresh_per_second=8, transient=True)
             self._live.start()
+            _active = self
         else:
             self._live.update(spinner, refresh=True)
 
     def stop(self) -> None:
+        global _active
         self.ticker = None
+        if _active is self:
+            _active = None
         if self._live is not None:
-            self._live.stop()
-            self._live = None
+            live, self._live = self._live, None
+            try:
+                live.stop()
+            except OSError:  # the terminal is gone (SIGHUP): there is nothing left to clear
+                pass
 
     @property
     def active(self) -> bool:

@@ -71,6 +71,19 @@ class JsonRenderer:
         self.stream.flush()
 
 
+SUMMARY_LINES = 4  # lines of a tool's result shown under its ✓ line (the first sits on that line)
+SUMMARY_CHARS = 100  # each cut to this many characters
+
+
+def summary_tail(content: str) -> list[str]:
+    """The lines after the first of a result, bounded: enough to see what a command printed or
+    what a search found, with a count of the rest instead of a wall of output."""
+    lines = [redact(line)[:SUMMARY_CHARS] for line in content.strip().splitlines()[1:]]
+    if len(lines) <= SUMMARY_LINES:
+        return lines
+    return [*lines[:SUMMARY_LINES - 1], f"… {len(lines) - SUMMARY_LINES + 1} more lines"]
+
+
 class TerminalRenderer:
     """Streams text to stdout; tool lines, notices and the summary go to stderr."""
 
@@ -116,6 +129,12 @@ class TerminalRenderer:
 
     def _stop_status(self) -> None:
         self._status.stop()
+
+    def close(self) -> None:
+        """End of this renderer's output (a finished or cancelled turn): the spinner stops and a
+        half-written line is ended, so the next prompt starts clean."""
+        self._stop_status()
+        self._newline()
 
     def __call__(self, event: Any) -> None:
         if isinstance(event, StreamEvent):
@@ -181,6 +200,8 @@ class TerminalRenderer:
         first = redact(first)[:100]
         if ev.result.ok:
             self.err.print(styled(("✓", "green"), " ", (label, "bold"), " ", (first, "dim")))
+            for line in summary_tail(ev.result.content):
+                self.err.print(styled("  ", (line, "dim")))
         else:
             code = getattr(ev.result.error, "code", None)
             code = getattr(code, "value", "error")

@@ -67,62 +67,125 @@ def _key_bindings() -> KeyBindings:
     return kb
 
 
-def run_repl(session: Any, approver: Any, *, transport: Any = None) -> int:
-    from prompt_toolkit import PromptSession
-    from prompt_toolkit.history import FileHistory
-
-    from agentcli.agent.loop import Agent
-    from agentcli.config.paths import data_dir, private_file
-
-    console = make_console(stderr=True)
-    hist = private_file(data_dir() / "history")  # what you typed may hold secrets: 0600
-    prompt: PromptSession[str] = PromptSession(history=FileHistory(str(hist)), completer=_completer(session),
-                           key_bindings=_key_bindings(), complete_while_typing=False)
-    state = Repl(session, console, transport)
-    loop = aio.loop()  # the process's one loop: after `run -i` it still holds the run's client and servers
+def run_repl(session: Any, approver: Any, *, transport: Any = None, header: bool = True,
+             first: str | None = None) -> int:
+    """The chat: `header` off when `run -i` already printed it; `first` is sent as the first line.
+    Returns the exit code: 0, or 128 + the signal that ended it (SIGTERM, SIGHUP)."""
     from rich.text import Text
 
     from agentcli.ui.header import facts, print_header
+    from agentcli.ui.progress import stop_active
+    from agentcli.ui.signals import Terminated, ending_signals, exit_code
 
-    print_header(console, facts(session))  # profile, model, tier, workspace, AGENTS.md (and a / or ~ warning)
-    console.print(Text("/help for commands · Ctrl-D to exit", style="dim"))
-
-    async def turn(line: str) -> None:
-        render = TerminalRenderer()
-        async with contextlib.aclosing(Agent(session, approver).run(line)) as events:  # closed even when cancelled
-            async for event in events:
-                render(event)
-
+    chat = _Chat(session, approver, transport)
+    if header:
+        print_header(chat.console, facts(session, resumed=bool(session.history)))  # profile, model, tier...
+    chat.console.print(Text("/help for commands · Ctrl-D to exit", style="dim"))
+    code = 0
     try:
-        while state.running:
-            try:
-                line = prompt.prompt(f"{session.profile.model}> ")
-            except KeyboardInterrupt:
-                continue
-            except EOFError:
-                break
-            if not line.strip():
-                continue
-            if line.startswith("/"):
-                dispatch(state, line.strip())
-                for old in session.pending_close:
-                    loop.run_until_complete(old.aclose())
-                session.pending_close.clear()
-                continue
-            task = loop.create_task(turn(line))
-            try:
-                loop.run_until_complete(task)
-            except KeyboardInterrupt:
-                task.cancel()
-                try:
-                    loop.run_until_complete(task)
-                except (asyncio.CancelledError, KeyboardInterrupt):
-                    pass
-                console.print("\nturn cancelled", style="yellow")
+        with ending_signals():
+            chat.lines(first)
+    except Terminated as exc:
+        stop_active()
+        code = exit_code(exc)
+        with contextlib.suppress(OSError):  # a closed terminal (SIGHUP) cannot take the message
+            chat.console.print(Text(f"\nagent: ended by {exc}; the transcript is saved. "
+                                    f"Continue with: agent chat --resume {session.id}", style="yellow"))
     finally:
-        loop.run_until_complete(session.provider.aclose())
-        loop.run_until_complete(session.close_tool_sources())
+        chat.close(interrupted=bool(code))
+    return code
+
+
+class _Chat:
+    """One chat's prompt, loop and current turn; `lines()` reads until Ctrl-D or /exit."""
+
+    def __init__(self, session: Any, approver: Any, transport: Any) -> None:
+        from prompt_toolkit import PromptSession
+        from prompt_toolkit.history import FileHistory
+
+        from agentcli.config.paths import data_dir, private_file
+
+        self.session, self.approver = session, approver
+        self.console = make_console(stderr=True)
+        hist = private_file(data_dir() / "history")  # what you typed may hold secrets: 0600
+        self.prompt: PromptSession[str] = PromptSession(
+            history=FileHistory(str(hist)), completer=_completer(session), key_bindings=_key_bindings(),
+            complete_while_typing=False)
+        self.state = Repl(session, self.console, transport)
+        self.loop = aio.loop()  # the process's loop: after `run -i` it still holds the run's client and servers
+        self.task: asyncio.Task[None] | None = None
+
+    async def turn(self, line: str) -> None:
+        from agentcli.agent.loop import Agent
+
+        render = TerminalRenderer()
+        try:
+            async with contextlib.aclosing(Agent(self.session, self.approver).run(line)) as events:  # closed even when cancelled
+                async for event in events:
+                    render(event)
+        finally:
+            render.close()  # a cancelled turn's spinner must not keep drawing over the prompt
+
+    def lines(self, first: str | None) -> None:
+        from agentcli.ui.progress import stop_active
+        from agentcli.ui.signals import Terminated
+
+        pending = first
+        while self.state.running:
+            stop_active()
+            if pending is not None:
+                line, pending = pending, None
+            else:
+                try:
+                    line = self.prompt.prompt(f"{self.session.profile.model}> ")
+                except Terminated:
+                    raise
+                except KeyboardInterrupt:
+                    continue
+                except EOFError:
+                    break
+            if line.strip():
+                self.one(line)
+
+    def one(self, line: str) -> None:
+        """A slash command, or a turn of the loop (Ctrl-C cancels the turn, not the chat)."""
+        from agentcli.ui.progress import stop_active
+        from agentcli.ui.signals import Terminated
+
+        if line.startswith("/"):
+            dispatch(self.state, line.strip())
+            for old in self.session.pending_close:
+                self.loop.run_until_complete(old.aclose())
+            self.session.pending_close.clear()
+            return
+        self.task = task = self.loop.create_task(self.turn(line))
+        try:
+            self.loop.run_until_complete(task)
+        except Terminated:
+            raise
+        except KeyboardInterrupt:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, KeyboardInterrupt):
+                self.loop.run_until_complete(task)
+            stop_active()
+            self.console.print("\nturn cancelled", style="yellow")
+
+    def close(self, *, interrupted: bool) -> None:
+        """Stop the spinner and a turn a signal cut short, then the provider and MCP servers, then the loop."""
+        from agentcli.ui.progress import stop_active
+
+        stop_active()
+        s, loop = self.session, self.loop
+        if self.task is not None and not self.task.done():
+            self.task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, KeyboardInterrupt):
+                loop.run_until_complete(self.task)
+        loop.run_until_complete(s.provider.aclose())
+        loop.run_until_complete(s.close_tool_sources())
         aio.close()  # cancels what cancelled turns left behind, as asyncio.run does on exit
-        if session.transcript:
-            session.transcript.close()
-    return 0
+        if interrupted and not s.ended:
+            from agentcli.core.events import StopReason
+
+            s.end(StopReason.INTERRUPTED, "interrupted")
+        if s.transcript:
+            s.transcript.close()

@@ -34,7 +34,7 @@ def test_eval_json_schema_layers_on_and_off():
 
 
 def test_eval_json_reports_each_layers_contribution():
-    out = _json(run_agent("eval", "--json", "--trials", "1", "--profile", "openai-native"))
+    out = _json(run_agent("eval", "--json", "--trials", "1", "--profile", "openai-native", "--layers", "all"))
     contrib = {c["layer"]: c for c in out["layers"]}
     assert set(contrib) == {*LAYERS, "all"}
     for c in contrib.values():

@@ -35,12 +35,16 @@ def _subjects(profiles: list[str], live: bool) -> list[Any]:
     return out
 
 
+FULL = "agent eval --layers all --trials 3"  # the whole matrix: every layer off on its own, 3 trials each
+
+
 def _variants(spec: str | None, live: bool) -> dict[str, Any]:
-    """--layers: "all" (on, each layer off, all off), or a list of "on", "off" and layer names."""
+    """--layers: "all" (on, each layer off, all off), or a list of "on", "off" and layer names.
+    The default is on and off: what the layers do together, in a fraction of the trials."""
     from agentcli.agent.layers import ALL_OFF, ALL_ON, LAYERS, variants
 
     if spec is None:
-        spec = "on,off" if live else "all"
+        spec = "on,off"
     names = [n.strip() for n in spec.split(",") if n.strip()]
     if names == ["all"]:
         return variants()
@@ -56,13 +60,16 @@ def _variants(spec: str | None, live: bool) -> dict[str, Any]:
 
 
 def execute(
-    profiles: list[str] | None = None, scenarios: str = "all", trials: int = 3, jobs: int = 1,
+    profiles: list[str] | None = None, scenarios: str = "all", trials: int | None = None, jobs: int = 1,
     json_out: bool = False, live: bool = False, matrix: bool = False, layers: str | None = None,
 ) -> int:
     from agentcli.evals import matrix as mx
     from agentcli.evals import report, runner
     from agentcli.evals.scenarios import select
 
+    quick = trials is None and layers is None and not live
+    if trials is None:
+        trials = 3 if layers == "all" else 1
     if trials < 1 or jobs < 1:
         raise UsageError("--trials and --jobs must be at least 1")
     try:
@@ -71,6 +78,9 @@ def execute(
         raise UsageError(str(exc.args[0])) from None
     subjects = _subjects(list(profiles or ()), live)
     work = runner.plan_jobs(subjects, names, trials, _variants(layers, live))
+    if quick and not json_out:
+        sys.stderr.write(f"agent eval: {len(work)} trials (layers on and off, 1 trial each); "
+                         f"the full matrix, each layer off on its own: {FULL}\n")
     progress = None
     bar: Any = None
     if not json_out and sys.stderr.isatty():

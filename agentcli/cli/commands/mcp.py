@@ -8,6 +8,7 @@ import sys
 from typing import Any
 
 from agentcli.core.errors import UsageError
+from agentcli.core.escape import visible
 
 
 def _parse_env(pairs: list[str]) -> dict[str, str]:
@@ -49,39 +50,121 @@ def _list(json_out: bool) -> int:
     return 0
 
 
+def _targets(enable: list[str], all_: bool) -> list[Any]:
+    """The profiles `--enable NAME` / `--all` mean: the one that wins for each name (as `--profile
+    NAME` would load it); `--all` takes every profile of the user dir and the shipped ones."""
+    from agentcli.config.discovery import list_profiles
+
+    refs = [r for r in list_profiles() if r.trusted and not r.shadowed]
+    if all_:
+        return [r for r in refs if r.scope in ("user", "shipped")]
+    out = []
+    for name in dict.fromkeys(enable):
+        ref = next((r for r in refs if r.name == name), None)
+        if ref is None:
+            known = ", ".join(sorted({r.name for r in refs})) or "none"
+            raise UsageError(f"there is no profile {name!r} to enable the server in (profiles: {known})",
+                             hint="agent profiles list shows them")
+        out.append(ref)
+    return out
+
+
+def _enable(server: str, refs: list[Any]) -> list[str]:
+    """Add `server` to each profile's mcp list; a shipped profile is first copied into the user dir
+    (where a profile of the same name replaces the shipped one). Returns one line per profile."""
+    from agentcli.config.writer import edit_profile_mcp, user_copy
+
+    lines = []
+    for ref in refs:
+        path = user_copy(ref.name, ref.path) if ref.scope == "shipped" else ref.path
+        changed = edit_profile_mcp(path, ref.name, server, enable=True)
+        copied = " (a copy of the shipped profile)" if ref.scope == "shipped" else ""
+        lines.append(f"  {'enabled in' if changed else 'already in'} profile {ref.name}: {path}{copied}")
+    return lines
+
+
 def _add(name: str, command: list[str], url: str | None, env: list[str], env_from: list[str], cwd: str | None,
-         tier: str | None, startup_timeout: float | None, tool_timeout: float | None, force: bool) -> int:
+         tier: str | None, startup_timeout: float | None, tool_timeout: float | None, force: bool,
+         enable: list[str], all_: bool) -> int:
     from agentcli.config.mcp import add_server
     from agentcli.config.paths import settings_file
 
     if bool(command) == bool(url):
         raise UsageError("give either a command after -- or --url", hint="agent mcp add time -- uvx mcp-server-time")
+    targets = _targets(enable, all_)  # an unknown profile is refused before anything is written
     table: dict[str, Any] = {"command": list(command) or None, "url": url, "env": _parse_env(env),
                              "env_from": list(env_from), "cwd": cwd, "tier": tier,
                              "startup_timeout": startup_timeout, "tool_timeout": tool_timeout}
     add_server(name, table, force=force)
-    print(f"Added MCP server {name!r} to {settings_file()}.\n"
-          f"Enable it in a profile with mcp = [\"{name}\"], then check it with: agent doctor --profile PROFILE")
+    print(f"Added MCP server {name!r} to {settings_file()}.")
+    if not targets:
+        print(f"No profile uses it yet: add --enable PROFILE (or --all), or put mcp = [\"{name}\"] in a profile.")
+        return 0
+    for line in _enable(name, targets):
+        print(visible(line, keep_newlines=False))
+    print("Check it with: agent tools --profile PROFILE")
     return 0
 
 
-def _remove(name: str) -> int:
+def _naming(name: str) -> list[Any]:
+    """Every profile file that names the server in its mcp list (shadowed and untrusted ones too:
+    each would fail to load once the server is gone)."""
+    from agentcli.config.discovery import list_profiles
+    from agentcli.config.writer import _profile_mcp
+
+    out = []
+    for ref in list_profiles():
+        try:
+            names = _profile_mcp(ref.path.read_text(encoding="utf-8"), ref.name, ref.path)
+        except (OSError, UsageError):
+            continue
+        if name in names:
+            out.append(ref)
+    return out
+
+
+def _remove(name: str, keep_profiles: bool) -> int:
     from agentcli.config.mcp import remove_server
     from agentcli.config.paths import settings_file
+    from agentcli.config.writer import edit_profile_mcp
 
-    if not remove_server(name):
+    if name not in _shared_names():
         raise UsageError(f"there is no MCP server {name!r} in {settings_file()}", hint="agent mcp list shows them")
-    print(f"Removed MCP server {name!r} from {settings_file()}; profiles that name it in mcp = [...] must drop it.")
+    users = _naming(name)
+    remove_server(name)
+    print(f"Removed MCP server {name!r} from {settings_file()}.")
+    left = []
+    for ref in users:
+        if keep_profiles or ref.scope == "shipped":
+            left.append(ref)
+            continue
+        try:
+            edit_profile_mcp(ref.path, ref.name, name, enable=False)
+        except UsageError as exc:
+            print(visible(f"  profile {ref.name}: {exc.message} ({exc.hint})", keep_newlines=False))
+            continue
+        print(visible(f"  dropped it from profile {ref.name}: {ref.path}", keep_newlines=False))
+    for ref in left:
+        print(visible(f"  profile {ref.name} still names it: {ref.path} (remove {name!r} from its mcp list)",
+                      keep_newlines=False))
     return 0
+
+
+def _shared_names() -> set[str]:
+    from agentcli.config.mcp import _read_settings_table
+
+    return set(_read_settings_table().get("mcp_servers") or {})
 
 
 def execute(action: str, name: str | None = None, json_out: bool = False, argv: list[str] | None = None,
             url: str | None = None, env: list[str] | None = None, env_from: list[str] | None = None,
             cwd: str | None = None, tier: str | None = None, startup_timeout: float | None = None,
-            tool_timeout: float | None = None, force: bool = False) -> int:
+            tool_timeout: float | None = None, force: bool = False, enable: list[str] | None = None,
+            all_: bool = False, keep_profiles: bool = False) -> int:
     if action == "list":
         return _list(json_out)
     assert name is not None
     if action == "add":
-        return _add(name, argv or [], url, env or [], env_from or [], cwd, tier, startup_timeout, tool_timeout, force)
-    return _remove(name)
+        return _add(name, argv or [], url, env or [], env_from or [], cwd, tier, startup_timeout, tool_timeout, force,
+                    enable or [], all_)
+    return _remove(name, keep_profiles)

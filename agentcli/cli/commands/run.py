@@ -34,9 +34,75 @@ def choose_approver(yes: bool, approve: str | None, unsandboxed: bool = False) -
     return PolicyApprover(approve_all=False), mode
 
 
+MAX_PIPED_BYTES = 200_000  # piped material sent with a goal; more is cut, and both sides are told
+
+
+def _stdin_is_data() -> bool:
+    """True when stdin is a pipe or a file someone gave us, not a terminal or an inherited socket or
+    device (reading those could wait forever, or eat a terminal's keys)."""
+    import os
+    import stat
+
+    if sys.stdin is None or sys.stdin.isatty():
+        return False
+    try:
+        mode = os.fstat(sys.stdin.fileno()).st_mode
+    except (OSError, ValueError, AttributeError):  # no real file behind it (an embedding program's stream)
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISREG(mode)
+
+
+def attach_piped(goal: str, data: str, size: int) -> str:
+    """The goal first, then the piped text as a fenced block (a fence longer than any backtick run
+    inside, so the text cannot close it), with a note when it was cut."""
+    import re
+
+    longest = max((len(m) for m in re.findall(r"`+", data)), default=0)
+    fence = "`" * max(3, longest + 1)
+    note = "" if size <= MAX_PIPED_BYTES else (
+        f"\n[only the first {MAX_PIPED_BYTES} of {size} bytes were given; the rest was cut]")
+    return f"{goal}\n\n{fence}\n{data.rstrip(chr(10))}\n{fence}{note}"
+
+
+COUNT_LIMIT = 64 << 20  # past this, a pipe is not read further (`yes | agent run ...` must end)
+
+
+def _drain(stream: Any) -> int:
+    """Bytes left on `stream` (read and dropped in chunks, never held), up to COUNT_LIMIT: the size
+    the warning quotes, and the writer is not left blocked on a full pipe."""
+    total = 0
+    while total < COUNT_LIMIT:
+        chunk = stream.read(1 << 20)
+        if not chunk:
+            break
+        total += len(chunk)
+    return total
+
+
+def _piped(goal: str) -> str:
+    """`cat f.py | agent run "summarise this"`: the goal, then what came down the pipe."""
+    raw = sys.stdin.buffer.read(MAX_PIPED_BYTES + 1) if hasattr(sys.stdin, "buffer") else \
+        sys.stdin.read(MAX_PIPED_BYTES + 1).encode("utf-8", "surrogateescape")
+    if not raw.strip():
+        return goal
+    size = len(raw)
+    if size > MAX_PIPED_BYTES:
+        size += _drain(sys.stdin.buffer) if hasattr(sys.stdin, "buffer") else 0
+        raw = raw[:MAX_PIPED_BYTES]
+        sys.stderr.write(f"agent: warning: piped input is {size} bytes; only the first {MAX_PIPED_BYTES} "
+                         "are sent with the goal (put long material in a file and name it)\n")
+    if b"\x00" in raw:
+        raise UsageError("the piped input looks binary (it holds NUL bytes)",
+                         hint="pipe text, or put the file in the workspace and name it in the goal")
+    return attach_piped(goal, raw.decode("utf-8", "replace"), size)
+
+
 def read_goal(goal: str | None, continuing: bool) -> str | None:
-    """`-` reads the goal from stdin; so does no goal at all when stdin is a pipe (not when continuing)."""
-    if goal != "-" and (goal or continuing or sys.stdin.isatty()):
+    """`-` reads the goal from stdin; so does no goal at all when stdin is a pipe (not when continuing).
+    A goal given with a pipe gets the piped text appended."""
+    if goal and goal != "-":
+        return _piped(goal) if _stdin_is_data() else goal
+    if goal != "-" and (continuing or sys.stdin.isatty()):
         return goal
     data = sys.stdin.read(MAX_GOAL_BYTES + 1)
     if len(data.encode("utf-8", "surrogateescape")) > MAX_GOAL_BYTES:
@@ -65,6 +131,43 @@ async def drive(session: Any, approver: Any, goal: str | None, render: Any, *, k
                 await close()
             await session.close_tool_sources()  # MCP servers live on this event loop: stop them with it
     return done
+
+
+class NothingToDo(UsageError):
+    """`agent run -c` without a goal on a conversation that already has its answer (exit 2)."""
+
+    def __init__(self, session_id: str) -> None:
+        super().__init__(f"nothing to do: session {session_id} already ended with an answer, and no new goal was given",
+                         hint=f'agent run -c "what next"  (or open it: agent chat --resume {session_id})')
+
+
+def _interrupted(session: Any, exc: BaseException) -> int:
+    """Ctrl-C, SIGTERM or SIGHUP during a run: the spinner gone, the session ended and saved (the
+    loop's own clean-up may have been cut short), how to resume said; 128 + the signal."""
+    from agentcli.ui.progress import stop_active
+    from agentcli.ui.signals import exit_code
+
+    stop_active()  # no spinner frame left on the line
+    if not session.ended:
+        session.end(StopReason.INTERRUPTED, "interrupted")
+    if session.transcript:
+        session.transcript.close()
+    why = "interrupted" if exit_code(exc) == 130 else f"ended by {exc}"
+    with contextlib.suppress(OSError):  # after SIGHUP the terminal may be gone
+        sys.stderr.write(f"\nagent: {why}; the transcript is saved. Continue with: agent run --resume {session.id}\n")
+    return exit_code(exc)
+
+
+def finished(history: list[Any]) -> bool:
+    """True when the conversation ends with the model's answer: continuing it without a new goal
+    would only ask the model to answer again (a second, billed turn). A run cut short (last a user
+    line or tool results) is not finished, and `--resume` picks it up."""
+    from agentcli.core.types import Role
+
+    if not history:
+        return True
+    last = history[-1]
+    return last.role is Role.ASSISTANT and not last.tool_calls
 
 
 def _saved(resume: str | None, continue_: bool, workspace: Path | None) -> Any:
@@ -120,6 +223,7 @@ def execute(
     render = _renderer(json_out, quiet)
     continuing = bool(resume or continue_)
     goal = read_goal(goal, continuing)
+    chat_after = interactive and sys.stdin.isatty()
     approver, mode = choose_approver(yes, approve, unsandboxed)
     if unsandboxed:
         make_console(stderr=True).print("! --dangerously-run-unsandboxed: where the OS sandbox cannot "
@@ -131,6 +235,8 @@ def execute(
         workspace = workspace or (Path(saved.meta["workspace"]) if saved.meta.get("workspace") else None)
         tier = tier or saved.meta.get("tier")
         model = model or saved.meta.get("model")  # the session's model unless -m says otherwise
+        if not goal and finished(saved.history) and not (sys.stdin.isatty() and not json_out and not quiet):
+            raise NothingToDo(saved.id)
     elif not goal:
         raise UsageError("no goal given", hint='agent run "what you want done" --profile NAME')
     prof, rule = load_routed(profile, workspace, model, max_turns)
@@ -147,28 +253,34 @@ def execute(
             make_console(stderr=True).print(f"! skipped {saved.skipped_lines} torn line(s) in the transcript", style="yellow")
     start = facts(session, resumed=saved is not None)
     start["provider_rule"] = rule
+    if saved is not None and not goal and finished(saved.history):
+        # `agent run -c` in a terminal on a conversation that has its answer: open it, ask nothing.
+        from agentcli.ui.repl import run_repl
+
+        return run_repl(session, approver)
     if not quiet:
         render(SessionStarted(start))
     elif start["warning"]:
         sys.stderr.write(f"agent: warning: {start['warning']}\n")
+    from agentcli.ui.progress import stop_active
+    from agentcli.ui.signals import ending_signals
+
     try:
-        chat_after = interactive and sys.stdin.isatty()
-        done = aio.run(drive(session, approver, goal, render, keep_open=chat_after))
+        with ending_signals():
+            done = aio.run(drive(session, approver, goal, render, keep_open=chat_after))
     except BrokenPipeError:  # `agent run --json | head -1`: the reader left; end quietly
         return _closed_pipe(session)
-    except KeyboardInterrupt:
-        if not session.ended:  # a second Ctrl-C can cut the loop's own cleanup short
-            session.end(StopReason.INTERRUPTED, "interrupted")
-        if session.transcript:
-            session.transcript.close()
-        sys.stderr.write(f"\nagent: interrupted; the transcript is saved. Continue with: agent run --resume {session.id}\n")
-        return 130
+    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM / SIGHUP (ui.signals)
+        return _interrupted(session, exc)
+    finally:
+        stop_active()
     code = EXIT_CODES.get(done.stop, 1) if done else 1
     if chat_after:
         from agentcli.ui.repl import run_repl
 
-        # Same process, same loop: the chat goes on with the run's HTTP client and MCP servers.
-        return run_repl(session, approver)
+        # Same process, same loop: the chat goes on with the run's HTTP client and MCP servers;
+        # the header is already on the screen.
+        return run_repl(session, approver, header=False)
     if session.transcript:
         session.transcript.close()
     return code
