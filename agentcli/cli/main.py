@@ -283,7 +283,7 @@ def mcp_add(
     enable: Annotated[Optional[list[str]], typer.Option(
         "--enable", help="Enable it in this profile (repeatable; a shipped profile is copied to your profiles dir first).",
         autocompletion=_complete_profile)] = None,
-    all_: Annotated[bool, typer.Option("--all", help="Enable it in every profile of yours and every shipped one.")] = False,
+    all_: Annotated[bool, typer.Option("--all", help="Enable it in every profile of yours and in the default profile.")] = False,
 ) -> None:
     """Add a shared MCP server: agent mcp add NAME [--enable PROFILE | --all] -- COMMAND [ARGS...], or --url URL."""
     _dispatch("mcp", action="add", name=name, argv=command or [], url=url, env=env or [], env_from=env_from or [],

@@ -142,6 +142,8 @@ def test_mcp_add_enables_and_remove_cleans_up_the_profiles(home, tmp_path):
 
     run_agent("mcp", "add", "fz", "--all", *cmd)
     assert 'mcp = ["fz"]' in (home / "config" / "agentcli" / "profiles" / "boxxie.toml").read_text()
+    # --all copies only the default shipped profile: a copy would stop the others' updates reaching the user
+    assert not (home / "config" / "agentcli" / "profiles" / "claude.toml").exists()
     result = run_agent("mcp", "remove", "fz", "--keep-profiles")
     assert "profile mine still names it" in result.stdout
 

@@ -52,12 +52,18 @@ def _list(json_out: bool) -> int:
 
 def _targets(enable: list[str], all_: bool) -> list[Any]:
     """The profiles `--enable NAME` / `--all` mean: the one that wins for each name (as `--profile
-    NAME` would load it); `--all` takes every profile of the user dir and the shipped ones."""
+    NAME` would load it); `--all` takes every profile of the user dir and the default profile.
+
+    A shipped profile is edited by copying it into the user dir, where the copy then wins over
+    later updates of the shipped one, so `--all` copies only the one a bare `agent run` uses.
+    """
     from agentcli.config.discovery import list_profiles
+    from agentcli.config.settings import default_profile
 
     refs = [r for r in list_profiles() if r.trusted and not r.shadowed]
     if all_:
-        return [r for r in refs if r.scope in ("user", "shipped")]
+        default = default_profile().ref
+        return [r for r in refs if r.scope == "user" or (r.scope == "shipped" and r.name == default)]
     out = []
     for name in dict.fromkeys(enable):
         ref = next((r for r in refs if r.name == name), None)
