@@ -13,7 +13,7 @@ from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from agentcli.agent.approval import Approver, Decision
+from agentcli.agent.approval import Approver, Decision, Ruling, rule
 from agentcli.agent.planner import plan_batches
 from agentcli.agent.validate import terse, validate_arguments
 from agentcli.core import jsonsafe
@@ -33,6 +33,7 @@ from agentcli.core.types import Message, ParsedResponse, Tier, Tool, ToolCall, T
 
 if TYPE_CHECKING:
     from agentcli.agent.session import Session
+    from agentcli.tools.base import Judgement
 
 FINALIZE_PROMPT = (
     "You have finished using tools. Reply now with your final answer to the task, in plain text, "
@@ -328,7 +329,9 @@ class Agent:
                     error = ev
                 else:
                     yield ev
-            if error is None and tool is not None and tool.spec.read_only and not tool.spec.interactive:
+            judgement = s.judge(call) if error is None else None
+            if (judgement is not None and tool is not None and tool.spec.read_only and not tool.spec.interactive
+                    and judgement.raise_tier is None and self._rule(call, judgement) == "run"):
                 batch.append(call)
                 continue
             async for ev in self._run_batch(batch, results):
@@ -336,16 +339,26 @@ class Agent:
             batch = []
             if error is not None and not s.layers.messages:
                 error = terse(error, call, known=tool is not None)
-            if error is not None:
-                result = ToolResult(call.id, call.name, False, error.render(), error)
-                s.record_result(result)
-                results.append(result)
-                yield ToolFinished(call, result)
+            if error is not None or judgement is None:
+                assert error is not None
+                self._fail(call, error, results)
+                yield ToolFinished(call, results[-1])
                 continue
-            async for ev in self._approve_and_run(call, results):
+            async for ev in self._approve_and_run(call, judgement, results):
                 yield ev
         async for ev in self._run_batch(batch, results):
             yield ev
+
+    def _fail(self, call: ToolCall, error: ToolError, results: list[ToolResult]) -> None:
+        result = ToolResult(call.id, call.name, False, error.render(), error)
+        self.s.record_result(result)
+        results.append(result)
+
+    def _rule(self, call: ToolCall, judgement: Judgement) -> Ruling:
+        s = self.s
+        spec = self._spec(call)
+        return rule(judgement, spec, name=call.name, mode=s.approve_mode, always=s.always,
+                    contained=_contained() if spec.sandboxed else True)
 
     async def _precheck(self, call: ToolCall) -> AsyncIterator[Any]:
         """Yield events, and a ToolError when the call must not run."""
@@ -363,25 +376,29 @@ class Agent:
                 ErrorCode.VALIDATION, f"Unknown tool {call.name!r}.", f"Use one of the available tools: {names}."
             )
             return
+        if tool.spec.tier > s.max_tier:
+            yield s.tier_grant().over_cap(tool.spec.tier, f"tool {call.name!r}")
+            return
         refused = s.registry.check(call.name, s.max_tier, s.profile.tools.allow, s.profile.tools.deny)
         if refused is not None:
             yield refused
             return
-        if tool.spec.tier > s.tier:
-            granted = False
-            async for ev in self._escalate(call, tool.spec.tier):
-                if isinstance(ev, bool):
-                    granted = ev
+        if tool.spec.tier > s.tier:  # a tool it was not offered: asking for it is the tier checkpoint
+            message = (f"The model wants to use {call.name}, which needs the {tool.spec.tier.label} tier "
+                       f"(the session is at {s.tier.label}). Raise the tier to {tool.spec.tier.label} and run it?")
+            refusal: ToolError | None = None
+            asked = False
+            async for ev in self._raise_tier(call, tool.spec.tier, message, s.preview(call)):
+                if isinstance(ev, ToolError):
+                    refusal = ev
                 else:
+                    asked |= isinstance(ev, Checkpoint)
                     yield ev
-            if not granted:
-                yield ToolError.of(
-                    ErrorCode.PERMISSION,
-                    f"Tool {call.name!r} needs the {tool.spec.tier.label} tier; this session is at the "
-                    f"{s.tier.label} tier and raising it was not approved.",
-                    f"Use the tools available now: {names}.",
-                )
+            if refusal is not None:
+                yield refusal
                 return
+            if asked:  # a person saw this call at the tier checkpoint: it is not asked about twice
+                self._approved = call
         size = len(jsonsafe.dumps(call.arguments, ensure_ascii=False, default=str).encode())
         if size > s.profile.limits.max_tool_args_bytes:
             yield ToolError.of(
@@ -415,27 +432,35 @@ class Agent:
             if decision.action not in ("retry", "yes"):
                 raise _Stop(StopReason.STUCK, f"stuck: the model kept repeating {call.name} with the same arguments")
 
-    async def _escalate(self, call: ToolCall, needed: Tier) -> AsyncIterator[Any]:
+    async def _raise_tier(self, call: ToolCall, needed: Tier, message: str, preview: str) -> AsyncIterator[Any]:
+        """The tier checkpoint: yield events, and a ToolError when the tier stays where it is.
+        Never past the cap; pre-approved tiers (--approve edits, --yes) rise without asking."""
         s = self.s
-        if needed > s.max_tier:
-            yield False
+        grant = s.tier_grant()
+        if needed <= s.tier:
             return
-        cp = Checkpoint(
-            CheckpointKind.TIER_ESCALATION,
-            f"The model wants to use {call.name}, which needs the {needed.label} tier "
-            f"(the session is at {s.tier.label}). Raise the tier to {needed.label} and run it?",
-            call, preview=s.preview(call), options=("yes", "no", "abort"),
-        )
+        if needed > grant.cap:
+            yield grant.over_cap(needed, f"raising the tier to {needed.label}")
+            return
+        if needed <= grant.preapproved:
+            s.set_tier(needed)
+            yield Notice("info", f"tier raised to {needed.label} (pre-approved)", "tier")
+            return
+        cp = Checkpoint(CheckpointKind.TIER_ESCALATION, message, call, preview=preview, options=("yes", "no", "abort"))
         yield cp
-        decision = await self.approver.decide(cp)
-        _stop_if_final(decision)
+        decision = await self._checkpoint(cp)
+        _stop_if_final(decision, grant.unapproved_hint(needed))
         if decision.action in ("yes", "always"):
             s.set_tier(needed)
-            self._approved = call
             yield Notice("info", f"tier raised to {needed.label}", "tier")
-            yield True
-        else:
-            yield False
+            return
+        names = ", ".join(t.name for t in s.visible_tools()) or "(none)"
+        yield ToolError.of(
+            ErrorCode.PERMISSION,
+            f"Raising the tier to {needed.label} was not approved"
+            + (f": {decision.text}" if decision.text else "") + f"; this session stays at the {s.tier.label} tier.",
+            f"Use the tools available now: {names}.", tier=s.tier.label, needed=needed.label,
+        )
 
     def _spec(self, call: ToolCall) -> Tool:
         """The spec of a call that passed the precheck (so its tool exists)."""
@@ -448,29 +473,8 @@ class Agent:
         self.s.log_decision(cp, decision)
         return decision
 
-    def _needs_approval(self, call: ToolCall) -> tuple[bool, str | None]:
-        """(ask?, refusal reason). Read-only tools never ask; shell rules can deny outright."""
-        s = self.s
-        tool = s.registry.get(call.name)
-        assert tool is not None
-        if not tool.spec.needs_approval:
-            return False, None
-        verdict = s.judge_command(call) if tool.spec.runs_commands else None
-        if verdict is not None and verdict.decision == "deny":
-            return False, verdict.reason
-        if tool.spec.sandboxed and not _contained():
-            return True, None  # no OS sandbox: a human sees every command, whatever rules or --yes say
-        if call.name in s.always:
-            return False, None
-        if verdict is not None and verdict.decision == "allow":
-            return False, None
-        if s.approve_mode == "all":
-            return False, None
-        if s.approve_mode == "edits" and tool.spec.tier <= Tier.WALK:
-            return False, None
-        return True, None
-
-    async def _approve_and_run(self, call: ToolCall, results: list[ToolResult]) -> AsyncIterator[AgentEvent]:
+    async def _approve_and_run(self, call: ToolCall, judgement: Judgement,
+                               results: list[ToolResult]) -> AsyncIterator[AgentEvent]:
         s = self.s
         tool = s.registry.get(call.name)
         assert tool is not None
@@ -486,44 +490,70 @@ class Agent:
             results.append(result)
             yield ToolFinished(call, result)
             return
-        ask, refusal = self._needs_approval(call)
-        if refusal:
-            err = ToolError.of(ErrorCode.PERMISSION, f"The shell rules refuse this command: {refusal}",
-                               "Use a different command, or ask the user to change the profile's [bash] rules.")
-            result = ToolResult(call.id, call.name, False, err.render(), err)
-            s.record_result(result)
-            results.append(result)
-            yield ToolFinished(call, result)
+        ruling = self._rule(call, judgement)
+        if ruling == "refuse":
+            self._fail(call, judgement.error or ToolError.of(
+                ErrorCode.PERMISSION, f"Refused: {judgement.reason or 'this call is not allowed'}",
+                judgement.hint or "Do something else; this call will not be run."), results)
+            yield ToolFinished(call, results[-1])
             return
-        preapproved, self._approved = self._approved is call, None
-        if ask and not preapproved:
-            uncontained = tool.spec.sandboxed and not _contained()
-            cp = Checkpoint(
-                CheckpointKind.APPROVE_TOOL, f"Run {call.name}{' outside any sandbox' if uncontained else ''}?", call,
-                preview=s.preview(call), options=("yes", "no", "always", "edit", "abort"), uncontained=uncontained,
-            )
-            yield cp
-            decision = await self._checkpoint(cp)
-            _stop_if_final(decision)
-            if decision.action == "always":
-                s.always.add(call.name)
-            elif decision.action == "edit" and decision.arguments is not None:
-                invalid = validate_arguments(tool.spec, decision.arguments)
-                if invalid is None:
-                    call = ToolCall(call.name, decision.arguments, call.id, call.raw, call.dialect)
+        if judgement.raise_tier is not None:  # the call is a tier request: its checkpoint is the tier's
+            needed = judgement.raise_tier
+            message = (f"The model asks to raise the tier from {s.tier.label} to {needed.label}, to "
+                       f"{_TIER_USE.get(needed, 'use more tools')}. Allow it?")
+            refusal: ToolError | None = None
+            async for ev in self._raise_tier(call, needed, message, judgement.preview):
+                if isinstance(ev, ToolError):
+                    refusal = ev
                 else:
-                    decision = Decision("no", text=f"the edited arguments were invalid: {invalid.message}")
-            if decision.action in ("no", "skip") or (decision.action == "edit" and decision.arguments is None):
-                why = decision.text or "The user declined this call."
-                err = ToolError.of(ErrorCode.PERMISSION, f"Not approved: {why}",
-                                   "Do something else, or ask the user what they want with ask_user.")
-                result = ToolResult(call.id, call.name, False, err.render(), err)
-                s.record_result(result)
-                results.append(result)
-                yield ToolFinished(call, result)
+                    yield ev
+            if refusal is not None:
+                self._fail(call, refusal, results)
+                yield ToolFinished(call, results[-1])
                 return
+        elif ruling == "ask" and not (self._approved is call and not (tool.spec.sandboxed and not _contained())):
+            approved: ToolCall | None = None
+            async for ev in self._ask(call, judgement, results):
+                if isinstance(ev, ToolCall):
+                    approved = ev
+                else:
+                    yield ev
+            if approved is None:
+                return
+            call = approved
+        self._approved = None
         async for ev in self._run_batch([call], results):
             yield ev
+
+    async def _ask(self, call: ToolCall, judgement: Judgement, results: list[ToolResult]) -> AsyncIterator[Any]:
+        """The approval checkpoint for one call; yields events, then the call to run (maybe edited),
+        or records a refusal result."""
+        s = self.s
+        spec = self._spec(call)
+        uncontained = spec.sandboxed and not _contained()
+        cp = Checkpoint(
+            CheckpointKind.APPROVE_TOOL, f"Run {call.name}{' outside any sandbox' if uncontained else ''}?", call,
+            preview=judgement.preview, options=("yes", "no", "always", "edit", "abort"), uncontained=uncontained,
+        )
+        yield cp
+        decision = await self._checkpoint(cp)
+        _stop_if_final(decision, "--yes approves it ahead of time" if spec.read_only or spec.tier > Tier.WALK
+                       else "--approve edits approves it ahead of time (so does --yes)")
+        if decision.action == "always":
+            s.always.add(call.name)
+        elif decision.action == "edit" and decision.arguments is not None:
+            invalid = validate_arguments(spec, decision.arguments)
+            if invalid is None:
+                call = ToolCall(call.name, decision.arguments, call.id, call.raw, call.dialect)
+            else:
+                decision = Decision("no", text=f"the edited arguments were invalid: {invalid.message}")
+        if decision.action in ("no", "skip") or (decision.action == "edit" and decision.arguments is None):
+            why = decision.text or "The user declined this call."
+            self._fail(call, ToolError.of(ErrorCode.PERMISSION, f"Not approved: {why}",
+                                          "Do something else, or ask the user what they want with ask_user."), results)
+            yield ToolFinished(call, results[-1])
+            return
+        yield call
 
     async def _run_batch(self, batch: list[ToolCall], results: list[ToolResult]) -> AsyncIterator[AgentEvent]:
         if not batch:
@@ -547,12 +577,17 @@ class Agent:
                 yield ToolFinished(call, result, elapsed)
 
 
-def _stop_if_final(decision: Decision) -> None:
-    """An abort, or a refusal with nobody to ask (no terminal, no --yes), ends the run (exit 3)."""
+def _stop_if_final(decision: Decision, hint: str = "") -> None:
+    """An abort, or a refusal with nobody to ask (no terminal, no --yes), ends the run (exit 3);
+    `hint` names the flag that would have approved it ahead of time."""
     if decision.action == "abort":
         raise _Stop(StopReason.ABORTED, decision.text or "aborted at a checkpoint")
     if decision.action == "refuse":
-        raise _Stop(StopReason.REFUSED, decision.text or "a needed approval was refused")
+        text = decision.text or "a needed approval was refused"
+        raise _Stop(StopReason.REFUSED, text + (f"; {hint}" if hint else ""))
+
+
+_TIER_USE = {Tier.WALK: "change files in the workspace", Tier.RUN: "run commands"}
 
 
 _CUT_WORDS = {"length": "cut off at the output length limit", "empty": "empty"}

@@ -84,7 +84,7 @@ class ToolContext:
         """Per-session state a tool keeps between calls (its plan, its processes), made on first use."""
         if key not in self._kept:
             self._kept[key] = factory()
-        return self._kept[key]  # type: ignore[no-any-return]
+        return self._kept[key]
 
     def all_kept(self) -> list[Any]:
         return list(self._kept.values())
@@ -100,10 +100,23 @@ class ToolContext:
         return max(40, min(2000, self.budget // 4))
 
 
+@dataclass(frozen=True, slots=True)
+class TierView:
+    """What a tool may know when it is offered: the tier now, the cap, and which (allowed) tools
+    each tier between them would add."""
+
+    tier: Tier
+    cap: Tier
+    locked: dict[Tier, list[str]] = field(default_factory=dict)
+
+
 class BuiltinTool:
     """One built-in tool. Subclasses set `spec` and implement `run`."""
 
     spec: Tool
+    # False: a call changes no workspace file (only the tool's or the session's own state), so
+    # the session takes no before/after snapshot of the workspace around it.
+    changes_files: bool = True
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> str:
         raise NotImplementedError
@@ -111,6 +124,11 @@ class BuiltinTool:
     def preview(self, args: dict[str, Any], ctx: ToolContext) -> str:
         """What the approval checkpoint shows; read-only tools show nothing."""
         return ""
+
+    def offered(self, view: TierView) -> Tool | None:
+        """The spec to send the model now, or None to leave it out (a tool about the tiers
+        themselves is shaped by them); most tools are always the same."""
+        return self.spec
 
     def judge(self, args: dict[str, Any], ctx: ToolContext) -> Judgement:
         """This call's verdict. The default reads the spec: a tool that `needs_approval` asks with

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from agentcli.core.errors import ErrorCode, ToolFailure
 from agentcli.core.types import Tier, Tool
-from agentcli.tools.base import BuiltinTool, ToolContext, arg_int, arg_str
+from agentcli.tools.base import BuiltinTool, Judgement, ToolContext, arg_int, arg_str
 
 if TYPE_CHECKING:
     import asyncio
@@ -275,6 +275,19 @@ class Bash(BuiltinTool):
         if not out.total and not err.total:
             parts.append("(no output)")
         return "\n".join(parts)
+
+    def judge(self, args: dict[str, Any], ctx: ToolContext) -> Judgement:
+        """The profile's shell rules on this command line (and its env): deny refuses, allow runs
+        unasked, anything else asks. The OS sandbox contains it either way; this is the second layer."""
+        from agentcli.tools.shell_rules import judge
+
+        env = args.get("env")
+        verdict = judge(str(args.get("command", "")), ctx.bash, env if isinstance(env, dict) else None)
+        if verdict.decision == "deny":
+            return Judgement.refuse(f"The shell rules refuse this command: {verdict.reason}",
+                                    "Use a different command, or ask the user to change the profile's [bash] rules.")
+        preview = self.preview(args, ctx)
+        return Judgement.allow(preview) if verdict.decision == "allow" else Judgement.ask(preview)
 
     def preview(self, args: dict[str, Any], ctx: ToolContext) -> str:
         command = args.get("command") if isinstance(args.get("command"), str) else ""

@@ -6,7 +6,7 @@ from typing import Any
 
 from agentcli.core.errors import ErrorCode, ToolFailure
 from agentcli.core.types import Tier, Tool
-from agentcli.tools.base import BuiltinTool, ToolContext, arg_str, decode_text, unified_diff
+from agentcli.tools.base import BuiltinTool, Judgement, ToolContext, arg_str, decode_text, unified_diff
 
 
 class EditFile(BuiltinTool):
@@ -106,6 +106,11 @@ class EditFile(BuiltinTool):
         if ctx.result_mode == "detailed":
             return summary + "\n" + unified_diff(_old, new_text, rel)
         return summary
+
+    def judge(self, args: dict[str, Any], ctx: ToolContext) -> Judgement:
+        """An edit that cannot apply (bad path, no match) is refused with its error before anyone is asked."""
+        rel, old, new, _ = self._plan(args, ctx)
+        return Judgement.ask(unified_diff(old, new, rel))
 
     def preview(self, args: dict[str, Any], ctx: ToolContext) -> str:
         try:

@@ -6,7 +6,7 @@ from typing import Any
 
 from agentcli.core.errors import ErrorCode, ToolFailure
 from agentcli.core.types import Tier, Tool
-from agentcli.tools.base import BuiltinTool, ToolContext, arg_bool, arg_str, unified_diff
+from agentcli.tools.base import BuiltinTool, Judgement, ToolContext, arg_bool, arg_str, unified_diff
 
 
 class WriteFile(BuiltinTool):
@@ -71,6 +71,12 @@ class WriteFile(BuiltinTool):
             return f"Appended {len(args['content'].encode())} bytes to {rel} (now {len(data)} bytes, {lines} {noun})."
         verb = "Replaced" if existed else "Created"
         return f"{verb} {rel} ({len(data)} bytes, {lines} {noun})."
+
+    def judge(self, args: dict[str, Any], ctx: ToolContext) -> Judgement:
+        """A path outside the workspace, protected or a folder is refused before anyone is asked;
+        otherwise a person sees the diff."""
+        rel, old, new, _ = self._plan(args, ctx)
+        return Judgement.ask(unified_diff(old.decode("utf-8", "replace"), new.decode("utf-8", "replace"), rel))
 
     def preview(self, args: dict[str, Any], ctx: ToolContext) -> str:
         try:
