@@ -26,8 +26,10 @@ BUILTINS: dict[str, str] = {
     "submit": "submit:TOOL",
     "ask_user": "ask_user:TOOL",
     "request_tier": "request_tier:TOOL",
+    "git": "git:TOOL",
     "write_file": "write_file:TOOL",
     "edit_file": "edit_file:TOOL",
+    "git_write": "git_write:TOOL",
     "bash": "bash:TOOL",
 }
 

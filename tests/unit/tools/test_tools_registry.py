@@ -16,8 +16,8 @@ from agentcli.tools.base import BuiltinTool
 from agentcli.tools.executor import execute
 from agentcli.tools.registry import BUILTINS, ToolRegistry, default_registry
 
-CRAWL = {"read_file", "list_files", "search", "think", "submit", "ask_user"}
-WALK = CRAWL | {"write_file", "edit_file"}
+CRAWL = {"read_file", "list_files", "search", "think", "submit", "ask_user", "git"}
+WALK = CRAWL | {"write_file", "edit_file", "git_write"}
 RUN = WALK | {"bash"}
 
 
@@ -107,7 +107,8 @@ def test_required_lists():
     reg = default_registry()
     want = {"read_file": ["path"], "list_files": [], "search": ["pattern"], "write_file": ["path", "content"],
             "edit_file": ["path", "old_content", "new_content"], "bash": ["command"], "think": ["thought"],
-            "submit": ["answer"], "ask_user": ["question"], "request_tier": ["tier", "reason"]}
+            "submit": ["answer"], "ask_user": ["question"], "request_tier": ["tier", "reason"], "git": ["action"],
+            "git_write": ["action"]}
     assert {n: reg.get(n).spec.parameters["required"] for n in want} == want
 
 
