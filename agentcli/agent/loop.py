@@ -575,6 +575,8 @@ class Agent:
                 s.record_result(result)
                 results.append(result)
                 yield ToolFinished(call, result, elapsed)
+            for ev in s.tool_events():  # what the tools reported as they ran (a plan update)
+                yield ev
 
 
 def _stop_if_final(decision: Decision, hint: str = "") -> None:

@@ -226,6 +226,11 @@ class Session:
         except Exception as exc:  # a judge's bug must not let the call run unseen
             return Judgement.ask(f"(no preview: {type(exc).__name__}: {exc})")
 
+    def tool_events(self) -> list[Any]:
+        """Events the tools reported since the last call (a plan update), handed on once."""
+        events, self.tool_ctx.events[:] = list(self.tool_ctx.events), []
+        return events
+
     def preview(self, call: ToolCall) -> str:
         tool = self.registry.get(call.name)
         try:

@@ -70,6 +70,13 @@ class Notice:
     code: str = ""
 
 
+@dataclass(slots=True)
+class PlanUpdated:
+    """The model's plan changed (the todo tool): each item's text and status, shown live."""
+
+    items: list[dict[str, str]] = field(default_factory=list)  # {"content": ..., "status": pending|in_progress|done}
+
+
 class CheckpointKind(str, Enum):
     APPROVE_TOOL = "approve_tool"
     TIER_ESCALATION = "tier_escalation"
@@ -129,4 +136,5 @@ class SessionStarted:
     facts: dict[str, Any] = field(default_factory=dict)
 
 
-AgentEvent = StreamEvent | TurnStarted | ToolStarted | ToolFinished | RetryScheduled | Notice | Checkpoint | Done
+AgentEvent = (StreamEvent | TurnStarted | ToolStarted | ToolFinished | RetryScheduled | Notice | PlanUpdated
+              | Checkpoint | Done)

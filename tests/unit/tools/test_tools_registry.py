@@ -16,7 +16,7 @@ from agentcli.tools.base import BuiltinTool
 from agentcli.tools.executor import execute
 from agentcli.tools.registry import BUILTINS, ToolRegistry, default_registry
 
-CRAWL = {"read_file", "list_files", "search", "think", "submit", "ask_user", "git"}
+CRAWL = {"read_file", "list_files", "search", "think", "submit", "ask_user", "git", "todo", "fetch_url"}
 WALK = CRAWL | {"write_file", "edit_file", "git_write"}
 RUN = WALK | {"bash"}
 
@@ -108,7 +108,7 @@ def test_required_lists():
     want = {"read_file": ["path"], "list_files": [], "search": ["pattern"], "write_file": ["path", "content"],
             "edit_file": ["path", "old_content", "new_content"], "bash": ["command"], "think": ["thought"],
             "submit": ["answer"], "ask_user": ["question"], "request_tier": ["tier", "reason"], "git": ["action"],
-            "git_write": ["action"]}
+            "git_write": ["action"], "todo": ["items"], "fetch_url": ["url"]}
     assert {n: reg.get(n).spec.parameters["required"] for n in want} == want
 
 
