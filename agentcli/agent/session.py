@@ -264,7 +264,10 @@ class Session:
         """Workspace-relative paths the call names, or None: it may change anything (a shell)."""
         from agentcli.core.errors import ToolFailure
 
-        paths = tool.changed_paths(call.arguments)
+        try:
+            paths = tool.checkpoint_paths(call.arguments, self.tool_ctx)
+        except ToolFailure:
+            return []  # the tool refuses this call too: nothing will change
         if not paths:
             return None
         out = []

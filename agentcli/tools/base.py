@@ -144,6 +144,12 @@ class BuiltinTool:
         session then compares a bounded snapshot of the workspace before and after."""
         return []
 
+    def checkpoint_paths(self, args: dict[str, Any], ctx: ToolContext) -> list[str] | None:
+        """The files to snapshot before and after the call (for `agent undo`), taken once before it
+        runs; None (or empty) snapshots the whole workspace (bounded). A tool that changes folders
+        lists the files inside them here."""
+        return self.changed_paths(args) or None
+
     def touched_paths(self, args: dict[str, Any]) -> list[str]:
         """Workspace paths this call reads or writes (so AGENTS.md files on the way are loaded)."""
         return self.changed_paths(args)

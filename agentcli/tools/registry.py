@@ -31,6 +31,10 @@ BUILTINS: dict[str, str] = {
     "fetch_url": "fetch_url:TOOL",
     "write_file": "write_file:TOOL",
     "edit_file": "edit_file:TOOL",
+    "move": "move:TOOL",
+    "copy": "copy:TOOL",
+    "delete": "delete:TOOL",
+    "make_dir": "make_dir:TOOL",
     "git_write": "git_write:TOOL",
     "bash": "bash:TOOL",
 }

@@ -17,7 +17,7 @@ from agentcli.tools.executor import execute
 from agentcli.tools.registry import BUILTINS, ToolRegistry, default_registry
 
 CRAWL = {"read_file", "list_files", "search", "think", "submit", "ask_user", "git", "todo", "fetch_url"}
-WALK = CRAWL | {"write_file", "edit_file", "git_write"}
+WALK = CRAWL | {"write_file", "edit_file", "git_write", "move", "copy", "delete", "make_dir"}
 RUN = WALK | {"bash"}
 
 
@@ -108,7 +108,9 @@ def test_required_lists():
     want = {"read_file": ["path"], "list_files": [], "search": ["pattern"], "write_file": ["path", "content"],
             "edit_file": ["path", "old_content", "new_content"], "bash": ["command"], "think": ["thought"],
             "submit": ["answer"], "ask_user": ["question"], "request_tier": ["tier", "reason"], "git": ["action"],
-            "git_write": ["action"], "todo": ["items"], "fetch_url": ["url"]}
+            "git_write": ["action"], "todo": ["items"], "fetch_url": ["url"],
+            "move": ["source", "destination"], "copy": ["source", "destination"], "delete": ["path"],
+            "make_dir": ["path"]}
     assert {n: reg.get(n).spec.parameters["required"] for n in want} == want
 
 
