@@ -142,6 +142,7 @@ class Agent:
         done = Done(
             step.stop, answer, st.turns, st.usage, st.tools_run,
             list(dict.fromkeys(s.files_changed[changed_before:])), round(time.monotonic() - started, 3), error,
+            s.running(),
         )
         s.end(step.stop, error, answer)
         yield done

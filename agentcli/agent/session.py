@@ -171,9 +171,22 @@ class Session:
         return notes + await self.mcp.start(self.registry)
 
     async def close_tool_sources(self) -> None:
-        """Stop the MCP servers with the session (or with its event loop)."""
+        """Stop the MCP servers and whatever the tools keep running (background processes) with the
+        session (or with its event loop)."""
+        from agentcli.tools.base import SessionResource
+
         if self.mcp is not None:
             await self.mcp.aclose()
+        for kept in self.tool_ctx.all_kept():
+            if isinstance(kept, SessionResource):
+                await kept.aclose()
+
+    def running(self) -> list[str]:
+        """What the tools keep running for this session (background processes), one line each."""
+        from agentcli.tools.base import SessionResource
+
+        return [line for kept in self.tool_ctx.all_kept() if isinstance(kept, SessionResource)
+                for line in kept.summary()]
 
     def set_tier(self, tier: Tier) -> None:
         self.tier = min(tier, self.max_tier)

@@ -126,6 +126,7 @@ class Done:
     files_changed: list[str] = field(default_factory=list)
     elapsed_s: float = 0.0
     error: str | None = None
+    background: list[str] = field(default_factory=list)  # processes the tools keep running (stopped with the session)
 
 
 @dataclass(slots=True)

@@ -193,6 +193,7 @@ async def run_trial(subject: Subject, scenario_name: str, variant: str = "on", i
                 events.append(ev)
         finally:
             await session.provider.aclose()
+            await session.close_tool_sources()  # background processes a scenario started
         elapsed = (time.perf_counter() - started) * 1000
         done = events[-1]
         assert isinstance(done, Done)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, runtime_checkable
 
 from agentcli.core.errors import ErrorCode, ToolError, ToolFailure
 from agentcli.core.types import Tier, Tool
@@ -64,6 +64,16 @@ class Judgement:
     @classmethod
     def refuse(cls, reason: str, hint: str = "") -> Judgement:
         return cls("refuse", reason=reason, hint=hint)
+
+
+@runtime_checkable
+class SessionResource(Protocol):
+    """Per-session tool state that holds something running (background processes): listed in the
+    run summary and closed with the session."""
+
+    def summary(self) -> list[str]: ...
+
+    async def aclose(self) -> None: ...
 
 
 @dataclass(slots=True)

@@ -37,6 +37,7 @@ BUILTINS: dict[str, str] = {
     "make_dir": "make_dir:TOOL",
     "git_write": "git_write:TOOL",
     "bash": "bash:TOOL",
+    "background": "background:TOOL",
 }
 
 

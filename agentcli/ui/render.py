@@ -215,5 +215,7 @@ class TerminalRenderer:
         self.err.print(styled((f"■ {d.stop}", color), " ", (f"· {' · '.join(parts)}", "dim")))
         if d.files_changed:
             self.err.print(styled(("files changed: ", "dim"), ", ".join(d.files_changed)))
+        for line in d.background:
+            self.err.print(styled(("background ", "dim"), line, (" · stopped when the session ends", "dim")))
         if d.error:
             self.err.print(styled((redact(d.error), color)))

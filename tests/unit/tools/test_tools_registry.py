@@ -18,7 +18,7 @@ from agentcli.tools.registry import BUILTINS, ToolRegistry, default_registry
 
 CRAWL = {"read_file", "list_files", "search", "think", "submit", "ask_user", "git", "todo", "fetch_url"}
 WALK = CRAWL | {"write_file", "edit_file", "git_write", "move", "copy", "delete", "make_dir"}
-RUN = WALK | {"bash"}
+RUN = WALK | {"bash", "background"}
 
 
 def test_tiers_nest_and_hide_what_is_above():
@@ -40,7 +40,7 @@ def test_below_the_cap_the_tier_request_is_offered_with_what_each_tier_adds():
     assert full.parameters["properties"]["tier"]["enum"] == ["walk", "run"]
     assert "bash" in full.description and "edit_file" not in full.description  # denied tools are not promised
     assert "request_tier" not in {t.name for t in reg.visible(Tier.WALK, None, [], cap=Tier.WALK)}
-    assert "request_tier" not in {t.name for t in reg.visible(Tier.WALK, None, ["bash"], cap=Tier.RUN)}
+    assert "request_tier" not in {t.name for t in reg.visible(Tier.WALK, None, ["bash", "background"], cap=Tier.RUN)}
 
 
 def test_read_only_flag_matches_the_tier_design():
@@ -110,7 +110,7 @@ def test_required_lists():
             "submit": ["answer"], "ask_user": ["question"], "request_tier": ["tier", "reason"], "git": ["action"],
             "git_write": ["action"], "todo": ["items"], "fetch_url": ["url"],
             "move": ["source", "destination"], "copy": ["source", "destination"], "delete": ["path"],
-            "make_dir": ["path"]}
+            "make_dir": ["path"], "background": ["action"]}
     assert {n: reg.get(n).spec.parameters["required"] for n in want} == want
 
 
