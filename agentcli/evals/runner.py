@@ -136,6 +136,8 @@ def _prepare(profile: Profile, scenario: sc_table.Scenario, layers: Layers) -> P
     p.limits.max_turns = min(p.limits.max_turns, MAX_TURNS)
     for key, value in scenario.limits.items():
         setattr(p.limits, key, value)
+    for key, value in scenario.bash.items():
+        setattr(p.bash, key, value)
     if not layers.fallback:
         p.tools.call_parser = "native"  # calls only from the plan's own form (native fields or the prompted dialect)
     return p
@@ -158,7 +160,10 @@ async def run_trial(subject: Subject, scenario_name: str, variant: str = "on", i
         ws = root / "workspace"
         ws.mkdir()
         for rel, text in scenario.files.items():
+            (ws / rel).parent.mkdir(parents=True, exist_ok=True)
             (ws / rel).write_text(text, encoding="utf-8")
+        if scenario.prepare is not None:
+            scenario.prepare(ws)
         for rel, text in scenario.outside.items():
             (root / rel).write_text(text, encoding="utf-8")
         before = sc_table.snapshot(root, ws)

@@ -16,7 +16,7 @@ from agentcli.core.types import Tier, Tool
 from agentcli.tools.base import BuiltinTool, Judgement, ToolContext, arg_int, arg_str
 
 ACTIONS = ("start", "status", "logs", "stop")
-STARTUP_S = 1.0  # how long start watches for an immediate failure before it returns
+STARTUP_S = 0.5  # how long start watches for an immediate failure before it returns
 
 
 class BackgroundTool(BuiltinTool):
