@@ -24,8 +24,8 @@ class RequestTier(BuiltinTool):
     spec = Tool(
         name="request_tier",
         description=(
-            "Ask the user for a higher tier when the task needs tools you were not given yet; the user approves "
-            "or declines, and approved, the new tools are offered from your next turn.\n"
+            "Ask the user for a higher tier when the task needs tools you were not given yet. The user approves "
+            "or declines; approved, the new tools are offered from your next turn.\n"
             "Use it when: the task needs you to change files or run commands and no offered tool can.\n"
             "Do not use it to read or search (you can already), or for a tier you already have. Edge cases: one "
             "request per tier; a declined request stays declined, so continue with the tools you have.\n"

@@ -24,7 +24,7 @@ class Todo(BuiltinTool):
     spec = Tool(
         name="todo",
         description=(
-            "Write your plan for the task as a list of steps with a status each, and update it as you go; the user "
+            "Write your plan for the task as a list of steps, each with a status. Update it as you go: the user "
             "sees it live. Send the whole list every time.\n"
             "Use it when: the task has three or more steps, or the user gave you several things to do.\n"
             "Do not use it for a one-step task, or as a place for notes (use think). Edge cases: at most one step "
