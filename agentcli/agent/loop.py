@@ -111,6 +111,7 @@ class Agent:
         # The call approved together with its tier escalation (asked once). Held by identity, never by
         # id: a model may reuse ids, and a reused id must not skip the next approval.
         self._approved: ToolCall | None = None
+        self._declined: set[Tier] = set()  # tiers a person refused in this run: not asked again
 
     async def run(self, user_text: str | None) -> AsyncGenerator[AgentEvent, None]:
         """Drive turns until one returns a final step; the last event is always `Done`."""
@@ -447,6 +448,13 @@ class Agent:
             s.set_tier(needed)
             yield Notice("info", f"tier raised to {needed.label} (pre-approved)", "tier")
             return
+        if needed in self._declined:
+            yield ToolError.of(
+                ErrorCode.PERMISSION, f"The user already declined the {needed.label} tier for this request; "
+                f"this session stays at the {s.tier.label} tier.",
+                "Continue with the tools you have, or say in your answer what you would need.",
+                tier=s.tier.label, needed=needed.label)
+            return
         cp = Checkpoint(CheckpointKind.TIER_ESCALATION, message, call, preview=preview, options=("yes", "no", "abort"))
         yield cp
         decision = await self._checkpoint(cp)
@@ -455,6 +463,7 @@ class Agent:
             s.set_tier(needed)
             yield Notice("info", f"tier raised to {needed.label}", "tier")
             return
+        self._declined.add(needed)
         names = ", ".join(t.name for t in s.visible_tools()) or "(none)"
         yield ToolError.of(
             ErrorCode.PERMISSION,

@@ -27,8 +27,8 @@ class RequestTier(BuiltinTool):
             "Ask the user for a higher tier when the task needs tools you were not given yet. The user approves "
             "or declines; approved, the new tools are offered from your next turn.\n"
             "Use it when: the task needs you to change files or run commands and no offered tool can.\n"
-            "Do not use it to read or search (you can already), or for a tier you already have. Edge cases: one "
-            "request per tier; a declined request stays declined, so continue with the tools you have.\n"
+            "Do not use it to read or search (you can already), or for a tier you already have. Edge cases: a "
+            "declined tier is not asked for again in this request, so continue with the tools you have.\n"
             'Example: {"tier": "walk", "reason": "fix the typo in greeting.py"}'
         ),
         parameters={

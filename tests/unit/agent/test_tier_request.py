@@ -152,3 +152,15 @@ async def test_a_preapproved_rise_never_skips_the_person_for_an_uncontained_comm
     await _run(s, approver)
     assert [(cp.kind, cp.uncontained) for cp in approver.seen] == [(CheckpointKind.APPROVE_TOOL, True)]
     assert not (s.workspace / "x").exists()
+
+
+async def test_a_declined_tier_is_not_asked_again_in_the_same_run(tmp_path):
+    turns = [_call("request_tier", REQUEST), _call("request_tier", REQUEST, "c2"), _call("write_file", WRITE, "c3"),
+             {"text": "I could not change it."}]
+    s, _ = _session(tmp_path, turns)
+    approver = Recorder(Decision("no"))
+    events = await _run(s, approver)
+    assert len(approver.seen) == 1  # asked once; the repeat and the direct call are refused unasked
+    results = [e.result for e in events if isinstance(e, ToolFinished)]
+    assert [r.ok for r in results] == [False, False, False] and "already declined" in results[1].content
+    assert (s.workspace / "a.txt").read_text() == "old\n"
