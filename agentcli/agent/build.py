@@ -63,10 +63,8 @@ def open_session(
     transport: Any = None,
     provider: Any = None,
 ) -> Session:
-    """Build everything one conversation needs. `profile` is a config Profile; `provider`
-    replaces the one the profile names (tests and `agent eval` pass scripted ones). `cap` is
-    `--tier` (the highest tier the run may reach); `tier` starts the run at a given tier
-    instead of the profile's start_tier (a resumed session; tests)."""
+    """Build everything one conversation needs. `provider` replaces the profile's (tests, `agent eval`);
+    `cap` is `--tier`; `tier` starts the run there instead of at start_tier (a resumed session)."""
     from agentcli.models import LearnedStore, resolve_capability
     from agentcli.providers import create as create_provider
     from agentcli.tools.base import ToolContext
