@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import Any
 
 from agentcli.core.errors import ErrorCode, ToolFailure
-from agentcli.core.events import PlanUpdated
 from agentcli.core.types import Tier, Tool
 from agentcli.tools.base import BuiltinTool, ToolContext
 
@@ -78,6 +77,8 @@ class Todo(BuiltinTool):
         return out
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> str:
+        from agentcli.core.events import PlanUpdated  # here, so listing the tools does not load the events
+
         items = self._items(args)
         plan: list[dict[str, str]] = ctx.kept("todo.plan", list)
         plan[:] = items
