@@ -42,3 +42,16 @@ async def test_background_processes_are_in_the_summary_and_stop_with_the_session
     assert isinstance(done, Done) and len(done.background) == 1 and "sleep 300" in done.background[0]
     await s.close_tool_sources()
     assert all("stopped" in line for line in s.running())
+
+
+async def test_a_read_in_a_subfolder_loads_its_agents_md(tmp_path):
+    """The tools name the paths they touch (touched_paths); the session never reads argument names."""
+    fn = {"name": "read_file", "arguments": json.dumps({"path": "pkg/mod.py"})}
+    msg = {"role": "assistant", "content": None, "tool_calls": [{"id": "r1", "type": "function", "function": fn}]}
+    turns = [{"openai": {"choices": [{"index": 0, "message": msg, "finish_reason": "tool_calls"}]}}, {"text": "ok"}]
+    s = scripted_session(tmp_path, turns)
+    (s.workspace / "pkg").mkdir()
+    (s.workspace / "pkg" / "mod.py").write_text("x = 1\n")
+    (s.workspace / "pkg" / "AGENTS.md").write_text("Use tabs in pkg.\n")
+    [ev async for ev in Agent(s, Recorder()).run("read it")]
+    assert "pkg/AGENTS.md" in s.instructions.files
