@@ -40,6 +40,20 @@ def is_dir(real: Path) -> bool:
         return False
 
 
+def refuse_hard_links(real: Path, root: Path) -> None:
+    """A file with another name elsewhere may be a file from outside the workspace: never copied
+    (the file tools do not read such files either)."""
+    paths = [real] if not is_dir(real) else [Path(d) / f for d, _, fs in os.walk(real, followlinks=False) for f in fs]
+    for p in paths[: MAX_TREE_FILES + 1]:
+        try:
+            st = os.lstat(p)
+        except OSError:
+            continue
+        if stat.S_ISREG(st.st_mode) and st.st_nlink > 1:
+            raise ToolFailure.of(ErrorCode.PERMISSION, f"{os.path.relpath(p, root)} has other hard links; "
+                                 "it is not copied", "Copy a file that is not hard-linked.")
+
+
 def tree(real: Path, root: Path, limit: int = MAX_TREE_FILES) -> tuple[list[str], int] | None:
     """(workspace-relative regular files under `real`, their total bytes), links not followed; None past
     `limit` files."""

@@ -46,6 +46,7 @@ class Copy(BuiltinTool):
         dst = fileops.final_target(ws, src, arg_str(args, "destination"))
         fileops.refuse_existing(dst, arg_bool(args, "overwrite", False), ws.relative(dst))
         listed = fileops.tree(src, ws.root)
+        fileops.refuse_hard_links(src, ws.root)
         if listed is None or listed[1] > fileops.MAX_COPY_BYTES:
             raise ToolFailure.of(ErrorCode.VALIDATION, f"{ws.relative(src)} is too large to copy here "
                                  f"(over {fileops.MAX_TREE_FILES} files or {fileops.MAX_COPY_BYTES >> 20} MB)",

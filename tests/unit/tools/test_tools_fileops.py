@@ -114,3 +114,16 @@ def test_the_judge_refuses_before_asking_and_previews_what_changes(tmp_path):
         move.judge({"source": "../outside", "destination": "x"}, box.ctx)
     delete = box.registry.get("delete")
     assert "src/main.py" in delete.judge({"path": "src", "recursive": True}, box.ctx).preview
+
+
+def test_a_hard_linked_file_is_not_copied(tmp_path):
+    import os
+
+    box = Box(tmp_path)
+    os.link(box.outside / "secret.txt", box.root / "linked.txt")
+    (box.root / "d").mkdir()
+    os.link(box.outside / "secret.txt", box.root / "d" / "inner.txt")
+    for source in ("linked.txt", "d"):
+        result = box.run("copy", source=source, destination="stolen")
+        assert not result.ok and "hard link" in result.content, source
+    assert not (box.root / "stolen").exists()
