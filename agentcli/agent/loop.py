@@ -10,11 +10,11 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncGenerator, AsyncIterator
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from agentcli.agent.approval import Approver, Decision, Ruling, rule
 from agentcli.agent.planner import plan_batches
+from agentcli.agent.steps import FinalAnswer, RunAgain, RunState, Step, Stop, Stopped, stop_if_final
 from agentcli.agent.validate import terse, validate_arguments
 from agentcli.core import jsonsafe
 from agentcli.core.errors import ErrorCode, ProviderError, ProviderErrorCode, ToolError
@@ -29,7 +29,7 @@ from agentcli.core.events import (
     ToolStarted,
     TurnStarted,
 )
-from agentcli.core.types import Message, ParsedResponse, Tier, Tool, ToolCall, ToolResult, Usage
+from agentcli.core.types import Message, ParsedResponse, Tier, Tool, ToolCall, ToolResult
 
 if TYPE_CHECKING:
     from agentcli.agent.session import Session
@@ -56,52 +56,6 @@ CUT_CALL_ERROR = (
 )
 
 
-@dataclass(slots=True)
-class RunAgain:
-    """The turn is over and the model must be asked again (tool results, a nudge, a retry)."""
-
-
-@dataclass(slots=True)
-class FinalAnswer:
-    """The run is over with an answer (plain text, or a tool that ends the run)."""
-
-    text: str
-    stop: StopReason = StopReason.ANSWERED
-
-
-@dataclass(slots=True)
-class Stopped:
-    """The run is over without an answer."""
-
-    stop: StopReason
-    error: str
-
-
-Step = RunAgain | FinalAnswer | Stopped
-
-
-class _Stop(Exception):
-    """Raised from deep inside a turn (a checkpoint answered "abort") to end the run."""
-
-    def __init__(self, stop: StopReason, error: str) -> None:
-        super().__init__(stop)
-        self.step = Stopped(stop, error)
-
-
-@dataclass(slots=True)
-class _RunState:
-    """Counters of one run; the conversation itself lives in the Session."""
-
-    turns: int = 0
-    tools_run: int = 0
-    invalid_turns: int = 0
-    usage: Usage = field(default_factory=Usage)
-    used_tools: bool = False
-    incomplete_nudged: bool = False
-    nudged: bool = False
-    no_tools_next: bool = False
-
-
 class Agent:
     """Runs turns for one Session. Holds per-run counters only; state lives in the Session."""
 
@@ -121,7 +75,7 @@ class Agent:
             s.begin_exchange(user_text)
         started = time.monotonic()
         changed_before = len(s.files_changed)  # a chat session runs many times; report this run's files
-        st = _RunState()
+        st = RunState()
         step: Step = RunAgain()
         try:
             for note in await s.open_tool_sources():  # MCP servers start on first use, in parallel
@@ -132,7 +86,7 @@ class Agent:
                         step = item
                     else:
                         yield item
-        except _Stop as stop:
+        except Stop as stop:
             step = stop.step
         except ProviderError as exc:
             step = Stopped(StopReason.ERROR, exc.message + (f" ({exc.hint})" if exc.hint else ""))
@@ -149,7 +103,7 @@ class Agent:
         yield done
 
     # -- one turn ------------------------------------------------------------------------
-    async def _turn(self, st: _RunState) -> AsyncIterator[AgentEvent | Step]:
+    async def _turn(self, st: RunState) -> AsyncIterator[AgentEvent | Step]:
         """One request and what follows from it; the last item is the Step."""
         s = self.s
         if st.turns >= s.profile.limits.max_turns:
@@ -211,7 +165,7 @@ class Agent:
             if (await self._checkpoint(cp)).action != "retry":
                 raise
 
-    async def _record(self, response: ParsedResponse, st: _RunState) -> AsyncIterator[AgentEvent]:
+    async def _record(self, response: ParsedResponse, st: RunState) -> AsyncIterator[AgentEvent]:
         """Add the reply to the history, count its usage, and learn from how it was written."""
         s = self.s
         if response.usage:
@@ -228,7 +182,7 @@ class Agent:
             st.invalid_turns = 0  # the new style gets its own retries
             yield Notice("warning", switched, "fallback")
 
-    async def _after_text(self, response: ParsedResponse, st: _RunState, offered: bool) -> AsyncIterator[AgentEvent | Step]:
+    async def _after_text(self, response: ParsedResponse, st: RunState, offered: bool) -> AsyncIterator[AgentEvent | Step]:
         """A reply without calls: an answer, unless it needs one more nudge (the last item is the Step)."""
         s = self.s
         if s.adapt.unread_call and st.invalid_turns < s.profile.limits.validation_retries:
@@ -247,7 +201,7 @@ class Agent:
         else:
             yield FinalAnswer(text)
 
-    async def _after_cut(self, response: ParsedResponse, cut: str, st: _RunState) -> AsyncIterator[AgentEvent | Step]:
+    async def _after_cut(self, response: ParsedResponse, cut: str, st: RunState) -> AsyncIterator[AgentEvent | Step]:
         """An empty reply or one cut at the length limit: its calls never run; one nudge, then a stop."""
         s = self.s
         if response.tool_calls:  # the results say why; they also keep the history valid for the API
@@ -262,7 +216,7 @@ class Agent:
         yield Notice("warning", f"the model's reply was {_CUT_WORDS[cut]}; asking once more", "incomplete")
         yield RunAgain()
 
-    def _after_calls(self, results: list[ToolResult], st: _RunState) -> Step:
+    def _after_calls(self, results: list[ToolResult], st: RunState) -> Step:
         """After the calls ran: the answer of a tool that ends the run, a stop, or another turn."""
         s = self.s
         if s.submitted is not None:
@@ -432,7 +386,7 @@ class Agent:
                 yield ToolError.of(ErrorCode.MODEL_REFUSAL, "Stopped a repeated call.", decision.text)
                 return
             if decision.action not in ("retry", "yes"):
-                raise _Stop(StopReason.STUCK, f"stuck: the model kept repeating {call.name} with the same arguments")
+                raise Stop(StopReason.STUCK, f"stuck: the model kept repeating {call.name} with the same arguments")
 
     async def _raise_tier(self, call: ToolCall, needed: Tier, message: str, preview: str) -> AsyncIterator[Any]:
         """The tier checkpoint: yield events, and a ToolError when the tier stays where it is.
@@ -458,7 +412,7 @@ class Agent:
         cp = Checkpoint(CheckpointKind.TIER_ESCALATION, message, call, preview=preview, options=("yes", "no", "abort"))
         yield cp
         decision = await self._checkpoint(cp)
-        _stop_if_final(decision, grant.unapproved_hint(needed))
+        stop_if_final(decision, grant.unapproved_hint(needed))
         if decision.action in ("yes", "always"):
             s.set_tier(needed)
             yield Notice("info", f"tier raised to {needed.label}", "tier")
@@ -494,7 +448,7 @@ class Agent:
             yield cp
             decision = await self._checkpoint(cp)
             if decision.action == "abort":
-                raise _Stop(StopReason.ABORTED, "aborted at a checkpoint")
+                raise Stop(StopReason.ABORTED, "aborted at a checkpoint")
             result = ToolResult(call.id, call.name, True, decision.text or "(no answer)")
             s.record_result(result)
             results.append(result)
@@ -547,7 +501,7 @@ class Agent:
         )
         yield cp
         decision = await self._checkpoint(cp)
-        _stop_if_final(decision, "--yes approves it ahead of time" if spec.read_only or spec.tier > Tier.WALK
+        stop_if_final(decision, "--yes approves it ahead of time" if spec.read_only or spec.tier > Tier.WALK
                        else "--approve edits approves it ahead of time (so does --yes)")
         if decision.action == "always":
             s.always.add(call.name)
@@ -587,16 +541,6 @@ class Agent:
                 yield ToolFinished(call, result, elapsed)
             for ev in s.tool_events():  # what the tools reported as they ran (a plan update)
                 yield ev
-
-
-def _stop_if_final(decision: Decision, hint: str = "") -> None:
-    """An abort, or a refusal with nobody to ask (no terminal, no --yes), ends the run (exit 3);
-    `hint` names the flag that would have approved it ahead of time."""
-    if decision.action == "abort":
-        raise _Stop(StopReason.ABORTED, decision.text or "aborted at a checkpoint")
-    if decision.action == "refuse":
-        text = decision.text or "a needed approval was refused"
-        raise _Stop(StopReason.REFUSED, text + (f"; {hint}" if hint else ""))
 
 
 _TIER_USE = {Tier.WALK: "change files in the workspace", Tier.RUN: "run commands"}
