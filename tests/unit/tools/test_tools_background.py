@@ -94,3 +94,12 @@ def test_start_is_judged_by_the_shell_rules_and_the_rest_is_allowed(tmp_path):
     assert tool.judge({"action": "start", "command": "sleep 5"}, ctx).decision == "allow"
     assert tool.judge({"action": "start", "command": "python3 server.py"}, ctx).decision == "ask"
     assert tool.judge({"action": "status"}, ctx).decision == "allow"
+
+
+async def test_without_the_sandbox_nothing_starts(box: Box, monkeypatch):
+    from types import SimpleNamespace
+
+    monkeypatch.setattr(bwrap, "status", lambda **_: SimpleNamespace(available=False, detail="bwrap is missing"))
+    r = await box.call("background", action="start", command="touch started")
+    assert not r.ok and "need the OS sandbox" in r.content and "bwrap is missing" in r.content
+    assert not (box.root / "started").exists()

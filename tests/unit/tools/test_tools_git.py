@@ -144,3 +144,14 @@ def test_the_commit_is_shown_for_approval_with_message_branch_and_staged_files(t
     assert j.decision == "ask"
     assert "Fix typo" in j.preview and "branch: main" in j.preview and "greeting.py" in j.preview
     assert "T <t@example.com>" in j.preview
+
+
+def test_a_work_tree_elsewhere_is_refused(tmp_path):
+    root = _repo(tmp_path)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    _git(root, "config", "core.worktree", str(elsewhere))
+    ok, out = _call(root, "git", action="status")
+    assert not ok and "work tree is not the workspace" in out
+    ok, out = _call(root, "git_write", action="add", paths=["greeting.py"])
+    assert not ok
