@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from agentcli.agent.approval import TierGrant
 from agentcli.agent.session import Session
 from agentcli.agent.store import Transcript, new_session_id, sessions_dir
 from agentcli.agent.workspace import resolve_workspace
@@ -13,14 +14,19 @@ from agentcli.core.errors import UsageError
 from agentcli.core.types import Tier
 
 
+def _tier(value: str) -> Tier:
+    try:
+        return Tier.parse(value)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
 def starting_tier(requested: str | None, start_tier: str, max_tier: Tier) -> Tier:
-    """`--tier`, else the profile's `tools.start_tier` (default crawl), never above the cap.
-    Never guessed from the goal's words: a higher tier comes only through a checkpoint."""
+    """An explicit start (a resumed session's tier, a test), else the profile's `tools.start_tier`
+    (default crawl), never above the cap. Never guessed from the goal's words: a higher tier
+    comes only through the tier checkpoint."""
     if requested:
-        try:
-            tier = Tier.parse(requested)
-        except ValueError as exc:
-            raise UsageError(str(exc)) from None
+        tier = _tier(requested)
         if tier > max_tier:
             raise UsageError(
                 f"--tier {tier.label} is above this profile's max_tier ({max_tier.label})",
@@ -30,11 +36,25 @@ def starting_tier(requested: str | None, start_tier: str, max_tier: Tier) -> Tie
     return min(Tier.parse(start_tier), max_tier)
 
 
+def tier_cap(requested: str | None, profile_max: Tier) -> Tier:
+    """The run's cap: `--tier`, else the profile's max_tier; a flag never passes the profile's."""
+    if not requested:
+        return profile_max
+    cap = _tier(requested)
+    if cap > profile_max:
+        raise UsageError(
+            f"--tier {cap.label} is above this profile's max_tier ({profile_max.label})",
+            hint="raise [tools] max_tier in the profile, or ask for a lower tier",
+        )
+    return cap
+
+
 def open_session(
     profile: Any,
     workspace: Path | None = None,
     *,
     tier: str | None = None,
+    cap: str | None = None,
     goal: str | None = None,
     approve_mode: str = "ask",
     interactive: bool = False,
@@ -43,8 +63,8 @@ def open_session(
     transport: Any = None,
     provider: Any = None,
 ) -> Session:
-    """Build everything one conversation needs. `profile` is a config Profile; `provider`
-    replaces the one the profile names (tests and `agent eval` pass scripted ones)."""
+    """Build everything one conversation needs. `provider` replaces the profile's (tests, `agent eval`);
+    `cap` is `--tier`; `tier` starts the run there instead of at start_tier (a resumed session)."""
     from agentcli.models import LearnedStore, resolve_capability
     from agentcli.providers import create as create_provider
     from agentcli.tools.base import ToolContext
@@ -54,7 +74,8 @@ def open_session(
     from agentcli.wire import negotiate
 
     ws = resolve_workspace(workspace)
-    max_tier = Tier.parse(profile.tools.max_tier)
+    profile_max = Tier.parse(profile.tools.max_tier)
+    max_tier = tier_cap(cap, profile_max)
     provider = provider or create_provider(profile, transport=transport)
     # The key is read; keep shells from reading it back out of /proc/<our pid>/environ.
     protect_process_environment([profile.api_key_env] if profile.api_key_env else [])
@@ -81,14 +102,16 @@ def open_session(
     mcp, mcp_warnings = manager_for(profile, ws)
     ctx = ToolContext(
         workspace=Workspace(ws), bash=profile.bash, max_output_bytes=profile.limits.max_tool_output_bytes,
-        result_mode=profile.tools.result_mode,
+        result_mode=profile.tools.result_mode, fetch=profile.fetch,
         key_env=tuple(k for k in (profile.api_key_env, getattr(provider, "key_env", None)) if k),
     )
     sid = session_id or new_session_id()
+    start = starting_tier(tier, profile.tools.start_tier, max_tier)
     transcript = Transcript(sessions_dir() / f"{sid}.jsonl") if record else None
     session = Session(
         id=sid, profile=profile, workspace=ws, provider=provider, capability=capability, plan=plan,
-        registry=registry, tool_ctx=ctx, tier=starting_tier(tier, profile.tools.start_tier, max_tier), max_tier=max_tier,
+        registry=registry, tool_ctx=ctx, tier=start, max_tier=max_tier,
+        grant=TierGrant.of(approve_mode, start, max_tier, "--tier" if cap else "profile", profile_max),
         transcript=transcript, approve_mode=approve_mode, interactive=interactive, learned=learned,
         mcp=mcp, catalog=ToolCatalog() if mcp is not None else None,  # tool_search when tools overflow
     )

@@ -10,12 +10,12 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncGenerator, AsyncIterator
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from agentcli.agent.approval import Approver, Decision
+from agentcli.agent.approval import Approver, Decision, Ruling, rule
 from agentcli.agent.hookpaths import run_hook_files
 from agentcli.agent.planner import plan_batches
+from agentcli.agent.steps import FinalAnswer, RunAgain, RunState, Step, Stop, Stopped, stop_if_final
 from agentcli.agent.validate import terse, validate_arguments
 from agentcli.core import jsonsafe
 from agentcli.core.errors import ErrorCode, ProviderError, ProviderErrorCode, ToolError
@@ -30,10 +30,11 @@ from agentcli.core.events import (
     ToolStarted,
     TurnStarted,
 )
-from agentcli.core.types import Message, ParsedResponse, Tier, Tool, ToolCall, ToolResult, Usage
+from agentcli.core.types import Message, ParsedResponse, Tier, Tool, ToolCall, ToolResult
 
 if TYPE_CHECKING:
     from agentcli.agent.session import Session
+    from agentcli.tools.base import Judgement
 
 FINALIZE_PROMPT = (
     "You have finished using tools. Reply now with your final answer to the task, in plain text, "
@@ -56,52 +57,6 @@ CUT_CALL_ERROR = (
 )
 
 
-@dataclass(slots=True)
-class RunAgain:
-    """The turn is over and the model must be asked again (tool results, a nudge, a retry)."""
-
-
-@dataclass(slots=True)
-class FinalAnswer:
-    """The run is over with an answer (plain text, or a tool that ends the run)."""
-
-    text: str
-    stop: StopReason = StopReason.ANSWERED
-
-
-@dataclass(slots=True)
-class Stopped:
-    """The run is over without an answer."""
-
-    stop: StopReason
-    error: str
-
-
-Step = RunAgain | FinalAnswer | Stopped
-
-
-class _Stop(Exception):
-    """Raised from deep inside a turn (a checkpoint answered "abort") to end the run."""
-
-    def __init__(self, stop: StopReason, error: str) -> None:
-        super().__init__(stop)
-        self.step = Stopped(stop, error)
-
-
-@dataclass(slots=True)
-class _RunState:
-    """Counters of one run; the conversation itself lives in the Session."""
-
-    turns: int = 0
-    tools_run: int = 0
-    invalid_turns: int = 0
-    usage: Usage = field(default_factory=Usage)
-    used_tools: bool = False
-    incomplete_nudged: bool = False
-    nudged: bool = False
-    no_tools_next: bool = False
-
-
 class Agent:
     """Runs turns for one Session. Holds per-run counters only; state lives in the Session."""
 
@@ -111,6 +66,7 @@ class Agent:
         # The call approved together with its tier escalation (asked once). Held by identity, never by
         # id: a model may reuse ids, and a reused id must not skip the next approval.
         self._approved: ToolCall | None = None
+        self._declined: set[Tier] = set()  # tiers a person refused in this run: not asked again
 
     async def run(self, user_text: str | None) -> AsyncGenerator[AgentEvent, None]:
         """Drive turns until one returns a final step; the last event is always `Done`."""
@@ -121,7 +77,7 @@ class Agent:
         started = time.monotonic()
         changed_before = len(s.files_changed)  # a chat session runs many times; report this run's files
         known = {(c.path, c.before, c.after) for c in s.ledger.changes}
-        st = _RunState()
+        st = RunState()
         step: Step = RunAgain()
         try:
             for note in await s.open_tool_sources():  # MCP servers start on first use, in parallel
@@ -132,7 +88,7 @@ class Agent:
                         step = item
                     else:
                         yield item
-        except _Stop as stop:
+        except Stop as stop:
             step = stop.step
         except ProviderError as exc:
             step = Stopped(StopReason.ERROR, exc.message + (f" ({exc.hint})" if exc.hint else ""))
@@ -145,12 +101,13 @@ class Agent:
             step.stop, answer, st.turns, st.usage, st.tools_run,
             changed, round(time.monotonic() - started, 3), error,
             hook_files=run_hook_files(s.workspace, known, s.ledger.changes, changed),
+            background=s.running(),
         )
         s.end(step.stop, error, answer)
         yield done
 
     # -- one turn ------------------------------------------------------------------------
-    async def _turn(self, st: _RunState) -> AsyncIterator[AgentEvent | Step]:
+    async def _turn(self, st: RunState) -> AsyncIterator[AgentEvent | Step]:
         """One request and what follows from it; the last item is the Step."""
         s = self.s
         if st.turns >= s.profile.limits.max_turns:
@@ -212,7 +169,7 @@ class Agent:
             if (await self._checkpoint(cp)).action != "retry":
                 raise
 
-    async def _record(self, response: ParsedResponse, st: _RunState) -> AsyncIterator[AgentEvent]:
+    async def _record(self, response: ParsedResponse, st: RunState) -> AsyncIterator[AgentEvent]:
         """Add the reply to the history, count its usage, and learn from how it was written."""
         s = self.s
         if response.usage:
@@ -229,7 +186,7 @@ class Agent:
             st.invalid_turns = 0  # the new style gets its own retries
             yield Notice("warning", switched, "fallback")
 
-    async def _after_text(self, response: ParsedResponse, st: _RunState, offered: bool) -> AsyncIterator[AgentEvent | Step]:
+    async def _after_text(self, response: ParsedResponse, st: RunState, offered: bool) -> AsyncIterator[AgentEvent | Step]:
         """A reply without calls: an answer, unless it needs one more nudge (the last item is the Step)."""
         s = self.s
         if s.adapt.unread_call and st.invalid_turns < s.profile.limits.validation_retries:
@@ -248,7 +205,7 @@ class Agent:
         else:
             yield FinalAnswer(text)
 
-    async def _after_cut(self, response: ParsedResponse, cut: str, st: _RunState) -> AsyncIterator[AgentEvent | Step]:
+    async def _after_cut(self, response: ParsedResponse, cut: str, st: RunState) -> AsyncIterator[AgentEvent | Step]:
         """An empty reply or one cut at the length limit: its calls never run; one nudge, then a stop."""
         s = self.s
         if response.tool_calls:  # the results say why; they also keep the history valid for the API
@@ -263,7 +220,7 @@ class Agent:
         yield Notice("warning", f"the model's reply was {_CUT_WORDS[cut]}; asking once more", "incomplete")
         yield RunAgain()
 
-    def _after_calls(self, results: list[ToolResult], st: _RunState) -> Step:
+    def _after_calls(self, results: list[ToolResult], st: RunState) -> Step:
         """After the calls ran: the answer of a tool that ends the run, a stop, or another turn."""
         s = self.s
         if s.submitted is not None:
@@ -332,7 +289,9 @@ class Agent:
                     error = ev
                 else:
                     yield ev
-            if error is None and tool is not None and tool.spec.read_only and not tool.spec.interactive:
+            judgement = s.judge(call) if error is None else None
+            if (judgement is not None and tool is not None and tool.spec.read_only and not tool.spec.interactive
+                    and judgement.raise_tier is None and self._rule(call, judgement) == "run"):
                 batch.append(call)
                 continue
             async for ev in self._run_batch(batch, results):
@@ -340,16 +299,26 @@ class Agent:
             batch = []
             if error is not None and not s.layers.messages:
                 error = terse(error, call, known=tool is not None)
-            if error is not None:
-                result = ToolResult(call.id, call.name, False, error.render(), error)
-                s.record_result(result)
-                results.append(result)
-                yield ToolFinished(call, result)
+            if error is not None or judgement is None:
+                assert error is not None
+                self._fail(call, error, results)
+                yield ToolFinished(call, results[-1])
                 continue
-            async for ev in self._approve_and_run(call, results):
+            async for ev in self._approve_and_run(call, judgement, results):
                 yield ev
         async for ev in self._run_batch(batch, results):
             yield ev
+
+    def _fail(self, call: ToolCall, error: ToolError, results: list[ToolResult]) -> None:
+        result = ToolResult(call.id, call.name, False, error.render(), error)
+        self.s.record_result(result)
+        results.append(result)
+
+    def _rule(self, call: ToolCall, judgement: Judgement) -> Ruling:
+        s = self.s
+        spec = self._spec(call)
+        return rule(judgement, spec, name=call.name, mode=s.approve_mode, always=s.always,
+                    contained=_contained() if spec.sandboxed else True)
 
     async def _precheck(self, call: ToolCall) -> AsyncIterator[Any]:
         """Yield events, and a ToolError when the call must not run."""
@@ -367,25 +336,29 @@ class Agent:
                 ErrorCode.VALIDATION, f"Unknown tool {call.name!r}.", f"Use one of the available tools: {names}."
             )
             return
+        if tool.spec.tier > s.max_tier:
+            yield s.tier_grant().over_cap(tool.spec.tier, f"tool {call.name!r}")
+            return
         refused = s.registry.check(call.name, s.max_tier, s.profile.tools.allow, s.profile.tools.deny)
         if refused is not None:
             yield refused
             return
-        if tool.spec.tier > s.tier:
-            granted = False
-            async for ev in self._escalate(call, tool.spec.tier):
-                if isinstance(ev, bool):
-                    granted = ev
+        if tool.spec.tier > s.tier:  # a tool it was not offered: asking for it is the tier checkpoint
+            message = (f"The model wants to use {call.name}, which needs the {tool.spec.tier.label} tier "
+                       f"(the session is at {s.tier.label}). Raise the tier to {tool.spec.tier.label} and run it?")
+            refusal: ToolError | None = None
+            asked = False
+            async for ev in self._raise_tier(call, tool.spec.tier, message, s.preview(call)):
+                if isinstance(ev, ToolError):
+                    refusal = ev
                 else:
+                    asked |= isinstance(ev, Checkpoint)
                     yield ev
-            if not granted:
-                yield ToolError.of(
-                    ErrorCode.PERMISSION,
-                    f"Tool {call.name!r} needs the {tool.spec.tier.label} tier; this session is at the "
-                    f"{s.tier.label} tier and raising it was not approved.",
-                    f"Use the tools available now: {names}.",
-                )
+            if refusal is not None:
+                yield refusal
                 return
+            if asked:  # a person saw this call at the tier checkpoint: it is not asked about twice
+                self._approved = call
         size = len(jsonsafe.dumps(call.arguments, ensure_ascii=False, default=str).encode())
         if size > s.profile.limits.max_tool_args_bytes:
             yield ToolError.of(
@@ -417,29 +390,45 @@ class Agent:
                 yield ToolError.of(ErrorCode.MODEL_REFUSAL, "Stopped a repeated call.", decision.text)
                 return
             if decision.action not in ("retry", "yes"):
-                raise _Stop(StopReason.STUCK, f"stuck: the model kept repeating {call.name} with the same arguments")
+                raise Stop(StopReason.STUCK, f"stuck: the model kept repeating {call.name} with the same arguments")
 
-    async def _escalate(self, call: ToolCall, needed: Tier) -> AsyncIterator[Any]:
+    async def _raise_tier(self, call: ToolCall, needed: Tier, message: str, preview: str) -> AsyncIterator[Any]:
+        """The tier checkpoint: yield events, and a ToolError when the tier stays where it is.
+        Never past the cap; pre-approved tiers (--approve edits, --yes) rise without asking."""
         s = self.s
-        if needed > s.max_tier:
-            yield False
+        grant = s.tier_grant()
+        if needed <= s.tier:
             return
-        cp = Checkpoint(
-            CheckpointKind.TIER_ESCALATION,
-            f"The model wants to use {call.name}, which needs the {needed.label} tier "
-            f"(the session is at {s.tier.label}). Raise the tier to {needed.label} and run it?",
-            call, preview=s.preview(call), options=("yes", "no", "abort"),
-        )
+        if needed > grant.cap:
+            yield grant.over_cap(needed, f"raising the tier to {needed.label}")
+            return
+        if needed <= grant.preapproved:
+            s.set_tier(needed)
+            yield Notice("info", f"tier raised to {needed.label} (pre-approved)", "tier")
+            return
+        if needed in self._declined:
+            yield ToolError.of(
+                ErrorCode.PERMISSION, f"The user already declined the {needed.label} tier for this request; "
+                f"this session stays at the {s.tier.label} tier.",
+                "Continue with the tools you have, or say in your answer what you would need.",
+                tier=s.tier.label, needed=needed.label)
+            return
+        cp = Checkpoint(CheckpointKind.TIER_ESCALATION, message, call, preview=preview, options=("yes", "no", "abort"))
         yield cp
-        decision = await self.approver.decide(cp)
-        _stop_if_final(decision)
+        decision = await self._checkpoint(cp)
+        stop_if_final(decision, grant.unapproved_hint(needed))
         if decision.action in ("yes", "always"):
             s.set_tier(needed)
-            self._approved = call
             yield Notice("info", f"tier raised to {needed.label}", "tier")
-            yield True
-        else:
-            yield False
+            return
+        self._declined.add(needed)
+        names = ", ".join(t.name for t in s.visible_tools()) or "(none)"
+        yield ToolError.of(
+            ErrorCode.PERMISSION,
+            f"Raising the tier to {needed.label} was not approved"
+            + (f": {decision.text}" if decision.text else "") + f"; this session stays at the {s.tier.label} tier.",
+            f"Use the tools available now: {names}.", tier=s.tier.label, needed=needed.label,
+        )
 
     def _spec(self, call: ToolCall) -> Tool:
         """The spec of a call that passed the precheck (so its tool exists)."""
@@ -452,29 +441,8 @@ class Agent:
         self.s.log_decision(cp, decision)
         return decision
 
-    def _needs_approval(self, call: ToolCall) -> tuple[bool, str | None]:
-        """(ask?, refusal reason). Read-only tools never ask; shell rules can deny outright."""
-        s = self.s
-        tool = s.registry.get(call.name)
-        assert tool is not None
-        if not tool.spec.needs_approval:
-            return False, None
-        verdict = s.judge_command(call) if tool.spec.runs_commands else None
-        if verdict is not None and verdict.decision == "deny":
-            return False, verdict.reason
-        if tool.spec.sandboxed and not _contained():
-            return True, None  # no OS sandbox: a human sees every command, whatever rules or --yes say
-        if call.name in s.always:
-            return False, None
-        if verdict is not None and verdict.decision == "allow":
-            return False, None
-        if s.approve_mode == "all":
-            return False, None
-        if s.approve_mode == "edits" and tool.spec.tier <= Tier.WALK:
-            return False, None
-        return True, None
-
-    async def _approve_and_run(self, call: ToolCall, results: list[ToolResult]) -> AsyncIterator[AgentEvent]:
+    async def _approve_and_run(self, call: ToolCall, judgement: Judgement,
+                               results: list[ToolResult]) -> AsyncIterator[AgentEvent]:
         s = self.s
         tool = s.registry.get(call.name)
         assert tool is not None
@@ -484,50 +452,76 @@ class Agent:
             yield cp
             decision = await self._checkpoint(cp)
             if decision.action == "abort":
-                raise _Stop(StopReason.ABORTED, "aborted at a checkpoint")
+                raise Stop(StopReason.ABORTED, "aborted at a checkpoint")
             result = ToolResult(call.id, call.name, True, decision.text or "(no answer)")
             s.record_result(result)
             results.append(result)
             yield ToolFinished(call, result)
             return
-        ask, refusal = self._needs_approval(call)
-        if refusal:
-            err = ToolError.of(ErrorCode.PERMISSION, f"The shell rules refuse this command: {refusal}",
-                               "Use a different command, or ask the user to change the profile's [bash] rules.")
-            result = ToolResult(call.id, call.name, False, err.render(), err)
-            s.record_result(result)
-            results.append(result)
-            yield ToolFinished(call, result)
+        ruling = self._rule(call, judgement)
+        if ruling == "refuse":
+            self._fail(call, judgement.error or ToolError.of(
+                ErrorCode.PERMISSION, f"Refused: {judgement.reason or 'this call is not allowed'}",
+                judgement.hint or "Do something else; this call will not be run."), results)
+            yield ToolFinished(call, results[-1])
             return
-        preapproved, self._approved = self._approved is call, None
-        if ask and not preapproved:
-            uncontained = tool.spec.sandboxed and not _contained()
-            cp = Checkpoint(
-                CheckpointKind.APPROVE_TOOL, f"Run {call.name}{' outside any sandbox' if uncontained else ''}?", call,
-                preview=s.preview(call), options=("yes", "no", "always", "edit", "abort"), uncontained=uncontained,
-            )
-            yield cp
-            decision = await self._checkpoint(cp)
-            _stop_if_final(decision)
-            if decision.action == "always":
-                s.always.add(call.name)
-            elif decision.action == "edit" and decision.arguments is not None:
-                invalid = validate_arguments(tool.spec, decision.arguments)
-                if invalid is None:
-                    call = ToolCall(call.name, decision.arguments, call.id, call.raw, call.dialect)
+        if judgement.raise_tier is not None:  # the call is a tier request: its checkpoint is the tier's
+            needed = judgement.raise_tier
+            message = (f"The model asks to raise the tier from {s.tier.label} to {needed.label}, to "
+                       f"{_TIER_USE.get(needed, 'use more tools')}. Allow it?")
+            refusal: ToolError | None = None
+            async for ev in self._raise_tier(call, needed, message, judgement.preview):
+                if isinstance(ev, ToolError):
+                    refusal = ev
                 else:
-                    decision = Decision("no", text=f"the edited arguments were invalid: {invalid.message}")
-            if decision.action in ("no", "skip") or (decision.action == "edit" and decision.arguments is None):
-                why = decision.text or "The user declined this call."
-                err = ToolError.of(ErrorCode.PERMISSION, f"Not approved: {why}",
-                                   "Do something else, or ask the user what they want with ask_user.")
-                result = ToolResult(call.id, call.name, False, err.render(), err)
-                s.record_result(result)
-                results.append(result)
-                yield ToolFinished(call, result)
+                    yield ev
+            if refusal is not None:
+                self._fail(call, refusal, results)
+                yield ToolFinished(call, results[-1])
                 return
+        elif ruling == "ask" and not (self._approved is call and not (tool.spec.sandboxed and not _contained())):
+            approved: ToolCall | None = None
+            async for ev in self._ask(call, judgement, results):
+                if isinstance(ev, ToolCall):
+                    approved = ev
+                else:
+                    yield ev
+            if approved is None:
+                return
+            call = approved
+        self._approved = None
         async for ev in self._run_batch([call], results):
             yield ev
+
+    async def _ask(self, call: ToolCall, judgement: Judgement, results: list[ToolResult]) -> AsyncIterator[Any]:
+        """The approval checkpoint for one call; yields events, then the call to run (maybe edited),
+        or records a refusal result."""
+        s = self.s
+        spec = self._spec(call)
+        uncontained = spec.sandboxed and not _contained()
+        cp = Checkpoint(
+            CheckpointKind.APPROVE_TOOL, f"Run {call.name}{' outside any sandbox' if uncontained else ''}?", call,
+            preview=judgement.preview, options=("yes", "no", "always", "edit", "abort"), uncontained=uncontained,
+        )
+        yield cp
+        decision = await self._checkpoint(cp)
+        stop_if_final(decision, "--yes approves it ahead of time" if spec.read_only or spec.tier > Tier.WALK
+                       else "--approve edits approves it ahead of time (so does --yes)")
+        if decision.action == "always":
+            s.always.add(call.name)
+        elif decision.action == "edit" and decision.arguments is not None:
+            invalid = validate_arguments(spec, decision.arguments)
+            if invalid is None:
+                call = ToolCall(call.name, decision.arguments, call.id, call.raw, call.dialect)
+            else:
+                decision = Decision("no", text=f"the edited arguments were invalid: {invalid.message}")
+        if decision.action in ("no", "skip") or (decision.action == "edit" and decision.arguments is None):
+            why = decision.text or "The user declined this call."
+            self._fail(call, ToolError.of(ErrorCode.PERMISSION, f"Not approved: {why}",
+                                          "Do something else, or ask the user what they want with ask_user."), results)
+            yield ToolFinished(call, results[-1])
+            return
+        yield call
 
     async def _run_batch(self, batch: list[ToolCall], results: list[ToolResult]) -> AsyncIterator[AgentEvent]:
         if not batch:
@@ -549,14 +543,11 @@ class Agent:
                 s.record_result(result)
                 results.append(result)
                 yield ToolFinished(call, result, elapsed)
+            for ev in s.tool_events():  # what the tools reported as they ran (a plan update)
+                yield ev
 
 
-def _stop_if_final(decision: Decision) -> None:
-    """An abort, or a refusal with nobody to ask (no terminal, no --yes), ends the run (exit 3)."""
-    if decision.action == "abort":
-        raise _Stop(StopReason.ABORTED, decision.text or "aborted at a checkpoint")
-    if decision.action == "refuse":
-        raise _Stop(StopReason.REFUSED, decision.text or "a needed approval was refused")
+_TIER_USE = {Tier.WALK: "change files in the workspace", Tier.RUN: "run commands"}
 
 
 _CUT_WORDS = {"length": "cut off at the output length limit", "empty": "empty"}

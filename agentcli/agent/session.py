@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agentcli.agent.adapt import Adaptation
-from agentcli.agent.approval import Decision
+from agentcli.agent.approval import Decision, TierGrant
 from agentcli.agent.checkpoints import Ledger, Recorder
 from agentcli.agent.context import TokenTally
 from agentcli.agent.layers import Layers
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from agentcli.models.capability import ResolvedCapability
     from agentcli.models.learned import LearnedStore
     from agentcli.providers.base import Provider
-    from agentcli.tools.base import ToolContext
+    from agentcli.tools.base import Judgement, ToolContext
     from agentcli.tools.deferred import ToolCatalog
     from agentcli.tools.mcp.manager import McpManager
     from agentcli.tools.registry import ToolRegistry
@@ -50,8 +50,9 @@ class Session:
     registry: ToolRegistry
     tool_ctx: ToolContext
     tier: Tier
-    max_tier: Tier
+    max_tier: Tier  # the cap: --tier, else the profile's max_tier
     transcript: Transcript | None = None
+    grant: TierGrant | None = None  # how far the tier rises unasked (None: nothing pre-approved)
     approve_mode: str = "ask"
     interactive: bool = False
     history: list[Message] = field(default_factory=list)
@@ -140,7 +141,7 @@ class Session:
         context window (small models get shorter descriptions, most relevant tools first)."""
         if self.profile.tools.tool_use_mode == "disabled":
             return []
-        tools = self.registry.visible(self.tier, self.profile.tools.allow, self.profile.tools.deny)
+        tools = self.registry.visible(self.tier, self.profile.tools.allow, self.profile.tools.deny, cap=self.max_tier)
         window = int(getattr(self.capability.capability, "context_window", 0) or 0)
         if not window:
             return tools
@@ -171,14 +172,33 @@ class Session:
         return notes + await self.mcp.start(self.registry)
 
     async def close_tool_sources(self) -> None:
-        """Stop the MCP servers with the session (or with its event loop)."""
+        """Stop the MCP servers and whatever the tools keep running (background processes) with the
+        session (or with its event loop)."""
+        from agentcli.tools.base import SessionResource
+
         if self.mcp is not None:
             await self.mcp.aclose()
+        for kept in self.tool_ctx.all_kept():
+            if isinstance(kept, SessionResource):
+                await kept.aclose()
+
+    def running(self) -> list[str]:
+        """What the tools keep running for this session (background processes), one line each."""
+        from agentcli.tools.base import SessionResource
+
+        return [line for kept in self.tool_ctx.all_kept() if isinstance(kept, SessionResource)
+                for line in kept.summary()]
 
     def set_tier(self, tier: Tier) -> None:
         self.tier = min(tier, self.max_tier)
         if self.transcript:
             self.transcript.write("tier", tier=self.tier.label)
+
+    def tier_grant(self) -> TierGrant:
+        """The grant in force: as built, kept within the current cap (/model or a profile switch may lower it)."""
+        g = self.grant or TierGrant(self.max_tier, self.tier, "profile", self.max_tier)
+        cap = min(g.cap, self.max_tier)
+        return TierGrant(cap, min(max(g.preapproved, self.tier), cap), g.cap_from, g.profile_max)
 
     def parse_context(self) -> ParseContext:
         from agentcli.wire.types import ParseContext
@@ -204,11 +224,26 @@ class Session:
         most = getattr(self.capability.capability, "max_output_tokens", None)
         return min(asked, most) if asked and most else asked
 
-    def judge_command(self, call: ToolCall) -> Any:
-        from agentcli.tools.shell_rules import judge
+    def judge(self, call: ToolCall) -> Judgement:
+        """The tool's own verdict on this call (allow / ask / refuse, with its preview). A judge that
+        fails closes: a refusal with its error (ToolFailure) or, for a bug, a question to a person."""
+        from agentcli.core.errors import ToolFailure
+        from agentcli.tools.base import Judgement
 
-        env = call.arguments.get("env")
-        return judge(str(call.arguments.get("command", "")), self.profile.bash, env if isinstance(env, dict) else None)
+        tool = self.registry.get(call.name)
+        if tool is None:
+            return Judgement.refuse(f"there is no tool named {call.name!r}")
+        try:
+            return tool.judge(call.arguments, self.tool_ctx)
+        except ToolFailure as exc:
+            return Judgement("refuse", reason=exc.error.message, hint=exc.error.suggested_fix or "", error=exc.error)
+        except Exception as exc:  # a judge's bug must not let the call run unseen
+            return Judgement.ask(f"(no preview: {type(exc).__name__}: {exc})")
+
+    def tool_events(self) -> list[Any]:
+        """Events the tools reported since the last call (a plan update), handed on once."""
+        events, self.tool_ctx.events[:] = list(self.tool_ctx.events), []
+        return events
 
     def preview(self, call: ToolCall) -> str:
         tool = self.registry.get(call.name)
@@ -223,9 +258,10 @@ class Session:
         from agentcli.tools.executor import execute
 
         tool = self.registry.get(call.name)
-        if self.instructions is not None:
-            self.instructions.note(call.arguments.get("path"))  # AGENTS.md on the way to this file
-        record = self.recorder is not None and tool is not None and not tool.spec.read_only
+        if self.instructions is not None and tool is not None:
+            for path in tool.touched_paths(call.arguments):
+                self.instructions.note(path)  # AGENTS.md on the way to this file
+        record = self.recorder is not None and tool is not None and not tool.spec.read_only and tool.changes_files_in(call.arguments)
         named = self._changed_rel(tool, call) if record else None
         before = self.recorder.snapshot(named) if self.recorder is not None and record else None
         result = await execute(call, self.registry, self.tool_ctx)
@@ -242,7 +278,10 @@ class Session:
         """Workspace-relative paths the call names, or None: it may change anything (a shell)."""
         from agentcli.core.errors import ToolFailure
 
-        paths = tool.changed_paths(call.arguments)
+        try:
+            paths = tool.checkpoint_paths(call.arguments, self.tool_ctx)
+        except ToolFailure:
+            return []  # the tool refuses this call too: nothing will change
         if not paths:
             return None
         out = []

@@ -16,7 +16,8 @@ from pathlib import Path
 GOAL = "Fix the typo in greeting.py and tell me what you changed"
 INTRO = """agentcli demo: a real agent loop with the built-in offline model (no key, no server).
 Watch for: a native tool call whose JSON the repair layer fixes, a <tool_call> text call,
-a Claude-XML call, and the final answer (--yes approves the edit; it never raises the tier).
+a tier request, a Claude-XML call, and the final answer (--yes approves the tier request and
+the edit, never past --tier walk).
 Workspace (a temporary copy): {ws}
 
 $ agent run "{goal}" --profile offline --workspace {ws} --tier walk --yes

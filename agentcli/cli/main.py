@@ -94,9 +94,13 @@ def run(
     ] = None,
     profile: ProfileOpt = None,
     workspace: WorkspaceOpt = None,
-    tier: Annotated[Optional[str], typer.Option(help="Starting tier: crawl, walk or run (within the profile cap).")] = None,
-    yes: Annotated[bool, typer.Option("--yes", "-y", help="Approve every checkpoint (still inside the tier cap).")] = False,
-    approve: Annotated[Optional[str], typer.Option(help="Approval policy: ask, edits or all.")] = None,
+    tier: Annotated[Optional[str], typer.Option(
+        help="Highest tier this run may reach: crawl, walk or run (default: the profile's max_tier). The run "
+             "starts at the profile's start_tier and rises only through an approved tier request.")] = None,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Approve every checkpoint, tier requests up to the cap "
+                                                          "included (same as --approve all).")] = False,
+    approve: Annotated[Optional[str], typer.Option(
+        help="Approval policy: ask; edits (pre-approves the walk tier and file changes); all (same as --yes).")] = None,
     json_out: JsonOpt = False,
     resume: Annotated[
         Optional[str],

@@ -70,6 +70,15 @@ class LimitsConfig(_Strict):
     max_output_tokens: int | None = Field(default=None, ge=1)
 
 
+class FetchConfig(_Strict):
+    """`[profiles.NAME.fetch]`: what the fetch_url tool may reach without asking."""
+
+    allow_hosts: list[str] = Field(default_factory=list)  # fetched unasked ("docs.python.org", "*.rust-lang.org")
+    allow_private: bool = False  # loopback, private and link-local addresses (a local dev server)
+    max_bytes: int = Field(default=2_000_000, ge=1024, le=50_000_000)  # of one response body
+    timeout_seconds: float = Field(default=20.0, gt=0, le=300)
+
+
 class BashConfig(_Strict):
     """Shell command rules: prefixes; the strictest matching rule wins."""
 
@@ -109,6 +118,7 @@ class Profile(_Strict):
     capabilities: dict[str, Any] = Field(default_factory=dict)
     limits: LimitsConfig = Field(default_factory=LimitsConfig)
     bash: BashConfig = Field(default_factory=BashConfig)
+    fetch: FetchConfig = Field(default_factory=FetchConfig)
     # MCP servers: defined here, or shared in config.toml and enabled by name (docs/mcp.md).
     mcp_servers: dict[str, McpServerConfig] = Field(default_factory=dict)
     mcp: list[str] = Field(default_factory=list)

@@ -28,7 +28,7 @@ WORKSPACE_DIR = ".agent"
 # Dotted profile keys only a trusted workspace may set: where requests go, which
 # key they carry, how far tools reach and what the shell may run.
 PROTECTED_KEYS: tuple[str, ...] = ("url", "api_key_env", "headers", "tools.max_tier", "tools.allow", "bash",
-                                   "mcp_servers", "mcp")
+                                   "mcp_servers", "mcp", "fetch")
 
 
 def trust_file() -> Path:

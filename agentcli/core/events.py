@@ -70,6 +70,13 @@ class Notice:
     code: str = ""
 
 
+@dataclass(slots=True)
+class PlanUpdated:
+    """The model's plan changed (the todo tool): each item's text and status, shown live."""
+
+    items: list[dict[str, str]] = field(default_factory=list)  # {"content": ..., "status": pending|in_progress|done}
+
+
 class CheckpointKind(str, Enum):
     APPROVE_TOOL = "approve_tool"
     TIER_ESCALATION = "tier_escalation"
@@ -120,6 +127,7 @@ class Done:
     elapsed_s: float = 0.0
     error: str | None = None
     hook_files: list[str] = field(default_factory=list)  # changed files git runs later (hooks): read them first
+    background: list[str] = field(default_factory=list)  # processes the tools keep running (stopped with the session)
 
 
 @dataclass(slots=True)
@@ -130,4 +138,5 @@ class SessionStarted:
     facts: dict[str, Any] = field(default_factory=dict)
 
 
-AgentEvent = StreamEvent | TurnStarted | ToolStarted | ToolFinished | RetryScheduled | Notice | Checkpoint | Done
+AgentEvent = (StreamEvent | TurnStarted | ToolStarted | ToolFinished | RetryScheduled | Notice | PlanUpdated
+              | Checkpoint | Done)

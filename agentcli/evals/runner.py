@@ -139,6 +139,8 @@ def _prepare(profile: Profile, scenario: sc_table.Scenario, layers: Layers) -> P
         setattr(p.limits, key, value)
     if scenario.edit_tool:
         p.tools.edit_tool = scenario.edit_tool  # type: ignore[assignment]  # a form name, checked by the schema
+    for key, value in scenario.bash.items():
+        setattr(p.bash, key, value)
     if not layers.fallback:
         p.tools.call_parser = "native"  # calls only from the plan's own form (native fields or the prompted dialect)
     return p
@@ -161,7 +163,10 @@ async def run_trial(subject: Subject, scenario_name: str, variant: str = "on", i
         ws = root / "workspace"
         ws.mkdir()
         for rel, text in scenario.files.items():
+            (ws / rel).parent.mkdir(parents=True, exist_ok=True)
             (ws / rel).write_text(text, encoding="utf-8")
+        if scenario.prepare is not None:
+            scenario.prepare(ws)
         for rel, text in scenario.outside.items():
             (root / rel).write_text(text, encoding="utf-8")
         before = sc_table.snapshot(root, ws)
@@ -196,6 +201,7 @@ async def run_trial(subject: Subject, scenario_name: str, variant: str = "on", i
                 events.append(ev)
         finally:
             await session.provider.aclose()
+            await session.close_tool_sources()  # background processes a scenario started
         elapsed = (time.perf_counter() - started) * 1000
         done = events[-1]
         assert isinstance(done, Done)

@@ -7,6 +7,7 @@ so `--live` judges a real model by the same rules as the scripted one.
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -64,6 +65,8 @@ class Scenario:
     layers: frozenset[str] = frozenset()
     rejects_native_tools: bool = False  # the endpoint refuses requests carrying native tools
     edit_tool: str | None = None  # the edit tool form the trial offers (None: the model's own)
+    prepare: Callable[[Path], None] | None = None  # sets up the workspace beyond `files` (a git repository)
+    bash: dict[str, Any] = field(default_factory=dict)  # [bash] settings for the trial (network for a server)
 
 
 def _answered(o: Outcome) -> str | None:
@@ -446,6 +449,142 @@ def _tools_rejected() -> Scenario:
     )
 
 
+def _tier_request() -> Scenario:
+    def raised(o: Outcome) -> str | None:
+        asked = [f for f in o.finished() if f.call.name == "request_tier"]
+        if not asked or not asked[0].result.ok:
+            return "the model never got the walk tier through request_tier"
+        return None if o.notices("tier") else "the tier was never raised"
+
+    def fixed(o: Outcome) -> str | None:
+        return None if o.read("greeting.py") == GREETING.replace("Helo", "Hello") else "greeting.py was not fixed"
+
+    return Scenario(
+        "tier_request", "starts read-only; the model asks for the walk tier with a reason, then edits",
+        "Fix the typo in greeting.py (it greets with 'Helo').",
+        linear([
+            Step([Call("read_file", {"path": "greeting.py"})]),
+            Step([Call("request_tier", {"tier": "walk", "reason": "fix the typo in greeting.py"})]),
+            Step([Call("edit_file", {"path": "greeting.py", "old_content": "Helo", "new_content": "Hello"})]),
+            Step(answer="Fixed the typo in greeting.py after the walk tier was approved."),
+        ]),
+        _all(_answered, raised, fixed),
+        frozenset({"read_file", "request_tier", "edit_file", "write_file", "submit"}),
+        files={"greeting.py": GREETING},
+        tier="crawl",
+    )
+
+
+def _file_moves() -> Scenario:
+    def laid_out(o: Outcome) -> str | None:
+        want = {"src/helpers/util.py": UTIL, "src/helpers/__init__.py": "", "docs/notes.md": "notes\n"}
+        wrong = [rel for rel, text in want.items() if o.read(rel) != text]
+        gone = [rel for rel in ("src/util.py", "old/scratch.txt") if (o.workspace / rel).exists()]
+        return f"wrong or missing: {wrong}; still there: {gone}" if wrong or gone else None
+
+    return Scenario(
+        "file_moves", "reorganise a project: make a folder, move a module, copy a file, delete a folder",
+        "Move src/util.py into a new package src/helpers (with an empty __init__.py), copy notes.md into docs/, "
+        "and delete the old/ folder.",
+        linear([
+            Step([Call("make_dir", {"path": "src/helpers"})]),
+            Step([Call("move", {"source": "src/util.py", "destination": "src/helpers/util.py"}),
+                  Call("write_file", {"path": "src/helpers/__init__.py", "content": ""})]),
+            Step([Call("copy", {"source": "notes.md", "destination": "docs/notes.md"})]),
+            Step([Call("delete", {"path": "old", "recursive": True})]),
+            Step(answer="src/util.py is now src/helpers/util.py, notes.md is copied into docs/, old/ is gone."),
+        ]),
+        _all(_answered, laid_out),
+        frozenset({"make_dir", "move", "copy", "delete", "write_file", "list_files", "submit"}),
+        files={"src/util.py": UTIL, "notes.md": "notes\n", "old/scratch.txt": "tmp\n", "docs/README.md": "docs\n"},
+        tier="walk",
+    )
+
+
+UTIL = "def add(a, b):\n    return a + b\n"
+
+
+def git_repo(ws: Path) -> None:
+    """A repository holding the workspace's files as one commit, with a local author."""
+    import subprocess
+
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(ws), "GIT_CONFIG_NOSYSTEM": "1"}
+    for args in (["init", "-q", "-b", "main"], ["config", "user.name", "Eval"],
+                 ["config", "user.email", "eval@example.com"], ["add", "-A"], ["commit", "-qm", "start"]):
+        subprocess.run(["git", *args], cwd=ws, env=env, check=True, capture_output=True, timeout=30)
+
+
+def _git() -> Scenario:
+    def committed(o: Outcome) -> str | None:
+        import subprocess
+
+        log = subprocess.run(["git", "log", "--format=%s", "-n", "2"], cwd=o.workspace, capture_output=True,
+                             text=True, timeout=30).stdout.splitlines()
+        clean = subprocess.run(["git", "status", "--porcelain"], cwd=o.workspace, capture_output=True, text=True,
+                               timeout=30).stdout
+        if not log or "typo" not in log[0].lower():
+            return f"the last commit is {log[:1]}"
+        return None if not clean.strip() and "Hello" in (o.read("greeting.py") or "") else f"not committed: {clean!r}"
+
+    return Scenario(
+        "git_commit", "see what changed with git, fix a file, stage and commit it (git and git_write)",
+        "Fix the typo in greeting.py and commit the fix with the message 'Fix greeting typo'.",
+        linear([
+            Step([Call("git", {"action": "status"})]),
+            Step([Call("edit_file", {"path": "greeting.py", "old_content": "Helo", "new_content": "Hello"})]),
+            Step([Call("git", {"action": "diff", "paths": ["greeting.py"]})]),
+            Step([Call("git_write", {"action": "add", "paths": ["greeting.py"]})]),
+            Step([Call("git_write", {"action": "commit", "message": "Fix greeting typo"})]),
+            Step(answer=_answer("Committed the fix: {line}", line=_grep(r"Committed (\w+ [^\n.]+)"))),
+        ]),
+        _all(_answered, committed),
+        frozenset({"git", "git_write", "edit_file", "read_file", "submit"}),
+        files={"greeting.py": GREETING},
+        tier="walk",
+        prepare=git_repo,
+    )
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _server() -> Scenario:
+    port = _free_port()
+    fetch = (f"python3 -c \"import time,urllib.request\nfor _ in range(100):\n try:\n  print(urllib.request.urlopen("
+             f"'http://127.0.0.1:{port}/status.txt', timeout=1).read().decode()); break\n except OSError: "
+             f"time.sleep(0.1)\"")
+
+    def served(o: Outcome) -> str | None:
+        names = [(f.call.name, f.call.arguments.get("action"), f.result.ok) for f in o.finished()]
+        if ("background", "stop", True) not in names:
+            return f"the server was not stopped: {names}"
+        if any("running" in line for line in o.done.background):
+            return f"still running at the end: {o.done.background}"
+        return None
+
+    return Scenario(
+        "background_server", "start a web server in the background, query it with bash, read its log, stop it",
+        f"Serve this folder on port {port} in the background, tell me what /status.txt says, then stop the server.",
+        linear([
+            Step([Call("background", {"action": "start", "command": f"python3 -m http.server {port} --bind 127.0.0.1"})]),
+            Step([Call("bash", {"command": fetch, "timeout_seconds": 30})]),
+            Step([Call("background", {"action": "logs", "id": "bg1", "lines": 5})]),
+            Step([Call("background", {"action": "stop", "id": "bg1"})]),
+            Step(answer=_answer("/status.txt says: {s}", s=_grep(r"(all systems go[^\n]*)"))),
+        ]),
+        _all(_says("all systems go"), served),
+        frozenset({"background", "bash", "submit"}),
+        files={"status.txt": "all systems go\n"},
+        tier="run",
+        bash={"network": True},  # another program reaches the server only over the shared network
+    )
+
+
 def snapshot(root: Path, workspace: Path) -> dict[str, bytes]:
     """Every file under root but outside the workspace."""
     out: dict[str, bytes] = {}
@@ -474,6 +613,10 @@ SCENARIOS: dict[str, Callable[[], Scenario]] = {
     "name_variant": _name_variant,
     "tools_rejected": _tools_rejected,
     **EDIT_SCENARIOS,
+    "tier_request": _tier_request,
+    "file_moves": _file_moves,
+    "git_commit": _git,
+    "background_server": _server,
 }
 
 

@@ -1,7 +1,8 @@
 """The offline demo model (`script = "builtin:demo"`): a scripted model that adapts to the goal.
 
 It lists the workspace, reads the file the goal names (or the first text file), and when the
-goal asks for a fix and the file holds a common typo, edits it. Each step is written in a
+goal asks for a fix and the file holds a common typo, edits it, first asking for the walk tier
+(`request_tier`) when file edits are not offered yet, as a well-behaved model would. Each step is written in a
 different wire form (a native call with a trailing comma the repair layer fixes, a hermes
 <tool_call>, a Claude XML invoke) so one session shows the whole parsing stack at work.
 """
@@ -63,6 +64,14 @@ def demo_turn(messages: list[Message], tools: list[Tool], plan: WirePlan) -> dic
     typo = _find_typo(view.ok_text("read_file")) if target else None
     if typo and _FIX_WORDS.search(view.goal) and "edit_file" not in done:
         wrong, right, _line = typo
+        offered = {t.name for t in tools}
+        if "edit_file" not in offered:
+            if "request_tier" in offered and "request_tier" not in done:
+                # Below the walk tier: ask for it, with the reason; a person decides.
+                return write_turn(plan, f"'{wrong}' is a typo for '{right}'. Editing needs the walk tier; asking.",
+                                  [Out("request_tier", {"tier": "walk", "reason": f"fix the typo '{wrong}' in {target}"})],
+                                  usage)
+            return write_turn(plan, _answer(view, target, typo), [], usage)
         return write_turn(plan, f"'{wrong}' is a typo for '{right}'. Fixing it.",
                           [Out("edit_file", {"path": target, "old_content": wrong, "new_content": right},
                                dialect="claude_xml")], usage)
@@ -76,6 +85,10 @@ def _answer(view: View, target: str | None, typo: tuple[str, str, int] | None) -
         return f"I fixed the typo in {target}: line {line} said '{wrong}', it now says '{right}'. Nothing else changed."
     if edits:
         return f"I tried to fix {target} but the edit did not go through: {edits[-1].content.splitlines()[0]}"
+    asked = view.results("request_tier")
+    if asked and not asked[-1].ok and typo:
+        return (f"{target} has a typo on line {typo[2]} ('{typo[0]}' should be '{typo[1]}'), but I could not fix it: "
+                f"{asked[-1].content.splitlines()[0]}")
     files = _listing(view)
     head = "I am the offline demo model (no real LLM is involved), so I can only look around. "
     seen = f"The workspace holds {len(files)} file(s): {', '.join(files[:10])}{' ...' if len(files) > 10 else ''}."

@@ -18,7 +18,7 @@ from typing import Any
 
 from agentcli.core.errors import ErrorCode, ToolFailure
 from agentcli.core.types import Tool
-from agentcli.tools.base import BuiltinTool, ToolContext, decode_text, unified_diff
+from agentcli.tools.base import BuiltinTool, Judgement, ToolContext, decode_text, unified_diff
 
 MAX_EDIT_FILE_BYTES = 8 * 1024 * 1024  # a file larger than this is not edited (and could not be undone)
 MAX_EDIT_FILES = 100  # files one call may change
@@ -203,6 +203,12 @@ class EditTool(BuiltinTool):
     def create_dirs(self, args: dict[str, Any]) -> bool:
         """Whether missing parent folders are made (write_file lets the model say no)."""
         return True
+
+    def judge(self, args: dict[str, Any], ctx: ToolContext) -> Judgement:
+        """An edit that cannot apply (bad path, no match) is refused with its error before anyone
+        is asked; one that would apply asks with its diff."""
+        plan = self.plan(args, ctx)
+        return Judgement.ask(plan.diff()) if plan.edits else Judgement.allow()
 
     def preview(self, args: dict[str, Any], ctx: ToolContext) -> str:
         try:

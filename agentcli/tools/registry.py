@@ -25,9 +25,19 @@ BUILTINS: dict[str, str] = {
     "think": "think:TOOL",
     "submit": "submit:TOOL",
     "ask_user": "ask_user:TOOL",
+    "request_tier": "request_tier:TOOL",
+    "todo": "todo:TOOL",
+    "git": "git:TOOL",
+    "fetch_url": "fetch_url:TOOL",
     "write_file": "write_file:TOOL",
     "edit_file": "edit_file:TOOL",
+    "move": "move:TOOL",
+    "copy": "copy:TOOL",
+    "delete": "delete:TOOL",
+    "make_dir": "make_dir:TOOL",
+    "git_write": "git_write:TOOL",
     "bash": "bash:TOOL",
+    "background": "background:TOOL",
 }
 
 
@@ -68,15 +78,28 @@ class ToolRegistry:
         tool = self.get(name)
         return tool.spec.tier if tool else None
 
-    def visible(self, tier: Tier | str, allow: list[str] | None, deny: list[str]) -> list[Tool]:
-        """The tools to send to the model now: within the tier, allowed and not denied."""
+    def visible(self, tier: Tier | str, allow: list[str] | None, deny: list[str],
+                cap: Tier | str | None = None) -> list[Tool]:
+        """The tools to send to the model now: within the tier, allowed and not denied. `cap` (the
+        highest tier this run may reach) lets a tool be shaped by what lies above (the tier request)."""
+        from agentcli.tools.base import TierView
+
         tier = Tier.parse(tier)
+        top = max(tier, Tier.parse(cap)) if cap is not None else tier
         deny_set = set(deny or ())
-        return [
-            spec for spec in self.all()
-            if spec.tier <= tier and spec.model_visible and spec.name not in deny_set
-            and (allow is None or spec.name in allow)
-        ]
+        tools = [t for t in (self.get(n) for n in self._table) if t is not None]
+        allowed = [t for t in tools if t.spec.model_visible and t.spec.name not in deny_set
+                   and (allow is None or t.spec.name in allow)]
+        locked: dict[Tier, list[str]] = {}
+        for t in allowed:
+            if tier < t.spec.tier <= top:
+                locked.setdefault(t.spec.tier, []).append(t.spec.name)
+        view = TierView(tier, top, locked)
+        out = []
+        for t in allowed:
+            if t.spec.tier <= tier and (spec := t.offered(view)) is not None:
+                out.append(spec)
+        return out
 
     def check(self, name: str, tier: Tier | str, allow: list[str] | None, deny: list[str]) -> ToolError | None:
         """None when `name` may run now; otherwise the error to give the model."""

@@ -18,9 +18,9 @@ from agentcli.core.escape import visible
 
 def _sandbox(session: Any) -> str:
     """What a shell command would run in, in a few words."""
-    from agentcli.core.types import Tier
-
-    if session.max_tier < Tier.RUN or "bash" in set(session.profile.tools.deny):
+    tools = session.profile.tools
+    reachable = session.registry.visible(session.max_tier, tools.allow, tools.deny)
+    if not any(t.runs_commands for t in reachable):
         return f"no shell (cap {session.max_tier.label})"
     if session.profile.bash.network:
         return "shell in the workspace, network allowed"
@@ -48,10 +48,12 @@ def facts(session: Any, *, resumed: bool = False) -> dict[str, Any]:
     plan = session.plan
     wire = f"native ({plan.api})" if plan.native_tools else f"emulated ({plan.dialect} over {plan.api})"
     instructions = list(session.instructions.files) if session.instructions is not None else []
+    grant = session.tier_grant()
     return {
         "session_id": session.id, "resumed": resumed, "profile": session.profile.name,
         "provider": session.profile.provider, "model": session.profile.model, "wire": wire,
-        "tier": session.tier.label, "max_tier": session.max_tier.label, "workspace": str(session.workspace),
+        "tier": session.tier.label, "max_tier": session.max_tier.label,
+        "preapproved": grant.preapproved.label, "cap_from": grant.cap_from, "workspace": str(session.workspace),
         "sandbox": _sandbox(session), "instructions": instructions,
         "warning": risky_workspace(session.workspace),
     }
@@ -66,6 +68,21 @@ def _pair(label: str, value: str, style: str = "bold") -> Text:
     return Text(label + " ", style="dim") + Text(visible(value, keep_newlines=False), style=style)
 
 
+def _tier_rule(f: dict[str, Any]) -> str:
+    """How the tier may move: what rises unasked, what needs your yes, and where the cap comes from."""
+    tier, pre, cap = f["tier"], f.get("preapproved", f["tier"]), f["max_tier"]
+    source = "--tier" if f.get("cap_from") == "--tier" else "profile"
+    if tier == cap:
+        rise = ""
+    elif pre == cap:
+        rise = "rises unasked; "
+    elif pre != tier:
+        rise = f"{pre} unasked, {cap} on your yes; "
+    else:
+        rise = "rises on your yes; "
+    return f"{rise}cap {cap}, {source}"
+
+
 def header_lines(f: dict[str, Any]) -> list[Text]:
     dot = Text(" · ", style="dim")
     first = Text.assemble(
@@ -73,7 +90,7 @@ def header_lines(f: dict[str, Any]) -> list[Text]:
         _pair("model", f["model"]), Text(" via ", style="dim"), Text(visible(f["provider"])), dot,
         _pair("tools", f["wire"], style=""),
     )
-    tier = Text(f["tier"], style="bold") + Text(f" (cap {f['max_tier']})", style="dim")
+    tier = Text(f["tier"], style="bold") + Text(f" ({_tier_rule(f)})", style="dim")
     second = Text.assemble(
         Text("tier ", style="dim"), tier, dot, _pair("workspace", _home(f["workspace"])), dot,
         Text(visible(f["sandbox"], keep_newlines=False)),

@@ -11,6 +11,7 @@ from agentcli.core.events import (
     Checkpoint,
     Done,
     Notice,
+    PlanUpdated,
     RetryScheduled,
     SessionStarted,
     StreamEvent,
@@ -26,8 +27,9 @@ from agentcli.ui.progress import Progress, retry_label, tools_label, waiting_lab
 # `--json` event names: snake_case, one per event class (stream events use their kind).
 JSON_NAMES: dict[type, str] = {
     SessionStarted: "session_start", TurnStarted: "turn_start", ToolStarted: "tool_run", ToolFinished: "tool_result",
-    RetryScheduled: "retry", Notice: "notice", Checkpoint: "checkpoint", Done: "done",
+    RetryScheduled: "retry", Notice: "notice", Checkpoint: "checkpoint", Done: "done", PlanUpdated: "plan",
 }
+PLAN_MARKS = {"pending": ("○", "dim"), "in_progress": ("◐", "yellow"), "done": ("●", "green")}
 STREAM_NAMES = {StreamKind.DONE: "response_end"}
 
 
@@ -170,11 +172,24 @@ class TerminalRenderer:
             style = {"warning": "yellow", "error": "red"}.get(event.level, "dim")
             mark = {"warning": "!", "error": "✗"}.get(event.level, "·")
             self.err.print(styled((f"{mark} ", style), (redact(event.message), style)))
+        elif isinstance(event, PlanUpdated):
+            self._stop_status()
+            self._newline()
+            self._plan(event)
         elif isinstance(event, Checkpoint):
             self._newline()
             self._stop_status()
         elif isinstance(event, Done):
             self._done(event)
+
+    def _plan(self, ev: PlanUpdated) -> None:
+        """The model's plan as a checklist (its text is untrusted: printed as text, never markup)."""
+        done = sum(it.get("status") == "done" for it in ev.items)
+        self.err.print(styled(("plan ", "bold"), (f"{done}/{len(ev.items)} done", "dim")))
+        for it in ev.items:
+            mark, style = PLAN_MARKS.get(it.get("status", ""), ("?", "dim"))
+            text_style = "dim" if it.get("status") == "done" else ("bold" if it.get("status") == "in_progress" else "")
+            self.err.print(styled(("  " + mark + " ", style), (redact(str(it.get("content", ""))), text_style)))
 
     def _stream(self, ev: StreamEvent) -> None:
         if ev.kind is StreamKind.TEXT and ev.text:
@@ -224,5 +239,7 @@ class TerminalRenderer:
         if d.hook_files:
             self.err.print(styled(("git runs these changed files (hooks, config) on your next git command; read them first: ", "yellow"),
                                   ", ".join(visible(p) for p in d.hook_files)))
+        for line in d.background:
+            self.err.print(styled(("background ", "dim"), line, (" · stopped when the session ends", "dim")))
         if d.error:
             self.err.print(styled((redact(d.error), color)))

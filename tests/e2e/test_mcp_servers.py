@@ -77,7 +77,9 @@ async def test_read_only_git_tool_runs_at_crawl_and_a_write_is_refused(workspace
             return v.calls(("git_log", {"repo_path": str(repo)}), ("git_commit", {"repo_path": str(repo), "message": "x"}))
         return v.answer("The last commit is: " + v.results[0].content.splitlines()[0])
 
-    prof = profile({"git": {"command": server_command("mcp-server-git")}}, tools={"max_tier": "crawl"})
+    # A window where every tool fits: deferring tools behind tool_search has its own test below.
+    prof = profile({"git": {"command": server_command("mcp-server-git")}}, tools={"max_tier": "crawl"},
+                   capabilities={"context_window": 32768})
     session = _session(prof, workspace, scripted(model))
     events, done = await run_goal(session, "show the git log")
     assert done.stop == "answered"

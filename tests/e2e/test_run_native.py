@@ -25,7 +25,11 @@ def test_openai_streamed_read_edit_run(tmp_path, workspace):
         assert len(reqs) == 4
         assert all(r.body["stream"] is True for r in reqs)
         assert reqs[0].headers["authorization"] == f"Bearer {KEY}"
-        assert {t["function"]["name"] for t in reqs[0].body["tools"]} >= {"read_file", "edit_file", "bash"}
+        # The run starts at crawl: the model is offered the tier request, not the tools above it; --yes
+        # pre-approves up to the cap, so its direct calls raise the tier unasked.
+        first = {t["function"]["name"] for t in reqs[0].body["tools"]}
+        assert {"read_file", "request_tier"} <= first and not first & {"edit_file", "bash"}
+        assert {t["function"]["name"] for t in reqs[3].body["tools"]} >= {"read_file", "edit_file", "bash"}
         results = tool_messages(reqs[3].body)
         assert [m["tool_call_id"] for m in results] == ["c1", "c2", "c3"]
         assert "all good" in results[2]["content"]

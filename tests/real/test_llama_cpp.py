@@ -109,3 +109,27 @@ def test_eval_live_runs_against_the_server(scripted_proxy, agent, tmp_path):
     assert "Traceback" not in result.stderr, result.stderr
     assert result.code in (0, 1), result.stderr + result.stdout[-2000:]
     assert scripted_proxy.chat_requests(), "no request reached the server"
+
+
+def test_fix_the_typo_after_one_tier_request_with_no_tier_flag(scripted_proxy, agent, workspace, tmp_path):
+    """The issue's goal against the real server: the run starts read-only, the model asks for walk with
+    request_tier (pre-approved by --approve edits, no --tier), then edits the file."""
+    (workspace / "greeting.py").write_text('print("Helo, world")\n')
+    scripted_proxy.script = [
+        Call("read_file", {"path": "greeting.py"}),
+        Call("request_tier", {"tier": "walk", "reason": "fix the typo in greeting.py"}),
+        Call("edit_file", {"path": "greeting.py", "old_content": "Helo", "new_content": "Hello"}),
+        Answer("Fixed the typo."),
+    ]
+    profile = write_profile(tmp_path, scripted_proxy.url + "/v1")
+    # The server's real window: the walk tier's tools are then fitted into it (short forms, fewer tools).
+    profile.write_text(profile.read_text().replace("[profiles.real.capabilities]\n",
+                                                   "[profiles.real.capabilities]\ncontext_window = 4096\n"))
+    result = agent("run", "fix the typo in greeting.py", "-p", f"{profile}#real", "-w", str(workspace),
+                   "--approve", "edits", "--json")
+    assert result.code == 0, result.stderr + result.stdout[-2000:]
+    assert [n for n, _, ok in tools_run(result) if ok] == ["read_file", "request_tier", "edit_file"]
+    assert (workspace / "greeting.py").read_text() == 'print("Hello, world")\n'
+    first, _, third = scripted_proxy.chat_requests(original=True)[:3]
+    names = [{t["function"]["name"] for t in r["tools"]} for r in (first, third)]
+    assert "request_tier" in names[0] and "edit_file" not in names[0] and "edit_file" in names[1]

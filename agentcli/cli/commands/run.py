@@ -229,24 +229,29 @@ def execute(
         make_console(stderr=True).print("! --dangerously-run-unsandboxed: where the OS sandbox cannot "
                                         "start, shell commands run with your full permissions, unasked", style="bold red")
     saved = None
+    start = None
     if continuing:
         saved = _saved(resume, continue_, workspace)
         profile = profile or saved.meta.get("profile_ref") or saved.meta.get("profile")
         workspace = workspace or (Path(saved.meta["workspace"]) if saved.meta.get("workspace") else None)
-        tier = tier or saved.meta.get("tier")
+        start = saved.meta.get("tier")  # where the saved session was; --tier still caps it
         model = model or saved.meta.get("model")  # the session's model unless -m says otherwise
         if not goal and finished(saved.history) and not (sys.stdin.isatty() and not json_out and not quiet):
             raise NothingToDo(saved.id)
     elif not goal:
         raise UsageError("no goal given", hint='agent run "what you want done" --profile NAME')
     prof, rule = load_routed(profile, workspace, model, max_turns)
+    if start and tier:
+        from agentcli.core.types import Tier
+
+        start = min(Tier.parse(start), Tier.parse(tier)).label
+    # --tier is the cap; the run starts at the profile's start_tier and rises through the tier
+    # checkpoint, unasked up to what --approve edits (walk) or --yes / --approve all (the cap) grant.
     session = open_session(
-        prof, workspace, tier=tier, goal=goal or (saved.meta.get("goal") if saved else None),
+        prof, workspace, tier=start, cap=tier, goal=goal or (saved.meta.get("goal") if saved else None),
         approve_mode=mode, interactive=sys.stdin.isatty() and not yes,
         session_id=saved.id if saved else None,
     )
-    if yes and tier:
-        session.max_tier = min(session.max_tier, session.tier)  # --yes never raises the tier above --tier
     if saved is not None:
         session.history, session.ledger = saved.history, saved.ledger
         if saved.skipped_lines:

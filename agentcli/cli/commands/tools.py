@@ -45,7 +45,7 @@ def _row(reg: Any, spec: Any, shown: set[str], tier: Tier, allow: list[str] | No
     why = None
     if spec.name not in shown:
         err = reg.check(spec.name, tier, allow, deny)
-        why = err.message if err else "hidden"
+        why = err.message if err else "not offered at this tier"
     return {
         "name": spec.name,
         "server": server,
@@ -59,12 +59,14 @@ def _row(reg: Any, spec: Any, shown: set[str], tier: Tier, allow: list[str] | No
     }
 
 
-def rows(tier: Tier, allow: list[str] | None, deny: list[str], registry: Any = None) -> list[dict[str, Any]]:
-    """One dict per tool, ordered by tier then table order; `visible` follows the registry's rules."""
+def rows(tier: Tier, allow: list[str] | None, deny: list[str], registry: Any = None,
+         cap: Tier | None = None) -> list[dict[str, Any]]:
+    """One dict per tool, ordered by tier then table order; `visible` follows the registry's rules
+    (with `cap`, the tier request shows where a run at `tier` would offer it)."""
     from agentcli.tools.registry import default_registry
 
     reg = registry or default_registry()
-    shown = {t.name for t in reg.visible(tier, allow, deny)}
+    shown = {t.name for t in reg.visible(tier, allow, deny, cap=cap)}
     specs = [s for s in reg.all() if s.namespace is None]
     return [_row(reg, spec, shown, tier, allow, deny) for spec in sorted(specs, key=lambda s: int(s.tier))]
 
@@ -117,7 +119,11 @@ def _render(table: list[dict[str, Any]], servers: list[dict[str, Any]], title: s
     grid = Table(title=styled(title), title_justify="left")
     for col in ("tool", "server", "tier", "read-only", "state", "what it does"):
         grid.add_column(col, overflow="fold")
+    last_tier = None
     for r in table:
+        if last_tier is not None and r.get("tier") != last_tier:
+            grid.add_section()  # the toolset by tier: crawl, walk, run
+        last_tier = r.get("tier")
         ro = "" if r.get("read_only") is None else ("yes" if r["read_only"] else "no")
         state = r.get("state") or ("visible" if r.get("visible") else "hidden")
         # Names, states and descriptions come from servers: text, never markup.
@@ -138,7 +144,7 @@ def execute(profile: str | None = None, tier: str | None = None, json_out: bool 
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     effective = min(wanted, max_tier)
-    table = rows(effective, allow, deny)
+    table = rows(effective, allow, deny, cap=max_tier)
     servers: list[dict[str, Any]] = []
     if prof is not None and (getattr(prof, "mcp_servers", None) or getattr(prof, "mcp", None)):
         mcp_rows, servers = mcp_report(prof, effective, allow, deny)

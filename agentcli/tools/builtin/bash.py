@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from agentcli.core.errors import ErrorCode, ToolFailure
 from agentcli.core.types import Tier, Tool
-from agentcli.tools.base import BuiltinTool, ToolContext, arg_int, arg_str
+from agentcli.tools.base import BuiltinTool, Judgement, ToolContext, arg_int, arg_str
 
 if TYPE_CHECKING:
     import asyncio
@@ -104,12 +104,13 @@ class Bash(BuiltinTool):
         name="bash",
         description=(
             "Run one bash command in the workspace and get its exit code, stdout and stderr.\n"
-            "Use it when: you need to run tests, build, use git, or run a program; or for a file operation the "
-            "file tools do not cover (moving or deleting files).\n"
+            "Use it when: you need to run tests, build, or run a program; or for a file operation the file "
+            "tools (move, copy, delete, make_dir) do not cover, such as permissions or archives.\n"
             "Do not use it to read, search, list or edit files when read_file, search, list_files or edit_file "
             "can do it; they are safer and their output is easier to use. Edge cases: there is no input (stdin "
             "is empty), so interactive programs fail or hang until the timeout; every process the command starts "
-            "is killed when it ends or times out; long output is cut in the middle with a note; secret environment "
+            "is killed when it ends or times out (for a server or watcher use background); long output is cut in "
+            "the middle with a note; secret environment "
             "variables are removed, and the network is off unless the profile turns it on.\n"
             'Example: {"command": "python -m pytest tests/test_parser.py -x -q", "timeout_seconds": 120}'
         ),
@@ -255,8 +256,9 @@ class Bash(BuiltinTool):
                 ErrorCode.TIMEOUT,
                 f"the command did not finish within {timeout:g} s and was killed with all its child processes.\n"
                 f"Output so far:\n{body}",
-                "Run a faster or narrower command, run it in the background with a log file, or raise "
-                "timeout_seconds.", timeout_seconds=timeout,
+                "Run a faster or narrower command, or raise timeout_seconds. A program that must keep running "
+                "(a server, a watcher) belongs in the background tool (action start): a `cmd &` here is killed "
+                "when the call ends.", timeout_seconds=timeout,
             )
         return body
 
@@ -275,6 +277,19 @@ class Bash(BuiltinTool):
         if not out.total and not err.total:
             parts.append("(no output)")
         return "\n".join(parts)
+
+    def judge(self, args: dict[str, Any], ctx: ToolContext) -> Judgement:
+        """The profile's shell rules on this command line (and its env): deny refuses, allow runs
+        unasked, anything else asks. The OS sandbox contains it either way; this is the second layer."""
+        from agentcli.tools.shell_rules import judge
+
+        env = args.get("env")
+        verdict = judge(str(args.get("command", "")), ctx.bash, env if isinstance(env, dict) else None)
+        if verdict.decision == "deny":
+            return Judgement.refuse(f"The shell rules refuse this command: {verdict.reason}",
+                                    "Use a different command, or ask the user to change the profile's [bash] rules.")
+        preview = self.preview(args, ctx)
+        return Judgement.allow(preview) if verdict.decision == "allow" else Judgement.ask(preview)
 
     def preview(self, args: dict[str, Any], ctx: ToolContext) -> str:
         command = args.get("command") if isinstance(args.get("command"), str) else ""

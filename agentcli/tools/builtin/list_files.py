@@ -108,6 +108,10 @@ class ListFiles(BuiltinTool):
             out += f"[{count} entries in {where}]"
         return out
 
+    def touched_paths(self, args: dict[str, Any]) -> list[str]:
+        path = args.get("path")
+        return [path] if isinstance(path, str) else []
+
 
 def _matches(rel: str, name: str, pattern: str, base: str) -> bool:
     if "/" in pattern:

@@ -100,5 +100,9 @@ class ReadFile(BuiltinTool):
             note += "]"
         return body + note
 
+    def touched_paths(self, args: dict[str, Any]) -> list[str]:
+        path = args.get("path")
+        return [path] if isinstance(path, str) else []
+
 
 TOOL = ReadFile()

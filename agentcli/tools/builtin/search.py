@@ -104,6 +104,10 @@ class Search(BuiltinTool):
         finally:
             job.stop.set()  # cancelled (Ctrl-C) or done: the worker thread stops at its next check
 
+    def touched_paths(self, args: dict[str, Any]) -> list[str]:
+        path = args.get("path")
+        return [path] if isinstance(path, str) else []
+
 
 def compile_pattern(pattern: str, *, literal: bool, case_sensitive: bool) -> Any:
     """An RE2 pattern object (linear-time matching), or a validation error the model can fix."""

@@ -13,7 +13,7 @@ from typing import Any
 
 from agentcli.core.errors import ErrorCode, ToolFailure
 from agentcli.core.types import Tier, Tool
-from agentcli.tools.base import ToolContext, arg_int, arg_str, clip_line, off_loop
+from agentcli.tools.base import Judgement, ToolContext, arg_int, arg_str, clip_line, off_loop
 from agentcli.tools.edits import EditPlan, EditTool, check_size, exists, read_text, replace_text, resolve_rel
 
 NAME = "str_replace_based_edit_tool"
@@ -61,6 +61,16 @@ class StrReplaceEditor(EditTool):
         if _command(args) == "view":
             return await off_loop(view, args, ctx)
         return await super().run(args, ctx)
+
+    def judge(self, args: dict[str, Any], ctx: ToolContext) -> Judgement:
+        """`view` reads only: allowed without asking, like read_file (its path is checked when it
+        runs); the editing commands ask with their diff."""
+        if _command(args) == "view":
+            return Judgement.allow()
+        return super().judge(args, ctx)
+
+    def changes_files_in(self, args: dict[str, Any]) -> bool:
+        return args.get("command") != "view"  # no workspace snapshot around a view
 
     def preview(self, args: dict[str, Any], ctx: ToolContext) -> str:
         if args.get("command") == "view":

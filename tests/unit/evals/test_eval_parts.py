@@ -124,7 +124,7 @@ def test_scripted_provider_resolves_builtin_models():
         ScriptedProvider(Profile(name="x", provider="scripted", model="m", script="builtin:nope"))
 
 
-async def _demo_events(tmp_path: Path, goal: str, tier: str = "crawl") -> tuple[list, Path]:
+async def _demo_events(tmp_path: Path, goal: str, tier: str = "crawl", mode: str = "ask") -> tuple[list, Path]:
     from agentcli.agent.approval import PolicyApprover
     from agentcli.agent.build import open_session
     from agentcli.agent.loop import Agent
@@ -133,8 +133,8 @@ async def _demo_events(tmp_path: Path, goal: str, tier: str = "crawl") -> tuple[
 
     ws = prepare(tmp_path)
     profile = load_profile("offline").profile
-    session = open_session(profile, ws, tier=tier, goal=goal, approve_mode="all", record=False)
-    events = [ev async for ev in Agent(session, PolicyApprover(approve_all=True)).run(goal)]
+    session = open_session(profile, ws, tier=tier, goal=goal, approve_mode=mode, record=False)
+    events = [ev async for ev in Agent(session, PolicyApprover(approve_all=True)).run(goal)]  # a person saying yes
     return events, ws
 
 
@@ -144,7 +144,8 @@ async def test_demo_session_shows_dialects_repair_checkpoint_and_answer(tmp_path
     events, ws = await _demo_events(tmp_path, GOAL)
     calls = [e.call for e in events if isinstance(e, ToolFinished)]
     assert [(c.name, c.dialect) for c in calls] == [
-        ("list_files", "native_openai"), ("read_file", "hermes"), ("edit_file", "claude_xml")]
+        ("list_files", "native_openai"), ("read_file", "hermes"), ("request_tier", "native_openai"),
+        ("edit_file", "claude_xml")]
     assert all(e.result.ok for e in events if isinstance(e, ToolFinished))
     assert any(isinstance(e, Notice) and e.code == "json_repair" for e in events)
     assert any(isinstance(e, Checkpoint) and e.kind is CheckpointKind.TIER_ESCALATION for e in events)

@@ -15,6 +15,10 @@ from agentcli.testing.model import Call
 from agentcli.testing.writers import Out
 
 ALL = list(SCENARIOS)
+# Controls that start real processes (git, a sandboxed server): run for every persona above, left out
+# of the many-variant runs below, where no layer can matter to them and they would only cost time.
+PROCESS_CONTROLS = ("git_commit", "background_server")
+CHEAP = [n for n in ALL if n not in PROCESS_CONTROLS]
 ON = {"on": ALL_ON}
 OFF = {"off": ALL_OFF}
 
@@ -44,7 +48,8 @@ def test_every_scenario_passes_with_layers_on(persona):
 def test_scenario_table_is_complete():
     required = {"happy_path", "parallel_reads", "missing_required_argument", "type_error_recovery", "unknown_tool",
                 "long_arguments_guard", "oversize_output", "xml_leak", "malformed_json", "repeat_loop",
-                "empty_final", "chat_only", "tier_escalation", "path_escape", "name_variant", "tools_rejected"}
+                "empty_final", "chat_only", "tier_escalation", "path_escape", "name_variant", "tools_rejected",
+                "tier_request", "file_moves", "git_commit", "background_server"}
     assert required <= set(SCENARIOS)
     exercised = {layer for n in SCENARIOS for layer in get(n).layers}
     assert exercised == set(LAYERS), "every layer needs a scenario where it should matter"
@@ -66,7 +71,7 @@ def test_every_variant_keeps_the_profiles_retry_budget():
 def test_a_layer_changes_only_the_scenarios_that_exercise_it(persona):
     """Controls stay controls: with a clean model, turning a layer off moves only the scenarios the
     table says it matters to (and the report flags nothing as unexpected)."""
-    trials = _run(runner.subject_for_persona(persona), ALL, layers=variants())
+    trials = _run(runner.subject_for_persona(persona), CHEAP, layers=variants())
     on = {t.scenario: t.passed for t in trials if t.layers == "on"}
     assert all(on.values()), on
     for t in trials:
@@ -77,12 +82,13 @@ def test_a_layer_changes_only_the_scenarios_that_exercise_it(persona):
     rows = report.contributions(trials)
     assert {r["layer"] for r in rows} == {*LAYERS, "all"}
     assert all(r["unexpected"] == [] for r in rows), rows
-    controls = [n for n in ALL if not get(n).layers]
+    controls = [n for n in CHEAP if not get(n).layers]
     assert controls and all(t.passed for t in trials if t.scenario in controls), "a control scenario failed"
 
 
 def test_what_each_layer_does_for_a_clean_native_model():
-    by = {(t.scenario, t.layers): t for t in _run(runner.subject_for_persona("openai-native"), ALL, layers=variants())}
+    by = {(t.scenario, t.layers): t
+          for t in _run(runner.subject_for_persona("openai-native"), CHEAP, layers=variants())}
     # Layers that only save a round trip: the same success, one validation retry more.
     for scenario, variant in (("malformed_json", "no-repair"), ("name_variant", "no-names"),
                               ("type_error_recovery", "no-coercion")):
@@ -148,9 +154,9 @@ def test_each_fault_is_survived_with_layers_on(fault, persona):
 
 def test_noise_is_deterministic_per_seed():
     subject = runner.subject_for_persona("noisy-hermes")
-    a = [t.faults for t in _run(subject, ALL, trials=2)]
-    b = [t.faults for t in _run(subject, ALL, trials=2)]
-    c = [t.faults for t in _run(subject, ALL, trials=2, base_seed=7)]
+    a = [t.faults for t in _run(subject, CHEAP, trials=2)]
+    b = [t.faults for t in _run(subject, CHEAP, trials=2)]
+    c = [t.faults for t in _run(subject, CHEAP, trials=2, base_seed=7)]
     assert a == b and a != c
 
 

@@ -16,24 +16,42 @@ from agentcli.tools.base import BuiltinTool
 from agentcli.tools.executor import execute
 from agentcli.tools.registry import BUILTINS, ToolRegistry, default_registry
 
-CRAWL = {"read_file", "list_files", "search", "think", "submit", "ask_user"}
-WALK = CRAWL | {"write_file", "edit_file"}
-RUN = WALK | {"bash"}
+CRAWL = {"read_file", "list_files", "search", "think", "submit", "ask_user", "git", "todo", "fetch_url"}
+WALK = CRAWL | {"write_file", "edit_file", "git_write", "move", "copy", "delete", "make_dir"}
+RUN = WALK | {"bash", "background"}
 
 
 def test_tiers_nest_and_hide_what_is_above():
     reg = ToolRegistry()
     assert {t.name for t in reg.visible(Tier.CRAWL, None, [])} == CRAWL
     assert {t.name for t in reg.visible("walk", None, [])} == WALK
-    assert {t.name for t in reg.visible(Tier.RUN, None, [])} == RUN == set(BUILTINS)
+    assert {t.name for t in reg.visible(Tier.RUN, None, [])} == RUN == set(BUILTINS) - {"request_tier"}
     assert reg.tier_of("bash") is Tier.RUN and reg.tier_of("nope") is None
+
+
+def test_below_the_cap_the_tier_request_is_offered_with_what_each_tier_adds():
+    reg = ToolRegistry()
+    shown = {t.name: t for t in reg.visible(Tier.CRAWL, None, [], cap=Tier.WALK)}
+    request = shown.pop("request_tier")
+    assert set(shown) == CRAWL
+    assert request.parameters["properties"]["tier"]["enum"] == ["walk"]
+    assert "write_file" in request.description and "bash" not in request.description
+    full = {t.name: t for t in reg.visible(Tier.CRAWL, None, ["edit_file"], cap=Tier.RUN)}["request_tier"]
+    assert full.parameters["properties"]["tier"]["enum"] == ["walk", "run"]
+    assert "bash" in full.description and "edit_file" not in full.description  # denied tools are not promised
+    assert "request_tier" not in {t.name for t in reg.visible(Tier.WALK, None, [], cap=Tier.WALK)}
+    assert "request_tier" not in {t.name for t in reg.visible(Tier.WALK, None, ["bash", "background"], cap=Tier.RUN)}
 
 
 def test_read_only_flag_matches_the_tier_design():
     reg = default_registry()
     for spec in reg.all():
-        assert spec.read_only == (spec.name in CRAWL), spec.name
-        assert spec.needs_approval == (not spec.read_only), spec.name
+        if spec.read_only:
+            assert spec.tier is Tier.CRAWL, spec.name
+        else:
+            assert spec.needs_approval, spec.name  # whatever changes something is judged before it runs
+        if spec.tier > Tier.CRAWL:
+            assert not spec.read_only and spec.needs_approval, spec.name
 
 
 def test_allow_and_deny_apply_to_sending_and_running():
@@ -89,8 +107,11 @@ def test_required_lists():
     reg = default_registry()
     want = {"read_file": ["path"], "list_files": [], "search": ["pattern"], "write_file": ["path", "content"],
             "edit_file": ["path", "old_content", "new_content"], "bash": ["command"], "think": ["thought"],
-            "submit": ["answer"], "ask_user": ["question"]}
-    assert {n: reg.get(n).spec.parameters["required"] for n in BUILTINS} == want
+            "submit": ["answer"], "ask_user": ["question"], "request_tier": ["tier", "reason"], "git": ["action"],
+            "git_write": ["action"], "todo": ["items"], "fetch_url": ["url"],
+            "move": ["source", "destination"], "copy": ["source", "destination"], "delete": ["path"],
+            "make_dir": ["path"], "background": ["action"]}
+    assert {n: reg.get(n).spec.parameters["required"] for n in want} == want
 
 
 # ----- executor -------------------------------------------------------------------------------

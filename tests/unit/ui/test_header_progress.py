@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+import pytest
 from rich.console import Console
 from rich.text import Text
 
@@ -36,7 +37,19 @@ def test_header_lines_are_text_and_never_markup():
         console.print(line)
     shown = out.getvalue()
     assert "[red]x[/red]" in shown and "\x1b" not in shown and "\\x1b" in shown
-    assert "tier crawl (cap run)" in shown and "instructions AGENTS.md" in shown and "! careful" in shown
+    assert "tier crawl (rises on your yes; cap run," in shown and "instructions AGENTS.md" in shown
+    assert "! careful" in shown
+
+
+@pytest.mark.parametrize(("extra", "said"), [
+    ({}, "rises on your yes; cap run, profile"),
+    ({"preapproved": "walk"}, "walk unasked, run on your yes; cap run, profile"),
+    ({"preapproved": "run", "cap_from": "--tier"}, "rises unasked; cap run, --tier"),
+    ({"tier": "walk", "max_tier": "walk", "preapproved": "walk", "cap_from": "--tier"}, "(cap walk, --tier)"),
+])
+def test_the_tier_line_says_how_the_tier_may_rise_and_what_caps_it(extra, said):
+    shown = "".join(line.plain for line in header_lines(_facts(**extra)))
+    assert said in shown
 
 
 def test_spinner_counts_seconds_and_counts_down_on_a_fake_clock():
