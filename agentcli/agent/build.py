@@ -49,6 +49,25 @@ def tier_cap(requested: str | None, profile_max: Tier) -> Tier:
     return cap
 
 
+def resolve_model(profile: Any, api: str, facts: dict[str, Any]) -> tuple[Any, Any]:
+    """(capability, wire plan) for the profile's model on `api`, with learned `facts`; a profile
+    value the model cannot take is a ConfigError naming its key."""
+    from agentcli.core.errors import ConfigError
+    from agentcli.models import resolve_capability
+    from agentcli.wire import negotiate
+
+    try:
+        capability = resolve_capability(profile.model, overrides=profile.capabilities, learned=facts,
+                                        provider=profile.provider)
+    except ValueError as exc:
+        raise ConfigError(str(exc), file=str(profile.source or ""), profile=profile.name, key="capabilities") from None
+    try:
+        plan = negotiate(api=api, capability=capability.capability, tools_cfg=profile.tools, learned=facts)
+    except ValueError as exc:
+        raise ConfigError(str(exc), file=str(profile.source or ""), profile=profile.name, key="tools") from None
+    return capability, plan
+
+
 def open_session(
     profile: Any,
     workspace: Path | None = None,
@@ -65,13 +84,12 @@ def open_session(
 ) -> Session:
     """Build everything one conversation needs. `provider` replaces the profile's (tests, `agent eval`);
     `cap` is `--tier`; `tier` starts the run there instead of at start_tier (a resumed session)."""
-    from agentcli.models import LearnedStore, resolve_capability
+    from agentcli.models import LearnedStore
     from agentcli.providers import create as create_provider
     from agentcli.tools.base import ToolContext
     from agentcli.tools.edit_choice import session_registry
     from agentcli.tools.isolation import protect_process_environment
     from agentcli.tools.sandbox import Workspace
-    from agentcli.wire import negotiate
 
     ws = resolve_workspace(workspace)
     profile_max = Tier.parse(profile.tools.max_tier)
@@ -81,19 +99,7 @@ def open_session(
     protect_process_environment([profile.api_key_env] if profile.api_key_env else [])
     learned = LearnedStore() if record else None
     facts = {k: f.value for k, f in learned.get(profile.model, provider.url).items()} if learned else {}
-    try:
-        capability = resolve_capability(profile.model, overrides=profile.capabilities, learned=facts,
-                                        provider=profile.provider)
-    except ValueError as exc:
-        from agentcli.core.errors import ConfigError
-
-        raise ConfigError(str(exc), file=str(profile.source or ""), profile=profile.name, key="capabilities") from None
-    try:
-        plan = negotiate(api=provider.api, capability=capability.capability, tools_cfg=profile.tools, learned=facts)
-    except ValueError as exc:
-        from agentcli.core.errors import ConfigError
-
-        raise ConfigError(str(exc), file=str(profile.source or ""), profile=profile.name, key="tools") from None
+    capability, plan = resolve_model(profile, provider.api, facts)
     # per session: tools a session adds (MCP, plugins) stay in it; the edit tool is the model's own form
     registry = session_registry(profile.tools.edit_tool, capability.capability.edit_tool, profile.tools.deny)
     from agentcli.tools.deferred import ToolCatalog

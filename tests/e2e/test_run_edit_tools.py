@@ -20,6 +20,11 @@ PATCH = """*** Begin Patch
 """
 
 
+# The runs start at walk, so the first request already offers the edit tool (the tier request
+# itself is tested in test_tier_request_cli.py).
+WALK = {"start_tier": "walk"}
+
+
 def _names(tools: list[dict]) -> set[str]:
     return {t["function"]["name"] for t in tools}
 
@@ -28,7 +33,7 @@ def test_gpt5_edits_with_apply_patch_over_chat_completions(tmp_path, workspace):
     with OpenAIServer() as srv:
         srv.queue(openai_body("", tool_calls=[openai_call("apply_patch", {"input": PATCH}, "p1")]))
         srv.queue(openai_body("Patched."))
-        profile = write_profile(tmp_path, "openai", srv.url, "gpt-5")
+        profile = write_profile(tmp_path, "openai", srv.url, "gpt-5", tools=WALK)
         res = run_agent("run", "fix add() in calc.py", "--profile", str(profile), "--workspace", str(workspace),
                         "--yes", "--tier", "walk")
         assert res.exit_code == 0, res.output
@@ -55,7 +60,7 @@ def test_apply_patch_that_does_not_fit_changes_nothing_and_quotes_the_hunk(tmp_p
     with OpenAIServer() as srv:
         srv.queue(openai_body("", tool_calls=[openai_call("apply_patch", {"input": bad}, "p1")]))
         srv.queue(openai_body("It did not apply."))
-        profile = write_profile(tmp_path, "openai", srv.url, "gpt-4.1")
+        profile = write_profile(tmp_path, "openai", srv.url, "gpt-4.1", tools=WALK)
         res = run_agent("run", "fix add()", "--profile", str(profile), "--workspace", str(workspace),
                         "--yes", "--tier", "walk")
         assert res.exit_code == 0, res.output
@@ -74,7 +79,7 @@ def test_claude_edits_with_the_native_text_editor(tmp_path, workspace):
         srv.queue(anthropic_body("", tool_uses=[view]))
         srv.queue(anthropic_body("", tool_uses=[edit]))
         srv.queue(anthropic_body("Fixed."))
-        profile = write_profile(tmp_path, "anthropic", srv.url, "claude-sonnet-4-5")
+        profile = write_profile(tmp_path, "anthropic", srv.url, "claude-sonnet-4-5", tools=WALK)
         res = run_agent("run", "fix add() in calc.py", "--profile", str(profile), "--workspace", str(workspace),
                         "--yes", "--tier", "walk")
         assert res.exit_code == 0, res.output
@@ -98,7 +103,7 @@ def test_profile_override_and_a_trained_name_not_given(tmp_path, workspace):
     with OpenAIServer() as srv:
         srv.queue(openai_body("", tool_calls=[openai_call("apply_patch", {"input": PATCH}, "p1")]))
         srv.queue(openai_body("Done."))
-        profile = write_profile(tmp_path, "openai", srv.url, "gpt-5", tools={"edit_tool": "edit_file"})
+        profile = write_profile(tmp_path, "openai", srv.url, "gpt-5", tools={**WALK, "edit_tool": "edit_file"})
         res = run_agent("run", "fix add()", "--profile", str(profile), "--workspace", str(workspace),
                         "--yes", "--tier", "walk")
         assert res.exit_code == 0, res.output
@@ -118,7 +123,7 @@ def test_doctor_shows_the_edit_tool(tmp_path):
     report = json.loads(res.output)
     assert report["edit_tool"] == {"form": "apply_patch", "tool": "apply_patch", "from": "family rule"}
     claude = write_profile(tmp_path, "anthropic", "http://127.0.0.1:9", "claude-opus-4-1",
-                           tools={"edit_tool": "edit_file"})
+                           tools={**WALK, "edit_tool": "edit_file"})
     res = run_agent("doctor", "--profile", str(claude), "--offline")
     assert res.exit_code == 0, res.output
     assert "edit tool" in res.output and "profile [tools] edit_tool" in res.output

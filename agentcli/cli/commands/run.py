@@ -208,6 +208,15 @@ def _closed_pipe(session: Any) -> int:
     return 141  # 128 + SIGPIPE, as a shell reports a pipeline member the reader left
 
 
+def _restore(session: Any, saved: Any) -> None:
+    """A resumed session's history and file ledger, with a word about torn transcript lines."""
+    from agentcli.ui.render import make_console
+
+    session.history, session.ledger = saved.history, saved.ledger
+    if saved.skipped_lines:
+        make_console(stderr=True).print(f"! skipped {saved.skipped_lines} torn line(s) in the transcript", style="yellow")
+
+
 def execute(
     goal: str | None = None, profile: str | None = None, workspace: Path | None = None, tier: str | None = None,
     yes: bool = False, approve: str | None = None, json_out: bool = False, resume: str | None = None,
@@ -253,9 +262,7 @@ def execute(
         session_id=saved.id if saved else None,
     )
     if saved is not None:
-        session.history, session.ledger = saved.history, saved.ledger
-        if saved.skipped_lines:
-            make_console(stderr=True).print(f"! skipped {saved.skipped_lines} torn line(s) in the transcript", style="yellow")
+        _restore(session, saved)
     start = facts(session, resumed=saved is not None)
     start["provider_rule"] = rule
     if saved is not None and not goal and finished(saved.history):

@@ -44,8 +44,9 @@ async def test_background_processes_are_in_the_summary_and_stop_with_the_session
     assert all("stopped" in line for line in s.running())
 
 
-async def test_a_read_in_a_subfolder_loads_its_agents_md(tmp_path):
-    """The tools name the paths they touch (touched_paths); the session never reads argument names."""
+async def test_a_read_in_a_subfolder_finds_its_agents_md(tmp_path):
+    """The tools name the paths they touch (touched_paths); the session never reads argument names.
+    A subfolder's AGENTS.md is off the repository-root-to-here chain: shown as data, not followed."""
     fn = {"name": "read_file", "arguments": json.dumps({"path": "pkg/mod.py"})}
     msg = {"role": "assistant", "content": None, "tool_calls": [{"id": "r1", "type": "function", "function": fn}]}
     turns = [{"openai": {"choices": [{"index": 0, "message": msg, "finish_reason": "tool_calls"}]}}, {"text": "ok"}]
@@ -54,4 +55,4 @@ async def test_a_read_in_a_subfolder_loads_its_agents_md(tmp_path):
     (s.workspace / "pkg" / "mod.py").write_text("x = 1\n")
     (s.workspace / "pkg" / "AGENTS.md").write_text("Use tabs in pkg.\n")
     [ev async for ev in Agent(s, Recorder()).run("read it")]
-    assert "pkg/AGENTS.md" in s.instructions.files
+    assert "pkg/AGENTS.md" in s.instructions.data and "pkg/AGENTS.md" not in s.instructions.files
