@@ -32,6 +32,7 @@ from agentcli.wire.native._common import (
     thinking_event,
     usage,
 )
+from agentcli.wire.native._history import wire_history
 from agentcli.wire.native._partial import PartialArgs
 from agentcli.wire.types import Candidate, NativeParse
 
@@ -147,7 +148,7 @@ class AnthropicApi(NativeApi):
         system = system_text(messages)
         if system:
             body["system"] = system
-        body["messages"] = render_messages(messages, names)
+        body["messages"] = render_messages(wire_history(messages, plan), names)
         if tools and plan.native_tools:
             choice = effective_choice(plan.tool_choice, tools, names.to_wire_map)
             # tool_choice none = no tools, unless history holds tool blocks (the API then

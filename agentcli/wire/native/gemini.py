@@ -145,6 +145,8 @@ class GeminiApi(NativeApi):
         self, messages: list[Message], tools: list[Tool], plan: WirePlan, settings: RequestSettings
     ) -> dict[str, Any]:
         names = NameMap.of(tools)
+        # History goes as is (no wire_history): Gemini sends no call ids back, pairs results by name,
+        # takes several calls per turn from every model, and checks thought signatures per turn.
         body: dict[str, Any] = {"contents": render_contents(messages, names)}
         system = system_text(messages)
         if system:

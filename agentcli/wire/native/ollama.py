@@ -24,6 +24,7 @@ from agentcli.wire.native._common import (
     thinking_event,
     usage,
 )
+from agentcli.wire.native._history import wire_history
 from agentcli.wire.native.openai import function_def
 from agentcli.wire.types import Candidate, NativeParse
 
@@ -79,7 +80,7 @@ class OllamaApi(NativeApi):
     ) -> dict[str, Any]:
         names = NameMap.of(tools)
         # Ollama streams unless told otherwise, so `stream` is always explicit.
-        body: dict[str, Any] = {"model": settings.model, "messages": render_messages(messages, names),
+        body: dict[str, Any] = {"model": settings.model, "messages": render_messages(wire_history(messages, plan), names),
                                 "stream": bool(settings.stream)}
         choice = effective_choice(plan.tool_choice, tools, names.to_wire_map)
         if tools and plan.native_tools and choice != "none":

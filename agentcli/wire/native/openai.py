@@ -27,6 +27,7 @@ from agentcli.wire.native._common import (
     thinking_event,
     usage,
 )
+from agentcli.wire.native._history import wire_history
 from agentcli.wire.native._partial import PartialArgs
 from agentcli.wire.types import Candidate, NativeParse
 
@@ -130,7 +131,7 @@ class OpenAIApi(NativeApi):
         self, messages: list[Message], tools: list[Tool], plan: WirePlan, settings: RequestSettings
     ) -> dict[str, Any]:
         names = NameMap.of(tools)
-        body: dict[str, Any] = {"model": settings.model, "messages": render_messages(messages, names)}
+        body: dict[str, Any] = {"model": settings.model, "messages": render_messages(wire_history(messages, plan), names)}
         if tools and plan.native_tools:
             body["tools"] = self.render_tools(tools, strict=plan.strict)
             # Sent even when "auto": llama-cpp-python's chatml-function-calling renders no tools
