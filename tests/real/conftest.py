@@ -131,14 +131,23 @@ def tiny_model() -> Path:
     return tinymodel.cached(Path(os.environ.get("AGENTCLI_REAL_CACHE") or Path(sys.prefix) / "real-cache"))
 
 
+def llama_argv(model: Path, alias: str, port: int, *extra: str, n_ctx: int | None = 4096) -> list[str]:
+    """llama-cpp-python's server on `model`; n_ctx None keeps the server's default (2048)."""
+    ctx = ["--n_ctx", str(n_ctx)] if n_ctx is not None else []
+    return [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--model_alias", alias, "--host",
+            "127.0.0.1", "--port", str(port), *ctx, "--n_threads", "1", "--verbose", "false", *extra]
+
+
 @pytest.fixture(scope="session")
 def llama_server(spawn_server: Callable[..., ServerProcess], tiny_model: Path) -> ServerProcess:
-    return spawn_server(
-        lambda port: [sys.executable, "-m", "llama_cpp.server", "--model", str(tiny_model), "--model_alias",
-                      MODEL_ALIAS, "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "4096",
-                      "--n_threads", "1", "--verbose", "false"],
-        "/v1/models", name="llama",
-    )
+    return spawn_server(lambda port: llama_argv(tiny_model, MODEL_ALIAS, port), "/v1/models", name="llama")
+
+
+@pytest.fixture(scope="session")
+def llama_default_ctx(spawn_server: Callable[..., ServerProcess], tiny_model: Path) -> ServerProcess:
+    """The same model at the server's default n_ctx (2048), reached without any proxy."""
+    return spawn_server(lambda port: llama_argv(tiny_model, MODEL_ALIAS, port, n_ctx=None), "/v1/models",
+                        name="llama-default-ctx")
 
 
 @pytest.fixture(scope="session")

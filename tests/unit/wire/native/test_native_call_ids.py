@@ -163,6 +163,7 @@ class _Tools:
     ("mixtral-8x22b-instruct", "alnum9", False),
     ("meta-llama/Llama-3.1-8B-Instruct", "any", False),
     ("llama3.3:70b", "any", False),
+    ("qwen2.5:7b", "any", True),
     ("gpt-4o", "any", True),
     ("claude-sonnet-4-5", "any", True),
 ])
