@@ -30,6 +30,7 @@ from agentcli.wire.native._common import (
     system_text,
     text_event,
     thinking_event,
+    unique_ids,
     usage,
 )
 from agentcli.wire.native._history import wire_history
@@ -203,6 +204,7 @@ class AnthropicApi(NativeApi):
         out.finish_reason = _FINISH.get(as_str(body.get("stop_reason")), "stop")
         if out.candidates and out.finish_reason == "stop":
             out.finish_reason = "tool_calls"
+        unique_ids(out.candidates)
         return out
 
     def new_stream(self) -> AnthropicStream:

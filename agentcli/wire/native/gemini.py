@@ -26,6 +26,7 @@ from agentcli.wire.native._common import (
     system_text,
     text_event,
     thinking_event,
+    unique_ids,
     usage,
 )
 from agentcli.wire.types import Candidate, NativeParse
@@ -214,6 +215,7 @@ class GeminiApi(NativeApi):
             out.provider_data.setdefault(KEY, {})["finish_message"] = cand["finishMessage"]
         if out.candidates and out.finish_reason == "stop":
             out.finish_reason = "tool_calls"
+        unique_ids(out.candidates)
         return out
 
     def new_stream(self) -> GeminiStream:

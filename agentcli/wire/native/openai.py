@@ -26,6 +26,7 @@ from agentcli.wire.native._common import (
     start_event,
     text_event,
     thinking_event,
+    unique_ids,
     usage,
 )
 from agentcli.wire.native._history import wire_history
@@ -179,6 +180,7 @@ class OpenAIApi(NativeApi):
         out.finish_reason = _FINISH.get(as_str(choice.get("finish_reason")), "stop")
         if out.candidates and out.finish_reason == "stop":
             out.finish_reason = "tool_calls"
+        unique_ids(out.candidates)
         return out
 
     def new_stream(self) -> OpenAIStream:
