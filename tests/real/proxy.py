@@ -196,6 +196,10 @@ class ScriptedProxy:
         got = bytearray()
         with httpx.Client(timeout=120) as client, client.stream(method, self.upstream + h.path, json=body) as resp:
             ctype = resp.headers.get("content-type", "")
+            # Recorded before the client can read the last byte: its next request (another thread)
+            # must already count this reply when it picks its step.
+            exchange = Exchange(h.path, body, resp.status_code, ctype, got, original)  # type: ignore[arg-type]
+            self.exchanges.append(exchange)
             h.send_response(resp.status_code)
             h.send_header("content-type", ctype)
             h.end_headers()
@@ -203,7 +207,7 @@ class ScriptedProxy:
                 got += chunk
                 h.wfile.write(chunk)
                 h.wfile.flush()
-        self.exchanges.append(Exchange(h.path, body, resp.status_code, ctype, bytes(got), original))
+        exchange.body = bytes(got)
 
     def _joined(self, h: BaseHTTPRequestHandler, body: dict[str, Any], step: Parallel) -> None:
         """One real reply per call, joined into one reply with every call (see Parallel)."""
@@ -220,12 +224,12 @@ class ScriptedProxy:
             joined = join_streams([r.content for r in replies])
         else:
             joined = join_bodies([r.json() for r in replies])
+        self.exchanges.append(Exchange(h.path, rewrite(body, step.calls[0]), status, ctype, joined, body))
         h.send_response(status)
         h.send_header("content-type", ctype)
         h.end_headers()
         h.wfile.write(joined)
         h.wfile.flush()
-        self.exchanges.append(Exchange(h.path, rewrite(body, step.calls[0]), status, ctype, joined, body))
 
 
 def join_bodies(bodies: list[dict[str, Any]]) -> bytes:
