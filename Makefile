@@ -32,7 +32,9 @@ test: install sandbox
 
 # Real third-party servers on 127.0.0.1 (docs/real-servers.md). llama-cpp-python comes from the
 # prebuilt wheel in ../shared/wheels when that folder exists, else it is built from source (slow);
-# the LiteLLM proxy gets its own venv inside .venv because its pins clash with ours.
+# the LiteLLM proxy gets its own venv inside .venv because its pins clash with ours: the pinned
+# version in .venv/litellm and the newest that installs in .venv/litellm-new (with prisma, which its
+# auth error path imports: without it a request with no key is a 500, not a 401).
 LLAMA_PIN := llama-cpp-python[server]==0.3.36
 LITELLM_PIN := litellm[proxy]==1.80.0
 WHEELS := $(wildcard ../shared/wheels)
@@ -42,6 +44,8 @@ $(REAL_STAMP): $(STAMP) Makefile
 	$(BIN)/python -m pip install --quiet $(if $(WHEELS),--find-links $(WHEELS)) '$(LLAMA_PIN)' gguf tokenizers
 	@test -x $(VENV)/litellm/bin/python || $(PY) -m venv $(VENV)/litellm
 	$(VENV)/litellm/bin/python -m pip install --quiet '$(LITELLM_PIN)'
+	@test -x $(VENV)/litellm-new/bin/python || $(PY) -m venv $(VENV)/litellm-new
+	$(VENV)/litellm-new/bin/python -m pip install --quiet --upgrade 'litellm[proxy]' prisma
 	@touch $(REAL_STAMP)
 
 # The reference MCP servers from npm that tests/real/test_mcp_*.py start (node is required).

@@ -24,6 +24,11 @@ from agentcli.models.spec import ModelSpec
 # import it; a test keeps the two equal).
 EMULATION_STYLES: tuple[str, ...] = ("json", "hermes", "xml", "pythonic", "mistral", "qwen_xml")
 
+# Forms a chat template or API demands of the call ids sent back in history (wire.native._ids
+# maps every id to one): "any" takes what the API takes; "alnum9" is exactly 9 letters or digits
+# (Mistral's templates and API raise on anything else).
+CALL_ID_FORMATS: tuple[str, ...] = ("any", "alnum9")
+
 UNKNOWN_MODEL_WARNING = (
     "Unknown model {model!r}: tools will be described in the prompt and read back as JSON "
     "(emulation). If it supports native tool calling, set `native_tools = true` under "
@@ -48,7 +53,9 @@ class ModelCapability:
     native_tools: bool = False
     """Tools go in the API's own field and calls come back structured (the negotiator's first choice)."""
     parallel_tools: bool = False
-    """The model may call several tools in one turn (the plan says so; `/model` warns when it changes)."""
+    """The model may call several tools in one turn (the plan says so; `/model` warns when it changes).
+    When False, history goes back with one call per assistant message, each followed by its result:
+    templates such as Llama 3.1's raise on an assistant message holding two calls."""
     max_output_tokens: int = 4_096
     """The most the model can write in one reply: a profile's larger [limits] max_output_tokens is
     clamped to it, since APIs refuse a request that asks for more."""
@@ -64,6 +71,9 @@ class ModelCapability:
     edit_tool: str = "edit_file"
     """The file-editing tool form the model was trained on (one of EDIT_TOOLS): only that one is
     offered; a profile's `[tools] edit_tool` overrides it."""
+    call_id_format: str = "any"
+    """The form call ids must take when history goes back (one of CALL_ID_FORMATS): the chat
+    template or API refuses the whole request otherwise, from the second request on."""
 
     def to_dict(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in fields(self)}
@@ -71,7 +81,7 @@ class ModelCapability:
 
 FIELDS: dict[str, Any] = {f.name: f.type for f in fields(ModelCapability)}
 _INT_FIELDS = frozenset({"max_output_tokens", "context_window"})
-_STR_FIELDS = frozenset({"emulation_style", "text_dialect", "edit_tool"})
+_STR_FIELDS = frozenset({"emulation_style", "text_dialect", "edit_tool", "call_id_format"})
 # The edit tool forms: OpenAI's V4A patch tool, Anthropic's text editor, and our own find-and-replace.
 EDIT_TOOLS = ("apply_patch", "str_replace", "edit_file")
 
@@ -125,6 +135,9 @@ def _type_error(key: str, value: Any) -> str | None:
     elif key == "edit_tool":
         if value not in EDIT_TOOLS:
             return f"expected one of {', '.join(EDIT_TOOLS)}, got {value!r}"
+    elif key == "call_id_format":
+        if value not in CALL_ID_FORMATS:
+            return f"expected one of {', '.join(CALL_ID_FORMATS)}, got {value!r}"
     elif key == "text_dialect":
         if value is not None and not (isinstance(value, str) and value):
             return f"expected a dialect name, got {value!r}"

@@ -34,6 +34,7 @@ _DEFAULTS: dict[str, Any] = {
     "context_window": None,
     "emulation_style": "json",
     "text_dialect": None,
+    "call_id_format": "any",
 }
 
 
@@ -123,6 +124,7 @@ def negotiate(*, api: str, capability: Any, tools_cfg: Any, learned: dict[str, A
         tool_choice=n.tool_choice(native),
         parallel=n.parallel(),
         compact=n.compact(native),
+        call_ids=n.call_ids(native),
         notes=tuple(n.notes),
     )
 
@@ -275,6 +277,13 @@ class _Negotiation:
         if not parallel:
             self.notes.append("parallel tool calls off: tools.parallel = false")
         return parallel
+
+    def call_ids(self, native: bool) -> str:
+        """The form call ids must take in history; only native history carries ids."""
+        form = self.facts.get("call_id_format") or "any"
+        if native and form != "any":
+            self.notes.append(f"call ids sent back as {form} (the model's template requires it)")
+        return str(form)
 
     def compact(self, native: bool) -> bool:
         window = self.facts.get("context_window")

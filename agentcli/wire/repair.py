@@ -373,6 +373,16 @@ def _norm(name: str) -> str:
 _PREFIXES = ("functions.", "function.", "tools.", "tool.", "default_api.", "functions:", "functions/", "mcp__")
 
 
+# Heads that make a name of their own rather than a namespace: `tool_search` is the deferred-tool
+# search (not offered in this request), never the `search` tool.
+_GENERIC_HEADS = frozenset({"tool", "tools", "function", "functions", "fn", "func"})
+
+
+def _namespaced_as(called: str, tool: str) -> bool:
+    """`called` is `tool` behind a namespace ("my_server_read_file"), not a generic word + a name."""
+    return called.endswith("_" + tool) and called[: -len(tool) - 1] not in _GENERIC_HEADS
+
+
 def resolve_name(name: str, tools: dict[str, Tool], *, repair: bool = True) -> tuple[str | None, Fix | None]:
     """The offered tool `name` means, and the fix applied; (None, None) when it resolves to nothing."""
     if name in tools:
@@ -399,7 +409,7 @@ def resolve_name(name: str, tools: dict[str, Tool], *, repair: bool = True) -> t
     # A unique suffix: "read" for "fs_read"? No - only the tool's name as the called name's suffix
     # ("my_server.read_file" -> "read_file") or the reverse for namespaced tools.
     n = _norm(stripped)
-    suffix_hits = [t for t in tools if n.endswith("_" + _norm(t)) or _norm(t).endswith("_" + n)]
+    suffix_hits = [t for t in tools if _namespaced_as(n, _norm(t)) or _norm(t).endswith("_" + n)]
     if len(suffix_hits) == 1:
         return suffix_hits[0], ("name_suffix", f"{name!r} -> {suffix_hits[0]!r}")
     return None, None

@@ -19,6 +19,7 @@ class WirePlan:
                   None when native
     parsers:      text dialects tried on assistant text, in priority order
     result:       "native" (API's own tool-result shape) or a dialect name (results as text)
+    call_ids:     the form call ids take in history (models.capability.CALL_ID_FORMATS)
     """
 
     api: str
@@ -30,6 +31,7 @@ class WirePlan:
     tool_choice: str = "auto"
     parallel: bool = True
     compact: bool = False  # compact emulation prompt for small context windows
+    call_ids: str = "any"
     notes: tuple[str, ...] = ()  # why each choice was made (shown by `agent doctor`)
 
 

@@ -312,6 +312,8 @@ def test_doctor_and_tools_list_each_servers_tools_or_its_error(tmp_path, workspa
     assert check["ok"] and "git_status (crawl)" in check["detail"]
 
     tools = write_profile("t", {"fx": fx, "gone": {"command": ["no-such-mcp-server-anywhere"]}})
+    # A window the tools fit in: in a small one a run holds MCP tools behind tool_search (shown "deferred").
+    tools.write_text(tools.read_text() + "[profiles.t.capabilities]\ncontext_window = 131072\n")
     res = run_agent("tools", "-p", str(tools), "--tier", "walk", "--json")
     assert res.exit_code == 0, res.output
     doc = json.loads(res.output)

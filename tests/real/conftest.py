@@ -64,6 +64,8 @@ class ServerProcess:
     port: int
     proc: subprocess.Popen
     log: Path
+    version: str = ""  # the server's version, where a test or fixture needs to say it
+    which: str = ""  # which of several builds of one server (LiteLLM: pinned, newest)
 
     def output(self) -> str:
         return self.log.read_text(errors="replace")[-4000:]
@@ -131,14 +133,23 @@ def tiny_model() -> Path:
     return tinymodel.cached(Path(os.environ.get("AGENTCLI_REAL_CACHE") or Path(sys.prefix) / "real-cache"))
 
 
+def llama_argv(model: Path, alias: str, port: int, *extra: str, n_ctx: int | None = 4096) -> list[str]:
+    """llama-cpp-python's server on `model`; n_ctx None keeps the server's default (2048)."""
+    ctx = ["--n_ctx", str(n_ctx)] if n_ctx is not None else []
+    return [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--model_alias", alias, "--host",
+            "127.0.0.1", "--port", str(port), *ctx, "--n_threads", "1", "--verbose", "false", *extra]
+
+
 @pytest.fixture(scope="session")
 def llama_server(spawn_server: Callable[..., ServerProcess], tiny_model: Path) -> ServerProcess:
-    return spawn_server(
-        lambda port: [sys.executable, "-m", "llama_cpp.server", "--model", str(tiny_model), "--model_alias",
-                      MODEL_ALIAS, "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "4096",
-                      "--n_threads", "1", "--verbose", "false"],
-        "/v1/models", name="llama",
-    )
+    return spawn_server(lambda port: llama_argv(tiny_model, MODEL_ALIAS, port), "/v1/models", name="llama")
+
+
+@pytest.fixture(scope="session")
+def llama_default_ctx(spawn_server: Callable[..., ServerProcess], tiny_model: Path) -> ServerProcess:
+    """The same model at the server's default n_ctx (2048), reached without any proxy."""
+    return spawn_server(lambda port: llama_argv(tiny_model, MODEL_ALIAS, port, n_ctx=None), "/v1/models",
+                        name="llama-default-ctx")
 
 
 @pytest.fixture(scope="session")
@@ -161,9 +172,25 @@ def scripted_proxy(llama_server: ServerProcess) -> Iterator[Any]:
     proxy.stop()
 
 
-def litellm_bin() -> Path:
-    """The LiteLLM proxy lives in its own venv inside .venv (its pins clash with agentcli's)."""
-    return Path(os.environ.get("AGENTCLI_LITELLM", Path(sys.prefix) / "litellm" / "bin" / "litellm"))
+# The pinned LiteLLM and the newest one that installs, each in its own venv inside .venv (their
+# pins clash with agentcli's and with each other). AGENTCLI_LITELLM / AGENTCLI_LITELLM_NEW override.
+LITELLM_VENVS = {"pinned": ("litellm", "AGENTCLI_LITELLM"), "newest": ("litellm-new", "AGENTCLI_LITELLM_NEW")}
+MASTER_KEY = "sk-real-test"  # the proxy's master key; the agent fixture's AGENTCLI_REAL_KEY holds it
+# Over the 1,000 bytes from which the newer proxies gzip a whole (not streamed) reply.
+LONG_ANSWER = " ".join(f"The notes say hello ({i})." for i in range(200))
+
+
+def litellm_bin(which: str = "pinned") -> Path:
+    folder, variable = LITELLM_VENVS[which]
+    return Path(os.environ.get(variable) or Path(sys.prefix) / folder / "bin" / "litellm")
+
+
+def litellm_version(which: str) -> str:
+    """The version the proxy's venv holds (its own `python -m pip` is not needed: read the metadata)."""
+    exe = litellm_bin(which).with_name("python")
+    out = subprocess.run([str(exe), "-c", "import importlib.metadata as m; print(m.version('litellm'))"],
+                         capture_output=True, text=True, check=False, timeout=60)
+    return out.stdout.strip() or "unknown"
 
 
 @pytest.fixture(scope="session")
@@ -183,29 +210,47 @@ def litellm_route(litellm_upstream: Any) -> Any:
     return litellm_upstream
 
 
-@pytest.fixture(scope="session")
-def litellm_server(spawn_server: Callable[..., ServerProcess], litellm_upstream: Any,
-                   tmp_path_factory: pytest.TempPathFactory) -> ServerProcess:
-    folder = tmp_path_factory.mktemp("litellm")
-    config = folder / "config.yaml"
-    config.write_text(json.dumps({  # YAML is a superset of JSON
+def litellm_config(upstream_url: str) -> dict[str, Any]:
+    """Mock models for errors and answers, `tiny` to the llama.cpp server through the scripted proxy."""
+    return {
         "model_list": [
             {"model_name": "mock-answer", "litellm_params": {"model": "openai/mock", "api_key": "x",
                                                               "mock_response": "The notes say hello."}},
+            {"model_name": "mock-long", "litellm_params": {"model": "openai/mock", "api_key": "x",
+                                                            "mock_response": LONG_ANSWER}},
             {"model_name": "mock-429", "litellm_params": {"model": "openai/mock", "api_key": "x",
                                                            "mock_response": "litellm.RateLimitError"}},
             {"model_name": "mock-500", "litellm_params": {"model": "openai/mock", "api_key": "x",
                                                            "mock_response": "litellm.InternalServerError"}},
             {"model_name": "tiny", "litellm_params": {"model": f"openai/{MODEL_ALIAS}", "api_key": "x",
-                                                      "api_base": f"{litellm_upstream.url}/v1"}},
+                                                      "api_base": f"{upstream_url}/v1"}},
         ],
-        "litellm_settings": {"num_retries": 0, "drop_params": True},
-    }))
-    return spawn_server(
-        lambda port: [str(litellm_bin()), "--config", str(config), "--host", "127.0.0.1", "--port", str(port)],
-        "/health/liveliness", name="litellm", cwd=folder,
+        # 1.106+ sends openai/* models behind /v1/messages to the Responses API (which llama.cpp
+        # does not serve) unless this is set; older versions ignore it.
+        "litellm_settings": {"num_retries": 0, "drop_params": True,
+                             "use_chat_completions_url_for_anthropic_messages": True},
+        # A request without a key gets a real 401 ("No api key passed in"); without a database a wrong
+        # key is a 400 "No connected db" instead.
+        "general_settings": {"master_key": MASTER_KEY},
+    }
+
+
+@pytest.fixture(scope="session", params=list(LITELLM_VENVS))
+def litellm_server(request: pytest.FixtureRequest, litellm_upstream: Any,
+                   tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    """The LiteLLM proxy, once per version (pinned, newest); stopped when the tests of that version end."""
+    which = request.param
+    folder = tmp_path_factory.mktemp(f"litellm-{which}")
+    config = folder / "config.yaml"
+    config.write_text(json.dumps(litellm_config(litellm_upstream.url)))  # YAML is a superset of JSON
+    server = start_server(
+        lambda port: [str(litellm_bin(which)), "--config", str(config), "--host", "127.0.0.1", "--port", str(port)],
+        "/health/liveliness", folder / "litellm.log", cwd=folder,
         env={"LITELLM_LOG": "ERROR", "NO_DOCS": "True", "DISABLE_ADMIN_UI": "True"},
     )
+    server.version, server.which = litellm_version(which), which
+    yield server
+    server.stop()
 
 
 @pytest.fixture
@@ -222,7 +267,7 @@ def agent(tmp_path: Path) -> Callable[..., AgentResult]:
     """agent(*args) -> AgentResult: the real `agent` command in a subprocess, with private user dirs."""
     home = tmp_path / "home"
     env = {**os.environ, "XDG_CONFIG_HOME": str(home / "config"), "XDG_DATA_HOME": str(home / "data"),
-           "XDG_CACHE_HOME": str(home / "cache"), "NO_COLOR": "1", "AGENTCLI_REAL_KEY": "sk-real-test",
+           "XDG_CACHE_HOME": str(home / "cache"), "NO_COLOR": "1", "AGENTCLI_REAL_KEY": MASTER_KEY,
            "COLUMNS": "200"}
     env.pop("AGENTCLI_PROFILE", None)
     exe = Path(sys.executable).with_name("agent")

@@ -37,6 +37,16 @@ class Call:
 
 
 @dataclass
+class Parallel:
+    """Several calls in one reply. Emulated: one forced text holding them all. Native: the server's
+    jinja handler answers one call per request, so each call is asked for separately and the real
+    replies are joined into one (the calls after the first move to the next `tool_calls` index);
+    what this tests is how the next request's history, holding both calls, goes through the template."""
+
+    calls: list[Call]
+
+
+@dataclass
 class Answer:
     text: str
 
@@ -46,7 +56,7 @@ class Noise:
     max_tokens: int = NOISE_TOKENS
 
 
-Step = Call | Answer | Noise
+Step = Call | Parallel | Answer | Noise
 
 
 @dataclass
@@ -65,8 +75,10 @@ def gbnf_literal(text: str) -> str:
     return f'root ::= "{escaped}"'
 
 
-def call_text(call: Call) -> str:
-    """The text a model writes for one call in an emulation dialect."""
+def call_text(call: Call | Parallel) -> str:
+    """The text a model writes for one call (or several) in an emulation dialect."""
+    if isinstance(call, Parallel):
+        return "\n".join(call_text(c) for c in call.calls)
     obj = json.dumps({"name": call.name, "arguments": call.args})
     if call.style == "hermes":
         return f"<tool_call>\n{obj}\n</tool_call>"
@@ -101,7 +113,7 @@ def rewrite(body: dict[str, Any], step: Step) -> dict[str, Any]:
         schema = {"type": "object", "properties": {"name": {"const": step.name}, "arguments": pinned_schema(step.args)},
                   "required": ["name", "arguments"], "additionalProperties": False}
         body["response_format"] = {"type": "json_object", "schema": schema}
-    elif isinstance(step, Call):
+    elif isinstance(step, (Call, Parallel)):
         body.pop("tools", None), body.pop("tool_choice", None)
         body["grammar"] = gbnf_literal(call_text(step))
     elif isinstance(step, Answer):
@@ -125,6 +137,10 @@ class ScriptedProxy:
     script: list[Step] = field(default_factory=list)
     exchanges: list[Exchange] = field(default_factory=list)
     edit: Callable[[dict[str, Any]], dict[str, Any]] | None = None  # a last free-form change
+    # "assistant": the step is the number of assistant messages in the request (one per turn);
+    # "replies": the number of replies so far with a body and status 200, for histories where one
+    # turn becomes several assistant messages (one call per message) and for follow-up runs.
+    advance: str = "assistant"
     _server: ThreadingHTTPServer | None = None
 
     @property
@@ -133,7 +149,8 @@ class ScriptedProxy:
         return f"http://127.0.0.1:{self._server.server_address[1]}"
 
     def step_for(self, body: dict[str, Any]) -> Step:
-        turn = turn_of(body)
+        turn = turn_of(body) if self.advance == "assistant" else sum(
+            1 for e in self.exchanges if e.status == 200 and e.body.strip() and e.path.endswith("/chat/completions"))
         return self.script[min(turn, len(self.script) - 1)] if self.script else Noise()
 
     def chat_requests(self, *, original: bool = False) -> list[dict[str, Any]]:
@@ -168,13 +185,21 @@ class ScriptedProxy:
 
     def _forward(self, h: BaseHTTPRequestHandler, method: str, body: dict[str, Any] | None) -> None:
         original = body
-        if body is not None and h.path.endswith("/chat/completions"):
-            body = rewrite(body, self.step_for(body))
+        step = self.step_for(body) if body is not None and h.path.endswith("/chat/completions") else None
+        if body is not None and isinstance(step, Parallel) and body.get("tools"):
+            self._joined(h, body, step)
+            return
+        if body is not None and step is not None:
+            body = rewrite(body, step)
             if self.edit is not None:
                 body = self.edit(body)
         got = bytearray()
         with httpx.Client(timeout=120) as client, client.stream(method, self.upstream + h.path, json=body) as resp:
             ctype = resp.headers.get("content-type", "")
+            # Recorded before the client can read the last byte: its next request (another thread)
+            # must already count this reply when it picks its step.
+            exchange = Exchange(h.path, body, resp.status_code, ctype, got, original)  # type: ignore[arg-type]
+            self.exchanges.append(exchange)
             h.send_response(resp.status_code)
             h.send_header("content-type", ctype)
             h.end_headers()
@@ -182,4 +207,63 @@ class ScriptedProxy:
                 got += chunk
                 h.wfile.write(chunk)
                 h.wfile.flush()
-        self.exchanges.append(Exchange(h.path, body, resp.status_code, ctype, bytes(got), original))
+        exchange.body = bytes(got)
+
+    def _joined(self, h: BaseHTTPRequestHandler, body: dict[str, Any], step: Parallel) -> None:
+        """One real reply per call, joined into one reply with every call (see Parallel)."""
+        replies = []
+        with httpx.Client(timeout=120) as client:
+            for call in step.calls:
+                resp = client.post(self.upstream + h.path, json=rewrite(body, call))
+                replies.append(resp)
+        status = next((r.status_code for r in replies if r.status_code != 200), 200)
+        ctype = replies[0].headers.get("content-type", "")
+        if status != 200:
+            joined = next(r.content for r in replies if r.status_code != 200)
+        elif body.get("stream"):
+            joined = join_streams([r.content for r in replies])
+        else:
+            joined = join_bodies([r.json() for r in replies])
+        self.exchanges.append(Exchange(h.path, rewrite(body, step.calls[0]), status, ctype, joined, body))
+        h.send_response(status)
+        h.send_header("content-type", ctype)
+        h.end_headers()
+        h.wfile.write(joined)
+        h.wfile.flush()
+
+
+def join_bodies(bodies: list[dict[str, Any]]) -> bytes:
+    """Non-streamed replies with one call each -> one reply with all the calls."""
+    first = bodies[0]
+    message = first["choices"][0]["message"]
+    message["tool_calls"] = [tc for b in bodies for tc in b["choices"][0]["message"].get("tool_calls") or []]
+    message.pop("function_call", None)
+    return json.dumps(first).encode()
+
+
+def join_streams(streams: list[bytes]) -> bytes:
+    """SSE replies with one call each -> one stream: the later calls' fragments take the next index,
+    their opening role chunk and every finish but the last are dropped."""
+    out: list[str] = []
+    for k, raw in enumerate(streams):
+        last = k == len(streams) - 1
+        for line in raw.decode().splitlines():
+            if not line.startswith("data: "):
+                continue
+            if line.strip() == "data: [DONE]":
+                if last:
+                    out.append(line)
+                continue
+            chunk = json.loads(line[6:])
+            choice = (chunk.get("choices") or [{}])[0]
+            delta = choice.get("delta") or {}
+            if k and delta.get("role") and not delta.get("tool_calls"):
+                continue
+            if choice.get("finish_reason") and not last:
+                continue
+            for tc in delta.get("tool_calls") or []:
+                tc["index"] = k
+            if k:
+                delta.pop("function_call", None)
+            out.append("data: " + json.dumps(chunk))
+    return ("\n\n".join(out) + "\n\n").encode()

@@ -24,9 +24,11 @@ class AgentResult:
 
 
 def write_profile(folder: Path, url: str, *, provider: str = "openai", model: str = MODEL_ALIAS, stream: bool = True,
-                  native: bool = True, tool_format: str | None = None, **limits: Any) -> Path:
+                  native: bool = True, tool_format: str | None = None, key_env: str = "AGENTCLI_REAL_KEY",
+                  **limits: Any) -> Path:
+    """A profile `real` for one server; the key (LiteLLM's master key) is read from `key_env`."""
     lines = ["[profiles.real]", f'provider = "{provider}"', f'model = "{model}"', f'url = "{url}"',
-             'api_key_env = ""' if provider == "openai" else 'api_key_env = "AGENTCLI_REAL_KEY"',
+             f'api_key_env = "{key_env}"',
              f"stream = {str(stream).lower()}", "[profiles.real.capabilities]",
              f"native_tools = {str(native).lower()}", "[profiles.real.tools]", 'max_tier = "walk"']
     if tool_format:

@@ -88,13 +88,21 @@ def _train_tokenizer() -> dict:
     return json.loads(tok.to_str())
 
 
-def fingerprint() -> str:
+TEMPLATES = Path(__file__).parent / "templates"  # published chat templates (templates/SOURCES.md)
+
+
+def chat_template(name: str | None) -> str:
+    """The template written into the GGUF: ours (ChatML + Hermes tools) or a published one by file stem."""
+    return CHAT_TEMPLATE if name is None else (TEMPLATES / f"{name}.jinja").read_text()
+
+
+def fingerprint(template: str = CHAT_TEMPLATE) -> str:
     """Changes whenever anything that shapes the file changes (so a cached model is rebuilt)."""
-    parts = [SEED, HIDDEN, LAYERS, HEADS, FFN, CONTEXT, VOCAB, SPECIALS, CHAT_TEMPLATE, CORPUS_LINES, 2]
+    parts = [SEED, HIDDEN, LAYERS, HEADS, FFN, CONTEXT, VOCAB, SPECIALS, template, CORPUS_LINES, 2]
     return hashlib.sha256(repr(parts).encode()).hexdigest()[:12]
 
 
-def build(path: Path) -> Path:
+def build(path: Path, template: str = CHAT_TEMPLATE) -> Path:
     """Write the GGUF to `path` (atomically); returns it."""
     import gguf
     import numpy as np
@@ -127,7 +135,7 @@ def build(path: Path) -> Path:
     w.add_bos_token_id(vocab["<|endoftext|>"])
     w.add_eos_token_id(vocab["<|im_end|>"])
     w.add_add_bos_token(False)
-    w.add_chat_template(CHAT_TEMPLATE)
+    w.add_chat_template(template)
 
     rng = np.random.default_rng(SEED)
 
@@ -154,11 +162,12 @@ def build(path: Path) -> Path:
     return path
 
 
-def cached(folder: Path) -> Path:
-    """The model for this generator version, built once into `folder`."""
+def cached(folder: Path, template: str | None = None) -> Path:
+    """The model for this generator version and chat template, built once into `folder`."""
+    text = chat_template(template)
     folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"tiny-{fingerprint()}.gguf"
-    return path if path.exists() else build(path)
+    path = folder / f"tiny-{template or 'chatml'}-{fingerprint(text)}.gguf"
+    return path if path.exists() else build(path, text)
 
 
 if __name__ == "__main__":

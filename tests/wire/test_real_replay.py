@@ -15,7 +15,7 @@ from wire_helpers import KEY, make_profile, server
 from agentcli.core.errors import ProviderError
 from agentcli.core.errors import ProviderErrorCode as Code
 from agentcli.core.events import StreamKind
-from agentcli.core.types import Message, Tool
+from agentcli.core.types import Message, ParsedResponse, Tool
 from agentcli.providers import create
 from agentcli.testing.servers import Reply
 from agentcli.wire import native
@@ -59,11 +59,12 @@ async def complete(srv, *, stream: bool, plan: WirePlan | None = None, events: l
 
 def test_every_fixture_says_where_it_came_from():
     names = sorted(p.stem for p in REAL.glob("*.json"))
-    assert len(names) >= 15
+    assert len(names) >= 38
     for name in names:
         f = fixture(name)
-        assert f["server"] in ("llama-cpp-python", "litellm-proxy") and f["version"], name
-        assert f["request"]["path"].startswith("/v1/") and isinstance(f["request"]["body"], dict), name
+        assert f["server"] in ("llama-cpp-python", "litellm-proxy", "python-http.server") and f["version"], name
+        assert f["request"]["path"].startswith(("/v1/", "/v1beta/")), name
+        assert isinstance(f["request"]["body"], dict), name
         assert "/work/" not in json.dumps(f) and "/tmp/" not in json.dumps(f), name
 
 
@@ -155,13 +156,97 @@ async def test_empty_stream_then_an_answer_is_used():
 
 # -- LiteLLM: its Anthropic route reopens a tool_use block per fragment --------------------------
 
-@pytest.mark.parametrize(("api", "name"), [("anthropic", "litellm_anthropic_tool_stream"),
-                                           ("openai", "litellm_openai_tool_stream")])
-async def test_litellm_streamed_tool_call_arrives_once(api, name):
+LITELLM_TOOL_REPLIES = [
+    (api, f"{prefix}{route}_tool_{kind}", kind == "stream")
+    for prefix in ("litellm_", "litellm_new_")
+    for api, route in (("openai", "openai"), ("anthropic", "anthropic"), ("gemini", "gemini"))
+    for kind in ("stream", "whole")
+    if (REAL / f"{prefix}{route}_tool_{kind}.json").exists()
+]
+
+
+def test_both_litellm_versions_were_captured_on_every_route():
+    names = {name for _, name, _ in LITELLM_TOOL_REPLIES}
+    assert {f"litellm_new_{r}_tool_{k}" for r in ("openai", "anthropic", "gemini") for k in ("stream", "whole")} <= names
+    assert fixture("litellm_new_openai_tool_whole")["version"] != fixture("litellm_openai_tool_whole")["version"]
+
+
+@pytest.mark.parametrize(("api", "name", "stream"), LITELLM_TOOL_REPLIES, ids=[n for _, n, _ in LITELLM_TOOL_REPLIES])
+async def test_litellm_tool_call_arrives_once(api, name, stream):
     with server(api) as srv:
         srv.queue_reply(reply(name))
-        parsed = await complete(srv, stream=True)
+        parsed = await complete(srv, stream=stream)
     assert [(c.name, c.arguments) for c in parsed.tool_calls] == [("list_files", {"path": "."})]
+
+
+@pytest.mark.parametrize("name", ["litellm_no_key", "litellm_new_no_key"])
+async def test_litellm_without_a_key_is_an_auth_error_said_once(name):
+    assert fixture(name)["response"]["status"] == 401
+    with server("openai") as srv:
+        srv.queue_reply(reply(name))
+        with pytest.raises(ProviderError) as err:
+            await complete(srv, stream=False)
+        assert len(srv.chat_requests()) == 1
+    assert err.value.code is Code.AUTH and not err.value.retryable
+
+
+@pytest.mark.parametrize("name", ["litellm_long_answer_whole", "litellm_new_long_answer_whole"])
+async def test_litellm_long_whole_answer(name):
+    with server("openai") as srv:
+        srv.queue_reply(reply(name))
+        parsed = await complete(srv, stream=False)
+    assert parsed.text.startswith("The notes say hello (0).") and len(parsed.text) > 1000
+
+
+# -- published chat templates on llama-cpp-python (tests/real/templates) ----------------------------
+
+@pytest.mark.parametrize("stem", ["mistral_v3", "llama31"])
+@pytest.mark.parametrize("stream", [True, False], ids=["streamed", "whole"])
+async def test_template_named_call_arrives_once(stem, stream):
+    name = f"template_{stem}_named_{'stream' if stream else 'whole'}"
+    with server("openai") as srv:
+        srv.queue_reply(reply(name))
+        parsed = await complete(srv, stream=stream)
+    assert [(c.name, c.arguments) for c in parsed.tool_calls] == [("list_files", {"path": "."})]
+
+
+@pytest.mark.parametrize(("stem", "words"), [
+    ("mistral_v3", "Tool call IDs should be alphanumeric strings with length 9!"),
+    ("llama31", "This model only supports single tool-calls at once!"),
+])
+async def test_what_a_template_refuses_agentcli_no_longer_sends(stem, words):
+    """The captured refusal names the rule; the history agentcli renders for that family keeps it."""
+    from agentcli.core.types import ToolCall, ToolResult
+    from agentcli.models import get_capability
+    from agentcli.wire import negotiate
+
+    f = fixture(f"template_{stem}_refused")
+    assert f["response"]["status"] == 500 and words in f["response"]["body"]
+    sent = f["request"]["body"]["messages"]
+    calls = [ToolCall(c["function"]["name"], json.loads(c["function"]["arguments"]), c["id"])
+             for m in sent if m["role"] == "assistant" for c in m["tool_calls"]]
+    history = MSGS + [Message.assistant(ParsedResponse(tool_calls=calls)),
+                      Message.results([ToolResult(c.id, c.name, True, "notes.txt") for c in calls])]
+    cap = get_capability(f["request"]["body"]["model"])
+    plan = negotiate(api="openai", capability=cap, tools_cfg=None)
+    body = native.get("openai").build_body(history, TOOLS, plan, RequestSettings(model="m"))
+    rendered = [m for m in body["messages"] if m["role"] in ("assistant", "tool")]
+    ids = [c["id"] for m in rendered for c in m.get("tool_calls") or []]
+    assert sorted(ids) == sorted(m["tool_call_id"] for m in rendered if m["role"] == "tool")
+    if cap.call_id_format == "alnum9":
+        assert all(len(i) == 9 and i.isalnum() for i in ids), ids
+    if not cap.parallel_tools:
+        assert all(len(m.get("tool_calls") or []) <= 1 for m in rendered)
+
+
+async def test_an_html_error_page_is_a_provider_error():
+    f = fixture("http_server_html_501")
+    assert f["response"]["status"] == 501 and "<html" in f["response"]["body"].lower()
+    with server("openai") as srv:
+        for _ in range(3):
+            srv.queue_reply(reply("http_server_html_501"))
+        with pytest.raises(ProviderError):
+            await complete(srv, stream=False, limits={"max_retries": 2})
 
 
 # -- 9: LiteLLM's errors ------------------------------------------------------------------------

@@ -71,8 +71,8 @@ def rows(tier: Tier, allow: list[str] | None, deny: list[str], registry: Any = N
     return [_row(reg, spec, shown, tier, allow, deny) for spec in sorted(specs, key=lambda s: int(s.tier))]
 
 
-def mcp_report(prof: Any, tier: Tier, allow: list[str] | None, deny: list[str]) -> tuple[list[dict], list[dict]]:
-    """(tool rows, server rows): start the profile's servers, list their tools, stop them."""
+def mcp_report(prof: Any, tier: Tier, allow: list[str] | None, deny: list[str]) -> tuple[list[dict], list[dict], list[Any]]:
+    """(tool rows, server rows, the visible MCP tools): start the profile's servers, list their tools, stop them."""
     from agentcli.tools.mcp.manager import probe
     from agentcli.tools.registry import ToolRegistry
 
@@ -83,7 +83,8 @@ def mcp_report(prof: Any, tier: Tier, allow: list[str] | None, deny: list[str]) 
         for item in st.tools:
             if item.spec is not None:
                 reg.register(_Spec(item.spec))
-    shown = {t.name for t in reg.visible(tier, allow, deny)}
+    visible = reg.visible(tier, allow, deny)
+    shown = {t.name for t in visible}
     tool_rows: list[dict[str, Any]] = []
     for st in statuses:
         servers.append({"name": st.name, "transport": st.transport, "server": st.server_info,
@@ -99,7 +100,35 @@ def mcp_report(prof: Any, tier: Tier, allow: list[str] | None, deny: list[str]) 
             row["tier_from"] = item.source
             row["remote_name"] = item.remote
             tool_rows.append(row)
-    return tool_rows, servers
+    return tool_rows, servers, visible
+
+
+def held_back(prof: Any, tools: list[Any]) -> set[str]:
+    """The tools a run with this profile holds behind `tool_search`: the session's own fit of the
+    visible tools into the model's tool budget (agent.session), with no goal to rank them by."""
+    from agentcli.agent.session import TOOL_BUDGET_MIN, TOOL_BUDGET_SHARE
+    from agentcli.models import resolve_capability
+    from agentcli.tools.deferred import ToolCatalog, fit_tools
+    from agentcli.wire.emulate import estimate_tokens, optimize_tool_definitions
+
+    try:
+        cap = resolve_capability(prof.model, overrides=prof.capabilities, provider=prof.provider).capability
+    except ValueError:
+        return set()  # a bad [capabilities] table is doctor's to explain; list the tools as they are
+    window = int(cap.context_window or 0)
+    if not window:
+        return set()
+    catalog = ToolCatalog()
+    _, search = fit_tools(tools, max(TOOL_BUDGET_MIN, int(window * TOOL_BUDGET_SHARE)), "", catalog,
+                          optimize_tool_definitions, estimate_tokens)
+    return {t.name for t in catalog.deferred} if search is not None else set()
+
+
+def _mark_deferred(table: list[dict[str, Any]], names: set[str]) -> None:
+    for row in table:
+        if row["visible"] and row["name"] in names:
+            row.update(visible=False, state="deferred",
+                       hidden_because="held back behind tool_search: the tools do not fit the model's tool budget")
 
 
 class _Spec(BuiltinTool):
@@ -147,8 +176,12 @@ def execute(profile: str | None = None, tier: str | None = None, json_out: bool 
     table = rows(effective, allow, deny, cap=max_tier)
     servers: list[dict[str, Any]] = []
     if prof is not None and (getattr(prof, "mcp_servers", None) or getattr(prof, "mcp", None)):
-        mcp_rows, servers = mcp_report(prof, effective, allow, deny)
+        from agentcli.tools.registry import default_registry
+
+        mcp_rows, servers, mcp_tools = mcp_report(prof, effective, allow, deny)
         table += mcp_rows
+        # Only runs with tool sources get a tool_search (agent.build), so only they hold tools back.
+        _mark_deferred(table, held_back(prof, [*default_registry().visible(effective, allow, deny), *mcp_tools]))
     if json_out:
         doc = {"profile": name, "tier": effective.label, "max_tier": max_tier.label, "tools": table,
                "mcp_servers": servers}

@@ -21,6 +21,9 @@ def rules(spec: ModelSpec) -> dict[str, Any]:
     if v >= (3, 1):
         caps = {
             "native_tools": True,
+            # The 3.1-3.3 templates raise "This model only supports single tool-calls at once!" on
+            # an assistant message with two calls: history goes back one call per message.
+            "parallel_tools": False,
             "context_window": 131_072,
             "max_output_tokens": 8_192,
             "text_dialect": "llama3_json",

@@ -6,7 +6,8 @@ from typing import Any
 
 from agentcli.models.spec import ModelSpec
 
-_MISTRAL = {"text_dialect": "mistral", "emulation_style": "mistral"}
+# Every Mistral template (and Mistral's API) refuses call ids that are not 9 letters or digits.
+_MISTRAL = {"text_dialect": "mistral", "emulation_style": "mistral", "call_id_format": "alnum9"}
 # Lines served by Mistral's API with 128k windows and parallel calls.
 _LARGE_LINES = ("large", "medium", "small", "nemo", "ministral", "devstral", "magistral", "pixtral", "codestral")
 
@@ -14,7 +15,7 @@ _LARGE_LINES = ("large", "medium", "small", "nemo", "ministral", "devstral", "ma
 def mistral_rules(spec: ModelSpec) -> dict[str, Any]:
     """7B before v0.3 had no tool tokens; named lines (large, small, ...) all do."""
     if spec.version and spec.version < (0, 3) and not spec.has(*_LARGE_LINES):
-        return {"native_tools": False, "context_window": 32_768}  # no [TOOL_CALLS] token yet
+        return {"native_tools": False, "context_window": 32_768, "call_id_format": "alnum9"}  # no [TOOL_CALLS] yet
     if spec.has(*_LARGE_LINES):
         return {
             **_MISTRAL,

@@ -31,6 +31,9 @@ def rules(spec: ModelSpec) -> dict[str, Any]:
             "context_window": 40_960,
             "max_output_tokens": 32_768,
         }
+    if v >= (2, 5):  # the 2.5 template writes several <tool_call> blocks in one message
+        return {**_HERMES, "native_tools": True, "parallel_tools": True, "context_window": 32_768,
+                "max_output_tokens": 8_192}
     if v >= (2,):
         return {**_HERMES, "native_tools": True, "context_window": 32_768, "max_output_tokens": 8_192}
     return {**_HERMES, "native_tools": False, "context_window": 32_768 if v else 8_192}

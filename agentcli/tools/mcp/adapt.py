@@ -154,6 +154,17 @@ def _describe(item: dict[str, Any]) -> str:
     return f"[content of type {_clean_text(kind, 40) or 'unknown'}; not shown]"
 
 
+def result_bytes(result: dict[str, Any]) -> int:
+    """UTF-8 bytes of the whole rendered result, before render_result's clip: the size an
+    over-the-limit result is reported with (the clipped text would understate it)."""
+    content = result.get("content")
+    texts = [_describe(i) for i in (content if isinstance(content, list) else []) if isinstance(i, dict)]
+    if not any(t.strip() for t in texts) and result.get("structuredContent") is not None:
+        texts = [json.dumps(result["structuredContent"], ensure_ascii=False, default=str)]
+    texts = [t for t in texts if t]
+    return sum(len(t.encode("utf-8", errors="replace")) for t in texts) + max(0, len(texts) - 1)
+
+
 def render_result(result: dict[str, Any]) -> tuple[bool, str]:
     """(ok, text) for a tools/call result: text blocks joined, structured content when
     there is no text, other blocks described. `isError` makes ok False."""

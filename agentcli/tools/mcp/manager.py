@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from agentcli.core import aio
 from agentcli.core.errors import ErrorCode, ToolFailure
 from agentcli.tools.base import BuiltinTool, ToolContext
-from agentcli.tools.mcp.adapt import Listed, render_result, to_listed
+from agentcli.tools.mcp.adapt import Listed, render_result, result_bytes, to_listed
 from agentcli.tools.mcp.connection import Connection, ServerFailure
 
 if TYPE_CHECKING:
@@ -42,6 +42,16 @@ class McpTool(BuiltinTool):
             failure.error.retry_strategy = "rephrase"
             raise failure from None
         ok, text = render_result(result)
+        size = result_bytes(result)
+        if ok and size > ctx.max_output_bytes:
+            # Said here rather than by the executor: its fix is for built-in tools (line ranges, head/grep).
+            raise ToolFailure.of(
+                ErrorCode.EXECUTION,
+                f"TOOL_OUTPUT_TOO_LARGE: the result of {self.spec.name} was {size} bytes, over the "
+                f"{ctx.max_output_bytes}-byte limit",
+                "Ask the server for less: call the tool again with arguments that filter, page or limit what it "
+                "returns (see its parameters), or use a narrower tool of the same server.",
+                size=size, limit=ctx.max_output_bytes, server=self.conn.name, tool=self.remote)
         if not ok:
             raise ToolFailure.of(ErrorCode.EXECUTION, f"{self.spec.name} reported an error: {text[:4000]}",
                                  "Read the error, then change the arguments or try another tool.",

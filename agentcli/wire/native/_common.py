@@ -10,6 +10,7 @@ from agentcli.core.types import Usage
 
 if TYPE_CHECKING:
     from agentcli.core.types import Message, Tool, ToolResult
+    from agentcli.wire.types import Candidate
 
 CHOICES = ("auto", "none", "required")
 
@@ -98,3 +99,18 @@ def merge_adjacent(items: list[dict[str, Any]], role_key: str, content_key: str)
         else:
             out.append(item)
     return out
+
+
+def unique_ids(candidates: list[Candidate]) -> None:
+    """Ids a reply repeats (c1, c2, c1) get a suffix, so each call keeps its own result and label;
+    ids repeated across turns are wire_history's to map when history goes back."""
+    seen: set[str] = set()
+    for cand in candidates:
+        if cand.id is None:
+            continue
+        if cand.id in seen:
+            n = 2
+            while f"{cand.id}_{n}" in seen:
+                n += 1
+            cand.id = f"{cand.id}_{n}"
+        seen.add(cand.id)

@@ -30,8 +30,10 @@ from agentcli.wire.native._common import (
     system_text,
     text_event,
     thinking_event,
+    unique_ids,
     usage,
 )
+from agentcli.wire.native._history import wire_history
 from agentcli.wire.native._partial import PartialArgs
 from agentcli.wire.types import Candidate, NativeParse
 
@@ -160,7 +162,7 @@ class AnthropicApi(NativeApi):
         system = system_text(messages)
         if system:
             body["system"] = system
-        body["messages"] = render_messages(messages, names)
+        body["messages"] = render_messages(wire_history(messages, plan), names)
         if tools and plan.native_tools:
             choice = effective_choice(plan.tool_choice, tools, names.to_wire_map)
             # tool_choice none = no tools, unless history holds tool blocks (the API then
@@ -215,6 +217,7 @@ class AnthropicApi(NativeApi):
         out.finish_reason = _FINISH.get(as_str(body.get("stop_reason")), "stop")
         if out.candidates and out.finish_reason == "stop":
             out.finish_reason = "tool_calls"
+        unique_ids(out.candidates)
         return out
 
     def new_stream(self) -> AnthropicStream:

@@ -26,6 +26,7 @@ from agentcli.wire.native._common import (
     system_text,
     text_event,
     thinking_event,
+    unique_ids,
     usage,
 )
 from agentcli.wire.types import Candidate, NativeParse
@@ -145,6 +146,8 @@ class GeminiApi(NativeApi):
         self, messages: list[Message], tools: list[Tool], plan: WirePlan, settings: RequestSettings
     ) -> dict[str, Any]:
         names = NameMap.of(tools)
+        # History goes as is (no wire_history): Gemini sends no call ids back, pairs results by name,
+        # takes several calls per turn from every model, and checks thought signatures per turn.
         body: dict[str, Any] = {"contents": render_contents(messages, names)}
         system = system_text(messages)
         if system:
@@ -212,6 +215,7 @@ class GeminiApi(NativeApi):
             out.provider_data.setdefault(KEY, {})["finish_message"] = cand["finishMessage"]
         if out.candidates and out.finish_reason == "stop":
             out.finish_reason = "tool_calls"
+        unique_ids(out.candidates)
         return out
 
     def new_stream(self) -> GeminiStream:

@@ -22,8 +22,10 @@ from agentcli.wire.native._common import (
     start_event,
     text_event,
     thinking_event,
+    unique_ids,
     usage,
 )
+from agentcli.wire.native._history import wire_history
 from agentcli.wire.native.openai import function_def
 from agentcli.wire.types import Candidate, NativeParse
 
@@ -79,7 +81,7 @@ class OllamaApi(NativeApi):
     ) -> dict[str, Any]:
         names = NameMap.of(tools)
         # Ollama streams unless told otherwise, so `stream` is always explicit.
-        body: dict[str, Any] = {"model": settings.model, "messages": render_messages(messages, names),
+        body: dict[str, Any] = {"model": settings.model, "messages": render_messages(wire_history(messages, plan), names),
                                 "stream": bool(settings.stream)}
         choice = effective_choice(plan.tool_choice, tools, names.to_wire_map)
         if tools and plan.native_tools and choice != "none":
@@ -116,6 +118,7 @@ class OllamaApi(NativeApi):
         out.finish_reason = _FINISH.get(as_str(body.get("done_reason")), "stop")
         if out.candidates and out.finish_reason == "stop":
             out.finish_reason = "tool_calls"
+        unique_ids(out.candidates)
         return out
 
     def new_stream(self) -> OllamaStream:

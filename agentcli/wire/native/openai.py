@@ -7,6 +7,7 @@ Reasoning servers put thinking in `reasoning_content` (DeepSeek, vLLM) or `reaso
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 from agentcli.core.types import Role
@@ -25,8 +26,10 @@ from agentcli.wire.native._common import (
     start_event,
     text_event,
     thinking_event,
+    unique_ids,
     usage,
 )
+from agentcli.wire.native._history import wire_history
 from agentcli.wire.native._partial import PartialArgs
 from agentcli.wire.types import Candidate, NativeParse
 
@@ -130,7 +133,7 @@ class OpenAIApi(NativeApi):
         self, messages: list[Message], tools: list[Tool], plan: WirePlan, settings: RequestSettings
     ) -> dict[str, Any]:
         names = NameMap.of(tools)
-        body: dict[str, Any] = {"model": settings.model, "messages": render_messages(messages, names)}
+        body: dict[str, Any] = {"model": settings.model, "messages": render_messages(wire_history(messages, plan), names)}
         if tools and plan.native_tools:
             body["tools"] = self.render_tools(tools, strict=plan.strict)
             # Sent even when "auto": llama-cpp-python's chatml-function-calling renders no tools
@@ -170,13 +173,34 @@ class OpenAIApi(NativeApi):
             cand = _candidate(legacy, None)
             if cand is not None:
                 out.candidates.append(cand)
+        if not out.candidates:
+            forced = _forced_call(out.text)
+            if forced is not None:
+                out.text, out.candidates = "", [forced]
         out.finish_reason = _FINISH.get(as_str(choice.get("finish_reason")), "stop")
         if out.candidates and out.finish_reason == "stop":
             out.finish_reason = "tool_calls"
+        unique_ids(out.candidates)
         return out
 
     def new_stream(self) -> OpenAIStream:
         return OpenAIStream()
+
+
+# llama-cpp-python's chatml-function-calling: when its model picks "message:", the reply is decoded
+# under a grammar that allows only `functions.NAME:` or the end, so a call's head lands in `content`
+# with no arguments. It is the start of a call, not an answer: a malformed call the model is asked
+# to write again (arguments after it, if a server ever sends them, make it a whole call).
+_FORCED_CALL = re.compile(r"\s*functions\.([A-Za-z0-9_.:-]+?):\s*(\{.*\})?\s*", re.DOTALL)
+
+
+def _forced_call(text: str) -> Candidate | None:
+    m = _FORCED_CALL.fullmatch(text) if text.lstrip().startswith("functions.") else None
+    if m is None:
+        return None
+    name, args = m.group(1), m.group(2)
+    error = None if args else f"the reply holds only the head of a call ({text.strip()!r}), without its arguments"
+    return Candidate(name=name, arguments=args, raw=text, dialect=DIALECT, error=error)
 
 
 def _candidate(fn: dict[str, Any], call_id: Any) -> Candidate | None:

@@ -19,6 +19,7 @@ from agentcli.wire.native._common import (
     start_event,
     text_event,
     thinking_event,
+    unique_ids,
     usage,
 )
 from agentcli.wire.native._partial import PartialArgs
@@ -96,6 +97,7 @@ class OpenAIResponsesApi(NativeApi):
             out.finish_reason = _INCOMPLETE.get(reason, "length")
         else:
             out.finish_reason = "tool_calls" if out.candidates else "stop"
+        unique_ids(out.candidates)
         return out
 
     def new_stream(self) -> ResponsesStream:

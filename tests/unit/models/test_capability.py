@@ -24,7 +24,7 @@ from agentcli.wire.dialects import DIALECTS
 
 SEED_FIELDS = {
     "native_tools", "parallel_tools", "max_output_tokens", "context_window",
-    "supports_tool_choice_required", "emulation_style", "text_dialect", "edit_tool",
+    "supports_tool_choice_required", "emulation_style", "text_dialect", "edit_tool", "call_id_format",
 }
 
 

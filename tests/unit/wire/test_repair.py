@@ -94,12 +94,20 @@ TOOLS = {t: Tool(t, "") for t in ("read_file", "write_file", "search.web", "mcp_
         ("create_issue", "mcp_github_create_issue", "name_suffix"),
         ("delete_everything", None, None),
         ("file", None, None),  # suffix of two tools: ambiguous
+        ("mcp_server_read_file", "read_file", "name_suffix"),
     ],
 )
 def test_resolve_name(name, resolved, kind):
     got, fix = repair.resolve_name(name, TOOLS)
     assert got == resolved
     assert (fix[0] if fix else None) == kind
+
+
+@pytest.mark.parametrize("name", ["tool_search", "tools_search", "function_search", "functions_search"])
+def test_a_generic_word_and_a_name_is_another_tool_not_a_namespace(name):
+    """`tool_search` when it is not offered is an unknown tool (the model hears so), never `search`."""
+    got, fix = repair.resolve_name(name, {"search": Tool("search", ""), "read_file": Tool("read_file", "")})
+    assert (got, fix) == (None, None)
 
 
 def test_resolve_name_without_repair_is_exact():
