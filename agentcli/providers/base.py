@@ -106,6 +106,14 @@ def resolve_key(profile: Profile, provider: str, url: str, api_key: str | None) 
     return None, env
 
 
+class _Dropped(Exception):
+    """A request whose connection closed before any byte of its reply (carries the error to raise)."""
+
+    def __init__(self, error: ProviderError) -> None:
+        super().__init__(error.message)
+        self.error = error
+
+
 @dataclass(slots=True)
 class _Attempt:
     emitted: bool = False  # stream events went out (a retry must tell the UI to drop them)
@@ -271,11 +279,28 @@ class Provider:
                 err.hint = hint_for(Code.TOOL_CHOICE_UNSUPPORTED, self.target(err.model or None))
             raise
 
-    async def _fetch(self, method: str, url: str, target: Target, json_body: Any = None) -> Body:
+    async def _fetch(self, method: str, url: str, target: Target, json_body: Any = None, *,
+                     again_if_dropped: bool = False) -> Body:
         """One request whose whole reply is read here: within request_timeout and the byte budget, decoded once.
 
         Every path that reads a whole body (replies, error bodies, doctor's probes) comes through here.
+        `again_if_dropped`: a connection closed before any byte of the reply is tried once more on a
+        new one (the fallback after a failed stream: the pool may hand back the connection that stream
+        left, which the server has closed).
         """
+        try:
+            return await self._fetch_once(method, url, target, json_body)
+        except _Dropped as dropped:
+            if not again_if_dropped:
+                raise dropped.error from None
+            log.debug("%s %s: the connection was closed before a reply (%s); once more on a new one",
+                      method, url, dropped.error.message, extra={"secrets": target.secrets})
+        try:
+            return await self._fetch_once(method, url, target, json_body)
+        except _Dropped as dropped:
+            raise dropped.error from None
+
+    async def _fetch_once(self, method: str, url: str, target: Target, json_body: Any) -> Body:
         import httpx
 
         t0 = time.monotonic()
@@ -297,13 +322,18 @@ class Provider:
         except httpx.HTTPError as exc:
             log.debug("%s %s failed after %.0f ms: %s", method, url, (time.monotonic() - t0) * 1000,
                       type(exc).__name__, extra={"secrets": target.secrets})
-            raise error_from_exception(exc, target, timeout=limits.request_timeout) from None
+            error = error_from_exception(exc, target, timeout=limits.request_timeout)
+            if not state.headers_in and dropped_before_reply(exc):
+                raise _Dropped(error) from None
+            raise error from None
         log.debug("response %s %s status=%d bytes=%d %.0f ms", method, url, reply.status, len(reply.content),
                   (time.monotonic() - t0) * 1000, extra={"secrets": target.secrets})
         return reply
 
-    async def _post(self, url: str, body: dict[str, Any], plan: WirePlan, ctx: ParseContext, target: Target) -> ParsedResponse:
-        return self._parse_whole(await self._fetch("POST", url, target, body), plan, ctx, target)
+    async def _post(self, url: str, body: dict[str, Any], plan: WirePlan, ctx: ParseContext, target: Target,
+                    *, again_if_dropped: bool = False) -> ParsedResponse:
+        reply = await self._fetch("POST", url, target, body, again_if_dropped=again_if_dropped)
+        return self._parse_whole(reply, plan, ctx, target)
 
     def _parse_whole(self, reply: Body, plan: WirePlan, ctx: ParseContext, target: Target) -> ParsedResponse:
         """A whole (non-streamed) JSON reply -> ParsedResponse; errors in it raise."""
@@ -334,7 +364,7 @@ class Provider:
         url, plain = self.unstreamed(body, settings)
         log.debug("%s from %s; asking again without streaming", why, stream_url, extra={"secrets": target.secrets})
         try:
-            parsed = await self._post(url, plain, plan, ctx, target)
+            parsed = await self._post(url, plain, plan, ctx, target, again_if_dropped=True)
         except ProviderError as err:
             if err.status is not None:  # the server answers whole requests: it is its streams that fail
                 self._remember_unstreamed(stream_url, why, emit)

@@ -125,6 +125,28 @@ async def test_stream_dropped_before_its_first_byte_is_asked_whole_once_and_reme
 
 
 @pytest.mark.parametrize("api", APIS)
+async def test_the_whole_fallback_survives_the_connection_its_stream_left(api, sleeps):
+    """As llama-cpp-python does on overflow: an empty 200 stream on a kept-alive connection, which the
+    server then closes when the next request arrives on it. The whole request the fallback sends is
+    handed that pooled connection; closed before a byte of reply, it is sent once more on a new one
+    (never three network retries ending in "is the server running?")."""
+    from agentcli.testing.servers import Reply
+
+    with server(api) as srv:
+        srv.queue_reply(Reply(chunks=[], trailer=False, stream=True))
+        srv.queue_reset()
+        srv.queue(body_for(api))
+        p = provider_for(srv, sleep=sleeps)
+        events: list = []
+        parsed = await ask(p, api, stream=True, events=events)
+        await p.aclose()
+        asked = [_streams(api, r) for r in srv.chat_requests()]
+    assert parsed.tool_calls and sleeps.delays == []
+    assert asked == [True, False, False]
+    assert not [e for e in events if isinstance(e, RetryScheduled)]
+
+
+@pytest.mark.parametrize("api", APIS)
 @pytest.mark.parametrize("stream", [False, True])
 async def test_rate_limit_honours_retry_after(api, stream, sleeps):
     with server(api) as srv:
