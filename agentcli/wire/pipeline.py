@@ -275,6 +275,11 @@ def _run_dialects(text: str, names: list[str], ctx: ParseContext | None, limit: 
         if got is None:
             continue
         cands, rest, head, tail = got
+        if cands and not markers and len(names) > 1:
+            wrapped = _inside_wrappers(head, cands)
+            if wrapped:  # another family's call wrapper: that family reads the call, wrapper and all
+                cands = [c for c in cands if all(c is not w for w in wrapped)]
+                rest = _without(head, cands) + tail
         weak = strict and ctx is not None and name != ctx.prompted
         if cands and d.offered_only:
             offered = ctx.tools if ctx is not None else {}
@@ -298,6 +303,25 @@ def _run_dialects(text: str, names: list[str], ctx: ParseContext | None, limit: 
         if rest is not text:
             text, seen = rest, _seen(rest)  # a dialect may also drop its own no-op directives (a lone token, "directly answer")
     return found, text, capped
+
+
+def _inside_wrappers(text: str, cands: list[Candidate]) -> list[Candidate]:
+    """The candidates of a markerless dialect (JSON or a call list anywhere) that stand inside another
+    family's call wrapper (`<tool_call>{json}</tool_call>`): read by a generic dialect they would leave
+    the wrapper on screen, so the wrapper's own dialect, later in the chain, reads them instead."""
+    if not any(open_tag in text for open_tag, _ in CALL_WRAPPERS):
+        return []
+    spans = _CallSpans(text)
+    out: list[Candidate] = []
+    pos = 0
+    for c in cands:
+        at = text.find(c.raw, pos) if c.raw else -1
+        if at < 0:
+            continue
+        if spans.inside(at):
+            out.append(c)
+        pos = at
+    return out
 
 
 def _seen(text: str) -> str | _Seen:

@@ -13,7 +13,7 @@ from agentcli.core.events import StreamEvent, StreamKind
 from agentcli.wire import dialects
 from agentcli.wire.dialects._base import MAX_CALLS
 from agentcli.wire.pipeline import THINK_TAGS, run_dialects
-from agentcli.wire.types import Candidate
+from agentcli.wire.types import Candidate, ParseContext
 
 _THINK_CLOSE_OF = dict(THINK_TAGS)  # every family's reasoning opener -> its closer
 
@@ -87,9 +87,11 @@ class _Brackets:
 
 
 class TextStream:
-    """Per-stream state over the text dialects in `parsers`: feed text deltas, then flush()."""
+    """Per-stream state over the text dialects in `parsers`: feed text deltas, then flush().
+    `ctx` (the offered tools) lets it hold the forms only an offered tool's name marks (`<read_file>`)."""
 
-    def __init__(self, parsers: tuple[str, ...]) -> None:
+    def __init__(self, parsers: tuple[str, ...], ctx: ParseContext | None = None) -> None:
+        self._ctx = ctx
         self._names = [n for n in dict.fromkeys(parsers) if n in dialects.DIALECTS]
         loaded = []
         for n in self._names:
@@ -100,6 +102,8 @@ class TextStream:
         markers: set[str] = set()
         for d in loaded:
             markers.update(m for m in (*d.markers, *getattr(d, "stream_markers", ())) if m)
+            if d.offered_only and ctx is not None:
+                markers.update(f"<{t}>" for t in ctx.tools)
         self._markerless = [d for d in loaded if not d.markers and not d.offered_only]  # offered-only forms need the tools
         self._markers = tuple(sorted(markers, key=len, reverse=True))
         triggers = [re.escape(m) for m in self._markers] + [re.escape(o) for o in _THINK_CLOSE_OF]
@@ -150,7 +154,7 @@ class TextStream:
         if self._mode in _REGIONS:
             region = "".join(self._parts)
             lead = self._lead
-            cands, rest = run_dialects(lead + region, self._names)
+            cands, rest = run_dialects(lead + region, self._names, self._ctx)
             if lead:  # the lead was shown already: drop what is left of it
                 k = 0
                 while k < len(lead) and k < len(rest) and lead[k] == rest[k]:
@@ -356,6 +360,12 @@ class TextStream:
                 self._enter_region(events, "fence", 0)
                 return self._mode not in _REGIONS
             if tok in ("{", "["):
+                begun = self._marker_begun(buf, p) if not final else -1
+                if begun >= 0:
+                    # the bracket is inside a marker still arriving (`]<]minimax[>[<tool_c`): the
+                    # whole marker opens the region, not this bracket
+                    self._emit(events, StreamKind.TEXT, begun)
+                    return False
                 if not final and buf[p:] in self._prefixes:
                     # `[TH` may still become `[THINK]` (or a `[`-token marker): wait for more
                     self._emit(events, StreamKind.TEXT, p)
@@ -366,6 +376,14 @@ class TextStream:
             self._emit(events, StreamKind.TEXT, _tag_start(buf, p))
             self._enter_region(events, "held", 0)
             return self._mode not in _REGIONS
+
+    def _marker_begun(self, buf: str, p: int) -> int:
+        """Where a marker begun before `p` and still arriving starts (the tail of `buf` from there
+        is one of its prefixes), or -1."""
+        for k in range(min(self._maxlen - 1, p), 0, -1):
+            if len(buf) - p + k < self._maxlen and buf[p - k:] in self._prefixes:
+                return p - k
+        return -1
 
     def _unsafe_tail(self, buf: str) -> int:
         """Length of the end of buf that may still grow into a marker or a tag."""
