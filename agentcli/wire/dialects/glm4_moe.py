@@ -84,6 +84,8 @@ def split_name(body: str) -> tuple[str, str] | None:
     name = stripped[:cut].strip()
     if not name or any(c.isspace() for c in name) or any(c in name for c in '{}"\'=>'):
         return None
+    if not stripped[cut:].strip() and "\n" not in body and body != body.strip():
+        return None  # ` and ` between the two tags: prose naming the markup, not a call with no arguments
     return name, stripped[cut:]
 
 

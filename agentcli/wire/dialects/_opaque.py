@@ -1,0 +1,145 @@
+"""String values are opaque to every scanner: call markup quoted inside a call's string argument is
+the argument's text, never a call, a close tag or a reasoning tag.
+
+Before the reasoning split and the dialect chain read a reply, each markup token (any dialect's
+marker or close tag, a reasoning tag, a turn token) standing inside a quoted string within brackets
+(`{"text": "a </tool_call> b"}`, `[echo(text="Use [TOOL_CALLS]")]`) is swapped for a placeholder of
+private-use characters no scanner knows; whatever the parse returns (calls, arguments, text,
+reasoning) gets the tokens back. Strings are JSON's double-quoted ones, and Python's single-quoted
+ones inside parentheses; one never spans a line, so a stray quote in prose hides nothing past it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import re
+from typing import Any
+
+from agentcli.wire.types import Candidate
+
+# Placeholder: OPEN, the token's index written in base-64 digits of one private-use block, CLOSE.
+_OPEN, _CLOSE = "\ue000", "\ue001"
+_DIGIT0 = 0xE100
+_BASE = 64
+_PLACEHOLDER = re.compile(_OPEN + "([\ue100-\ue13f]+)" + _CLOSE)
+# One token per match: a whole double- or single-quoted string on one line, a bracket, a newline,
+# or Gemma 4's string delimiter `<|"|>` (markup, not a quote).
+_TOKENS = re.compile(r'<\|"\|>|"[^"\\\n]*(?:\\.[^"\\\n]*)*"?|\'[^\'\\\n]*(?:\\.[^\'\\\n]*)*\'?|[{}\[\]()\n]')
+_PAIRS = {"}": "{", "]": "[", ")": "("}
+
+
+class Masked:
+    """A text with the markup in its strings hidden, and the way back."""
+
+    __slots__ = ("text", "_tokens")
+
+    def __init__(self, text: str, tokens: list[str]) -> None:
+        self.text = text
+        self._tokens = tokens
+
+    @property
+    def changed(self) -> bool:
+        return bool(self._tokens)
+
+    def restore(self, value: Any) -> Any:
+        """`value` (a string, or JSON-like data holding strings) with the hidden tokens back."""
+        if not self._tokens:
+            return value
+        if isinstance(value, str):
+            return _PLACEHOLDER.sub(self._token, value) if _OPEN in value else value
+        if isinstance(value, dict):
+            return {self.restore(k): self.restore(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self.restore(v) for v in value]
+        return value
+
+    def restore_candidates(self, cands: list[Candidate]) -> list[Candidate]:
+        if not self._tokens:
+            return cands
+        out = []
+        for c in cands:
+            out.append(dataclasses.replace(
+                c, name=self.restore(c.name), arguments=self.restore(c.arguments), raw=self.restore(c.raw),
+                fixes=tuple((k, self.restore(d)) for k, d in c.fixes),
+            ))
+        return out
+
+    def _token(self, m: re.Match[str]) -> str:
+        index = 0
+        for ch in m.group(1):
+            index = index * _BASE + ord(ch) - _DIGIT0
+        return self._tokens[index] if index < len(self._tokens) else m.group()
+
+
+def _placeholder(index: int) -> str:
+    digits = []
+    while True:
+        index, d = divmod(index, _BASE)
+        digits.append(chr(_DIGIT0 + d))
+        if not index:
+            break
+    return _OPEN + "".join(reversed(digits)) + _CLOSE
+
+
+def mask(text: str, markup: re.Pattern[str] | None = None) -> Masked:
+    """`text` with every markup token inside a quoted string (within brackets) hidden."""
+    rx = markup or markup_pattern()
+    if '"' not in text and "'" not in text or _OPEN in text or not rx.search(text):
+        return Masked(text, [])
+    tokens: list[str] = []
+    out: list[str] = []
+    pos = 0
+    stack: list[str] = []
+    for m in _TOKENS.finditer(text):
+        tok = m.group()
+        c = tok[0]
+        if c in "{[(":
+            stack.append(c)
+        elif c in "}])":
+            if stack and stack[-1] == _PAIRS[c]:
+                stack.pop()
+        elif c == "\n":
+            continue
+        elif c in "\"'" and stack and len(tok) > 1 and tok[-1] == c and (c == '"' or stack[-1] == "("):
+            if not rx.search(tok):
+                continue
+
+            def hide(t: re.Match[str]) -> str:
+                tokens.append(t.group())
+                return _placeholder(len(tokens) - 1)
+
+            out.append(text[pos:m.start()])
+            out.append(rx.sub(hide, tok))
+            pos = m.end()
+    if not tokens:
+        return Masked(text, [])
+    out.append(text[pos:])
+    return Masked("".join(out), tokens)
+
+
+@functools.cache
+def markup_pattern() -> re.Pattern[str]:
+    """Every dialect's markup worth hiding: markers, their close tags, reasoning and turn tokens."""
+    from agentcli.wire import dialects
+    from agentcli.wire.pipeline import CALL_WRAPPERS, CALLS_END_REASONING, THINK_TAGS, TURN_END
+
+    found: set[str] = set()
+    for name in dialects.names():
+        try:
+            d = dialects.get(name)
+        except (KeyError, ImportError, AttributeError):
+            continue
+        for m in (*d.markers, *getattr(d, "stream_markers", ()), *d.owns, *(t for pair in d.empty_lists for t in pair)):
+            found.add(m)
+            if m.startswith("<") and m.endswith(">") and not m.startswith("</"):
+                found.add("</" + m[1:])
+    for pair in (*THINK_TAGS, *CALL_WRAPPERS):
+        found.update(pair)
+    found.update(CALLS_END_REASONING)
+    found.update(TURN_END)
+    # Only markup: tokens with a bracket, a bar or a special character (a word like `functools` or
+    # `Action:` in a string is no hazard), never a quote or a line break (a string holds neither).
+    kept = {m for m in found if len(m) >= 3 and '"' not in m and "'" not in m and "\n" not in m
+            and any(ch in m for ch in "<>[]|｜▁")}
+    return re.compile("|".join(re.escape(m) for m in sorted(kept, key=len, reverse=True)))
