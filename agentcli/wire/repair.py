@@ -211,8 +211,38 @@ def decode_text_values(args: dict[str, Any], schema: dict[str, Any] | None) -> d
                 except ValueError:
                     decoded = _repaired_structure(s, _types(props.get(key)), value)
                 value = decoded if _admits(props.get(key), decoded) else value
+        if isinstance(value, str) and key not in props:
+            value = _python_literal(value)  # no schema says it is text: `True`, `None`, `{'a': 1}` as Python wrote them
         out[key] = value
     return out
+
+
+_PY_WORDS = {"True": True, "False": False, "None": None}
+_PY_LITERAL_CHARS = 4_096  # a literal longer than this stays text (literal_eval's cost and depth stay small)
+
+
+def _python_literal(text: str) -> Any:
+    """`text` read as a Python literal when it is one (True/False/None, or a dict, list or tuple of
+    literals), else `text` unchanged: values written as Python, for a parameter no schema types."""
+    s = text.strip()
+    if s in _PY_WORDS:
+        return _PY_WORDS[s]
+    if not s or s[0] not in "{[(" or len(s) > _PY_LITERAL_CHARS:
+        return text
+    import ast
+
+    try:
+        value = ast.literal_eval(s)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return text
+    if isinstance(value, tuple):
+        value = list(value)
+    if not isinstance(value, (dict, list)) or not finite(value):
+        return text
+    try:
+        return jsonsafe.loads(json.dumps(value))  # only what JSON can carry: keys as strings, no sets or bytes
+    except (TypeError, ValueError):
+        return text
 
 
 def _lists_text(prop: Any, text: str) -> bool:

@@ -53,7 +53,7 @@ DIALECTS: dict[str, str] = {
     "jamba": "jamba:JAMBA",
     "granite": "granite:GRANITE",
     "xlam": "xlam:XLAM",
-    "longcat": "generic_tags:LONGCAT",  # <longcat_tool_call>{json}</longcat_tool_call>
+    "longcat": "longcat:LONGCAT",  # <longcat_tool_call>{json} or NAME + <longcat_arg_key>/<longcat_arg_value> pairs
     "apertus": "apertus:APERTUS",  # <|tools_prefix|>[{name: args}]<|tools_suffix|>
     "olmo3": "olmo3:OLMO3",  # <function_calls>f(x=1)\ng(y=2)</function_calls>
     "nemotron": "generic_tags:NEMOTRON",  # <TOOLCALL>[{json}]</TOOLCALL>

@@ -165,9 +165,6 @@ FUNCTION_CALL_TAG = TaggedJsonDialect("function_call_tag", "function_call")
 # read first, so a generic JSON dialect never takes the object and leaves the tag on screen.
 FUNCTION_CALL_TAG.owns = FUNCTION_CALL_TAG.markers
 TOOLS_TAG = TaggedJsonDialect("tools_tag", "tools")
-# Meituan LongCat-Flash: <longcat_tool_call>{"name": .., "arguments": ..}</longcat_tool_call>
-LONGCAT = TaggedJsonDialect("longcat", "longcat_tool_call")
-LONGCAT.owns = LONGCAT.markers
 # NVIDIA Nemotron (Llama-Nemotron, Nemotron Nano): <TOOLCALL>[{"name": .., "arguments": ..}]</TOOLCALL>
 NEMOTRON = TaggedJsonDialect("nemotron", "TOOLCALL")
 NEMOTRON.owns = NEMOTRON.markers
