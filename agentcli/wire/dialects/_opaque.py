@@ -7,6 +7,9 @@ marker or close tag, a reasoning tag, a turn token) standing inside a quoted str
 private-use characters no scanner knows; whatever the parse returns (calls, arguments, text,
 reasoning) gets the tokens back. Strings are JSON's double-quoted ones, and Python's single-quoted
 ones inside parentheses; one never spans a line, so a stray quote in prose hides nothing past it.
+An XML parameter's value (`<parameter=k>..</parameter>`, `<parameter name="k">..</parameter>`) is
+text the same way, when nothing of a call's structure (another parameter, a function's end) stands
+between its tags: there another family's tokens are hidden too.
 """
 
 from __future__ import annotations
@@ -27,6 +30,10 @@ _PLACEHOLDER = re.compile(_OPEN + "([\ue100-\ue13f]+)" + _CLOSE)
 # or Gemma 4's string delimiter `<|"|>` (markup, not a quote).
 _TOKENS = re.compile(r'<\|"\|>|"[^"\\\n]*(?:\\.[^"\\\n]*)*"?|\'[^\'\\\n]*(?:\\.[^\'\\\n]*)*\'?|[{}\[\]()\n]')
 _PAIRS = {"}": "{", "]": "[", ")": "("}
+_PARAM_OPEN = re.compile(r'<parameter(?:=[^>\n]{1,128}| name="[^"\n]{1,128}")>')
+_PARAM_CLOSE = "</parameter>"
+# A value holding any of these is not one whole value (its close tag was left out): not hidden.
+_PARAM_STRUCTURE = re.compile(r"<parameter[ =]|</function>|</invoke>|<function=|<invoke ")
 
 
 class Masked:
@@ -85,11 +92,36 @@ def _placeholder(index: int) -> str:
 def mask(text: str, markup: re.Pattern[str] | None = None) -> Masked:
     """`text` with every markup token inside a quoted string (within brackets) hidden."""
     rx = markup or markup_pattern()
-    if '"' not in text and "'" not in text or _OPEN in text or not rx.search(text):
+    if _OPEN in text or not rx.search(text):
         return Masked(text, [])
     tokens: list[str] = []
+
+    def hide(t: re.Match[str]) -> str:
+        tokens.append(t.group())
+        return _placeholder(len(tokens) - 1)
+
+    spans = _param_values(text) if "<parameter" in text else []
+    if '"' in text or "'" in text:
+        spans = sorted(spans + _string_spans(text, rx))
     out: list[str] = []
     pos = 0
+    for a, b in spans:
+        if a < pos:
+            continue  # a string inside a parameter's value: hidden with the value
+        piece = text[a:b]
+        if rx.search(piece):
+            out.append(text[pos:a])
+            out.append(rx.sub(hide, piece))
+            pos = b
+    if not tokens:
+        return Masked(text, [])
+    out.append(text[pos:])
+    return Masked("".join(out), tokens)
+
+
+def _string_spans(text: str, rx: re.Pattern[str]) -> list[tuple[int, int]]:
+    """The quoted strings within brackets that hold markup."""
+    spans: list[tuple[int, int]] = []
     stack: list[str] = []
     for m in _TOKENS.finditer(text):
         tok = m.group()
@@ -99,23 +131,25 @@ def mask(text: str, markup: re.Pattern[str] | None = None) -> Masked:
         elif c in "}])":
             if stack and stack[-1] == _PAIRS[c]:
                 stack.pop()
-        elif c == "\n":
+        elif c in "\"'" and stack and len(tok) > 1 and tok[-1] == c and (c == '"' or stack[-1] == "(") and rx.search(tok):
+            spans.append(m.span())
+    return spans
+
+
+def _param_values(text: str) -> list[tuple[int, int]]:
+    """The values of XML parameters closed by their own tag with no call structure inside."""
+    spans: list[tuple[int, int]] = []
+    pos = 0
+    for m in _PARAM_OPEN.finditer(text):
+        if m.start() < pos:
             continue
-        elif c in "\"'" and stack and len(tok) > 1 and tok[-1] == c and (c == '"' or stack[-1] == "("):
-            if not rx.search(tok):
-                continue
-
-            def hide(t: re.Match[str]) -> str:
-                tokens.append(t.group())
-                return _placeholder(len(tokens) - 1)
-
-            out.append(text[pos:m.start()])
-            out.append(rx.sub(hide, tok))
-            pos = m.end()
-    if not tokens:
-        return Masked(text, [])
-    out.append(text[pos:])
-    return Masked("".join(out), tokens)
+        close = text.find(_PARAM_CLOSE, m.end())
+        if close == -1:
+            break  # no close anywhere after: neither this value nor a later one is closed
+        if not _PARAM_STRUCTURE.search(text, m.end(), close):
+            spans.append((m.end(), close))
+        pos = m.end()
+    return spans
 
 
 @functools.cache

@@ -66,8 +66,8 @@ class _Inkling(Dialect):
         j = skip_ws(text, at + len(MARKER))
         if j >= stop or text[j] != "{":
             return None
-        hit = decode_at(text[:stop], j)
-        if hit is not None and isinstance(hit[0], dict):
+        hit = decode_at(text, j)
+        if hit is not None and hit[1] <= stop and isinstance(hit[0], dict):
             obj, end = hit
             name = obj.get("name")
             args = obj.get("args", obj.get("arguments", {}))

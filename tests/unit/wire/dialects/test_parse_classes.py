@@ -251,3 +251,67 @@ def test_prose_and_cut_off_replies_are_not_repaired_into_calls():
                  '{"name": "unknown_tool", "arguments": {"x": 1,}}', '{"title": "read_file"}']:
         resp = parse_text(text, ctx)
         assert not [c for c in resp.tool_calls if not c.error], text
+
+
+# XML forms write values as text between their own tags: there their own structure tags stay
+# ambiguous (as for every peer), but any other family's markup is the value's text.
+XML_FORMS = ("claude_xml", "qwen3_coder")
+_OWN_XML = ("parameter", "function", "invoke")
+foreign = st.lists(st.sampled_from([m for m in MARKERS + CLOSERS if not any(w in m for w in _OWN_XML)] + TEXT_PIECES),
+                   min_size=1, max_size=5).map("".join)
+
+
+@_examples
+@given(value=foreign, dialect=st.sampled_from(XML_FORMS), with_model=st.booleans())
+def test_another_familys_markup_in_an_xml_value_is_the_value(value, dialect, with_model):
+    call = ToolCall(name="write_file", id="c1", arguments={"path": "a.txt", "content": value})
+    text = dialects.get(dialect).render_call(call)
+    prefer = (dialect,) if with_model else ()
+    ctx = ParseContext.of([FILE_TOOL], prefer=prefer, prompted=dialect if with_model else None)
+    resp = finalize(NativeParse(text=text), ctx, tuple(dict.fromkeys((*prefer, *ALL))))
+    got = _calls(resp)
+    assert [n for n, _ in got] == ["write_file"] and resp.text.strip() == "", text
+    # XML values are text with the layout's newlines trimmed, as each form's parser reads them
+    assert got[0][1]["content"].strip() == value.strip(), text
+
+
+# --- class 8: Gemma 4 blocks holding several calls; Python-literal values ---------------------------
+
+G4_VALUES = st.one_of(st.text(alphabet="abc xyz/.-", min_size=1, max_size=10), st.integers(-50, 50), st.booleans())
+
+
+def _g4(value) -> str:
+    if isinstance(value, str):
+        return '<|"|>' + value + '<|"|>'
+    return json.dumps(value)
+
+
+@_examples
+@given(calls=st.lists(st.tuples(st.sampled_from(["get_weather", "get_time", "read"]),
+                                st.dictionaries(st.sampled_from(["city", "tz", "path"]), G4_VALUES, max_size=2)),
+                      min_size=2, max_size=4),
+       sep=st.sampled_from(["", "\n", ",", ", "]))
+def test_several_calls_in_one_gemma4_block(calls, sep):
+    body = sep.join("call:" + n + "{" + ",".join(f"{k}:{_g4(v)}" for k, v in a.items()) + "}" for n, a in calls)
+    resp = parse_text("<|tool_call>" + body + "<tool_call|>", None, ("gemma4",))
+    assert _calls(resp) == [(n, a) for n, a in calls], body
+    assert resp.text == ""
+
+
+PY_VALUES = st.one_of(st.booleans(), st.none(), st.integers(-9, 9),
+                      st.lists(st.text(alphabet="abc", max_size=3), max_size=3),
+                      st.dictionaries(st.text(alphabet="xyz", min_size=1, max_size=3), st.integers(0, 9), max_size=2))
+
+
+@_examples
+@given(value=PY_VALUES, form=st.sampled_from(["glm4_moe", "longcat"]))
+def test_python_literal_values_without_a_schema(value, form):
+    """Values written as Python (`True`, `None`, `{'a': 1}`) for a parameter no schema types are
+    those values; with a schema typing it as a string they stay the text."""
+    if form == "glm4_moe":
+        text = f"<tool_call>set_flag\n<arg_key>v</arg_key>\n<arg_value>{value!r}</arg_value>\n</tool_call>"
+    else:
+        text = f"<longcat_tool_call>set_flag\n<longcat_arg_key>v</longcat_arg_key>\n<longcat_arg_value>{value!r}</longcat_arg_value>\n</longcat_tool_call>"
+    assert _calls(parse_text(text, ParseContext.of(OFFERED))) == [("set_flag", {"v": value})], text
+    typed = Tool(name="set_flag", description="", parameters={"type": "object", "properties": {"v": {"type": "string"}}})
+    assert _calls(parse_text(text, ParseContext.of([typed]))) == [("set_flag", {"v": repr(value)})], text
