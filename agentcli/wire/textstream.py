@@ -123,6 +123,7 @@ class TextStream:
         self._announced = 0
         self._shown_line: str | None = ""  # text shown since the last newline; None when longer than _LINE_KEEP
         self._lead = ""  # that line's text when the current region opened
+        self._shown_any = False  # any visible text shown yet (a reply that is one broken call shows none)
         self._enter_text()
 
     # --- public ----------------------------------------------------------------------------
@@ -162,16 +163,35 @@ class TextStream:
                 rest = rest[k:]
             for cand in cands[self._region_announced:]:
                 events.append(self._start(cand.name))
-            if rest:
+            whole = self._whole_call(lead + rest) if not cands and not lead else None
+            if whole is not None:
+                if not self._region_announced:
+                    events.append(self._start(whole))
+            elif rest:
                 events.append(StreamEvent(StreamKind.TEXT, text=rest))
         elif self._buf:
             kind = StreamKind.THINKING if self._mode == "think" else StreamKind.TEXT
-            events.append(StreamEvent(kind, text=self._buf))
+            whole = self._whole_call(self._buf) if kind is StreamKind.TEXT else None
+            if whole is not None:
+                events.append(self._start(whole))
+            else:
+                events.append(StreamEvent(kind, text=self._buf))
         self._buf = ""
         self._enter_text()
         return events
 
     # --- internals -------------------------------------------------------------------------
+
+    def _whole_call(self, text: str) -> str | None:
+        """The tool named by `text` when, with nothing shown before it, it is a reply of one broken
+        call object the final parse repairs into a call (pipeline: repair.whole_reply_call)."""
+        ctx = self._ctx
+        if self._shown_any or ctx is None or not ctx.tools or not ctx.repair or not text.strip():
+            return None
+        from agentcli.wire import repair
+
+        got = repair.whole_reply_call(text, ctx.tools, repair.RepairBudget())
+        return got[0] if got is not None else None
 
     def _start(self, name: str) -> StreamEvent:
         ev = StreamEvent(StreamKind.TOOL_START, index=self._announced, name=name)
@@ -185,6 +205,7 @@ class TextStream:
         chunk, self._buf = self._buf[:upto], self._buf[upto:]
         self._prev = chunk[-1]
         if kind is StreamKind.TEXT:
+            self._shown_any = self._shown_any or bool(chunk.strip())
             nl = chunk.rfind("\n")
             line = chunk[nl + 1:] if nl >= 0 else (None if self._shown_line is None else self._shown_line + chunk)
             self._shown_line = line if line is not None and len(line) <= _LINE_KEEP else None
@@ -286,6 +307,12 @@ class TextStream:
         if cands:
             for cand in cands:
                 events.append(self._start(cand.name))
+        elif region and self._whole_call(region) is not None:
+            # A broken call object that may be the whole reply: held to the end of the message,
+            # where the final parse repairs it (or it is shown, if more text follows).
+            self._mode = "held"
+            self._lead, self._nwin, self._ncur, self._need_marker = "", "", 0, False
+            return
         elif region:
             self._buf = region
             self._emit(events, StreamKind.TEXT, len(region))

@@ -200,6 +200,11 @@ def test_a_whole_reply_of_one_malformed_call_is_repaired(mutate, tool, args):
     resp = parse_text(text, ParseContext.of(OFFERED))
     assert _calls(resp) == [(tool, args)], text
     assert resp.repairs and resp.text == "", text
+    # streamed, none of it is shown, and the call is announced
+    s = TextStream(ALL, ParseContext.of(OFFERED))
+    events = [e for i in range(0, len(text), 3) for e in s.feed(text[i:i + 3])] + s.flush()
+    assert "".join(e.text for e in events if e.kind is StreamKind.TEXT).strip() == "", text
+    assert [e.name for e in events if e.kind is StreamKind.TOOL_START] == [tool], text
 
 
 def _newline_in_string(name, value):
