@@ -92,7 +92,7 @@ def _placeholder(index: int) -> str:
 def mask(text: str, markup: re.Pattern[str] | None = None) -> Masked:
     """`text` with every markup token inside a quoted string (within brackets) hidden."""
     rx = markup or markup_pattern()
-    if _OPEN in text or not rx.search(text):
+    if _OPEN in text or ("<" not in text and "[" not in text) or not _any_quoted(text, rx):
         return Masked(text, [])
     tokens: list[str] = []
 
@@ -117,6 +117,27 @@ def mask(text: str, markup: re.Pattern[str] | None = None) -> Masked:
         return Masked(text, [])
     out.append(text[pos:])
     return Masked("".join(out), tokens)
+
+
+_HITS_CHECKED = 8  # markup tokens looked at one by one before the strings are scanned instead
+
+
+def _any_quoted(text: str, rx: re.Pattern[str]) -> bool:
+    """Whether some markup token might stand in a string or a parameter's value: one with a quote
+    before it on its line (strings never span lines), or any when a parameter tag is present."""
+    if "<parameter" in text:
+        return rx.search(text) is not None
+    if '"' not in text and "'" not in text:
+        return False
+    for k, m in enumerate(rx.finditer(text)):
+        if k == _HITS_CHECKED:
+            return True  # many tokens: the one linear scan of the strings decides
+        at = m.start()
+        line = text.rfind("\n", 0, at) + 1
+        # an odd number of quotes before it on its line: it may stand in a string
+        if (text.count('"', line, at) - text.count('\\"', line, at)) % 2 or text.count("'", line, at) % 2:
+            return True
+    return False
 
 
 def _string_spans(text: str, rx: re.Pattern[str]) -> list[tuple[int, int]]:
@@ -172,8 +193,30 @@ def markup_pattern() -> re.Pattern[str]:
         found.update(pair)
     found.update(CALLS_END_REASONING)
     found.update(TURN_END)
-    # Only markup: tokens with a bracket, a bar or a special character (a word like `functools` or
-    # `Action:` in a string is no hazard), never a quote or a line break (a string holds neither).
-    kept = {m for m in found if len(m) >= 3 and '"' not in m and "'" not in m and "\n" not in m
-            and any(ch in m for ch in "<>[]|｜▁")}
-    return re.compile("|".join(re.escape(m) for m in sorted(kept, key=len, reverse=True)))
+    # Only markup: tokens that open with a bracket (a word like `functools` or `Action:` in a string
+    # is no hazard), never holding a quote or a line break (a one-line string holds neither). As a
+    # prefix tree whose branches open with those brackets, the scan skips every other character in C.
+    kept = {m for m in found if len(m) >= 3 and m[0] in "<[]" and '"' not in m and "'" not in m and "\n" not in m}
+    return re.compile(_trie_pattern(sorted(kept)))
+
+
+def _trie_pattern(words: list[str]) -> str:
+    """One regex for `words` shaped as their prefix tree: at each character one branch is tried,
+    so a scan costs about the same whatever the number of words (an alternation of ~200 literals
+    tries each at every `<`). The longest word wins where one is a prefix of another."""
+    trie: dict[str, Any] = {}
+    for w in words:
+        node = trie
+        for ch in w:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def build(node: dict[str, Any]) -> str:
+        ends = "" in node
+        branches = [re.escape(ch) + build(child) for ch, child in sorted(node.items()) if ch]
+        if not branches:
+            return ""
+        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+        return f"(?:{body})?" if ends else body
+
+    return build(trie)

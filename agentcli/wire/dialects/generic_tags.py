@@ -26,8 +26,14 @@ def _json_close(text: str, body_start: int, open_tag: str, close_tag: str, close
     The scan stops at the next opening tag after the first close (or the end), so each body is
     read once whatever its strings hold."""
     j = skip_ws(text, body_start)
-    if j >= len(text) or text[j] not in "{[" or (close_at >= 0 and '"' not in text[j:close_at]):
+    if j >= len(text) or text[j] not in "{[":
         return None
+    if close_at >= 0:
+        before = close_at
+        while before > j and text[before - 1] in " \t\r\n":
+            before -= 1
+        if text[before - 1] in "}]":
+            return None  # the body ends its JSON right there: the first close tag is its own
     stop = len(text)
     if close_at >= 0:
         after = text.find(open_tag, close_at + len(close_tag))
