@@ -77,3 +77,31 @@ def test_rendered_calls_stream_without_markup(dialect):
                  for k in range(rnd.randint(1, 3))]
         body = "\n".join(d.render_call(c) for c in calls)
         _check(rnd.choice(PROSE) + body + rnd.choice(AFTER), [c.name for c in calls], rnd)
+
+
+def test_real_llama_cpp_pieces_show_no_tag_under_auto():
+    """The bytes a real llama-cpp-python server sent (the tokenizer splits <tool_call> into `<`, `t`,
+    `ool`...), streamed through the chain auto builds for a model prompted with JSON: no piece of
+    the tag reaches the screen, and the call is announced."""
+    import json
+    from pathlib import Path
+
+    from agentcli.config.schema import ToolsConfig
+    from agentcli.models import resolve_capability
+    from agentcli.wire.negotiator import negotiate
+
+    capture = json.loads((Path(__file__).resolve().parents[3] / "fixtures" / "real" / "llama_hermes_stream.json")
+                         .read_text(encoding="utf-8"))
+    pieces = [json.loads(line[6:])["choices"][0]["delta"].get("content") or ""
+              for line in capture["response"]["body"].splitlines() if line.startswith("data: {")]
+    plan = negotiate(api="openai", capability=resolve_capability("tiny").capability,
+                     tools_cfg=ToolsConfig(tool_format="auto", definition_format="json"))
+    assert plan.parsers[0] == "json_block"  # the chain the real run used: JSON preferred, every dialect after
+    ctx = ParseContext.of([Tool(name="read_file", description="")], prefer=plan.parsers[:1], prompted=plan.dialect)
+    s = TextStream(plan.parsers, ctx)
+    events = [e for p in pieces for e in s.feed(p)] + s.flush()
+    shown = "".join(e.text for e in events if e.kind is StreamKind.TEXT)
+    assert not any(piece in shown for piece in ("<tool_call", "tool_call>", "</tool")), shown
+    assert [e.name for e in events if e.kind is StreamKind.TOOL_START] == ["read_file"]
+    final = finalize(NativeParse(text="".join(pieces)), ctx, plan.parsers)
+    assert [c.name for c in final.tool_calls] == ["read_file"] and final.text == ""
