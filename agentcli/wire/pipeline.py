@@ -19,6 +19,7 @@ from typing import Any
 from agentcli.core.types import ParsedResponse, Repair, ToolCall
 from agentcli.wire import dialects, failures, repair
 from agentcli.wire.dialects._base import MAX_CALLS
+from agentcli.wire.dialects._opaque import mask
 from agentcli.wire.types import Candidate, NativeParse, ParseContext
 
 THINK_OPEN = "<think>"
@@ -250,8 +251,9 @@ def run_dialects(text: str, names: list[str], ctx: ParseContext | None = None) -
     with no good sibling.
     At most MAX_CALLS calls are read.
     """
-    found, rest, _ = _run_dialects(text, names, ctx, MAX_CALLS)
-    return found, rest
+    masked = mask(text)
+    found, rest, _ = _run_dialects(masked.text, names, ctx, MAX_CALLS)
+    return masked.restore_candidates(found), masked.restore(rest)
 
 
 def _run_dialects(text: str, names: list[str], ctx: ParseContext | None, limit: int) -> tuple[list[Candidate], str, bool]:
@@ -275,6 +277,13 @@ def _run_dialects(text: str, names: list[str], ctx: ParseContext | None, limit: 
         if got is None:
             continue
         cands, rest, head, tail = got
+        if not cands and rest is not text and _drops_tags(name, text, rest):
+            continue  # markup the parse removes is the markup of a call it reports: none here
+        if cands and not markers and len(names) > 1:
+            wrapped = _inside_wrappers(head, cands)
+            if wrapped:  # another family's call wrapper: that family reads the call, wrapper and all
+                cands = [c for c in cands if all(c is not w for w in wrapped)]
+                rest = _without(head, cands) + tail
         weak = strict and ctx is not None and name != ctx.prompted
         if cands and d.offered_only:
             offered = ctx.tools if ctx is not None else {}
@@ -297,7 +306,61 @@ def _run_dialects(text: str, names: list[str], ctx: ParseContext | None, limit: 
         found.extend(cands)
         if rest is not text:
             text, seen = rest, _seen(rest)  # a dialect may also drop its own no-op directives (a lone token, "directly answer")
+    empty = _empty_lists(tuple(names))
+    if empty is not None and any(o in seen for o in empty[0]):
+        text = empty[1].sub("", text)  # a list of no calls (`<TOOLCALL>[]</TOOLCALL>`): calls no tool
     return found, text, capped
+
+
+@functools.lru_cache(maxsize=64)
+def _empty_lists(names: tuple[str, ...]) -> tuple[tuple[str, ...], re.Pattern[str]] | None:
+    """(the opening markup, one pattern) of the empty call lists of the dialects in `names`
+    (Dialect.empty_lists): the pair with nothing or `[]` between, not quoted in backticks."""
+    pairs: set[tuple[str, str]] = set()
+    for name in names:
+        prep = _prepared(name)
+        if prep is not None:
+            pairs.update(prep[0].empty_lists)
+    if not pairs:
+        return None
+    alts = [re.escape(o) + (r"[ \t]*\[[ \t]*\]" if not c else r"\s*(?:\[\s*\]\s*)?" + re.escape(c))
+            for o, c in sorted(pairs, key=lambda p: (-len(p[0]), -len(p[1])))]
+    return tuple(sorted({o for o, _ in pairs})), re.compile(r"(?<!`)(?:" + "|".join(alts) + r")(?!`)")
+
+
+@functools.cache
+def _plain_tags(name: str) -> tuple[str, ...]:
+    """The XML-like opening tags among a dialect's markers (`<dots_function_call>`), which prose may
+    name; special tokens (`<|...|>`) are never prose, and a stray close tag is markup to drop."""
+    prep = _prepared(name)
+    if prep is None:
+        return ()
+    return tuple(m for m in prep[1] if m.startswith("<") and m.endswith(">") and not m.startswith("</")
+                 and not {"|", "｜"} & set(m) and m not in prep[0].answer_tags)
+
+
+def _drops_tags(name: str, text: str, rest: str) -> bool:
+    """A dialect that read no call took out one of its opening tags: it was prose about the markup."""
+    return any(rest.count(t) < text.count(t) for t in _plain_tags(name))
+
+
+def _inside_wrappers(text: str, cands: list[Candidate]) -> list[Candidate]:
+    """The candidates of a markerless dialect (JSON or a call list anywhere) that stand inside another
+    family's call wrapper (`<tool_call>{json}</tool_call>`): read by a generic dialect they would leave
+    the wrapper on screen, so the wrapper's own dialect, later in the chain, reads them instead."""
+    if not any(open_tag in text for open_tag, _ in CALL_WRAPPERS):
+        return []
+    spans = _CallSpans(text)
+    out: list[Candidate] = []
+    pos = 0
+    for c in cands:
+        at = text.find(c.raw, pos) if c.raw else -1
+        if at < 0:
+            continue
+        if spans.inside(at):
+            out.append(c)
+        pos = at
+    return out
 
 
 def _seen(text: str) -> str | _Seen:
@@ -584,7 +647,7 @@ def _schema_types(prop: Any) -> set[str]:
 
 
 # End-of-turn tokens a server may leave at the end of the text (the stop token was not stripped).
-_TURN_END = ("<|im_end|>", "<|endoftext|>", "<|eot_id|>", "<|eom_id|>", "<|end_of_text|>", "<end_of_turn>",
+TURN_END = _TURN_END = ("<|im_end|>", "<|endoftext|>", "<|eot_id|>", "<|eom_id|>", "<|end_of_text|>", "<end_of_turn>",
              "<turn|>", "<|return|>", "<|end|>", "<|call|>", "<|role_end|>", "</s>", "<|assistant_end|>")
 # Tokens that open the assistant's turn when a server leaves them in the text (Apertus).
 _TURN_START = ("<|assistant_start|>",)
@@ -609,17 +672,26 @@ def _without_turn_end(text: str) -> str:
 
 def finalize(native: NativeParse, ctx: ParseContext, parsers: tuple[str, ...]) -> ParsedResponse:
     """Native fields + text dialects + repair -> the response the loop acts on."""
-    text, thought = split_thinking(native.text or "")
-    thinking = "\n\n".join(t for t in ((native.thinking or "").strip(), thought) if t)
+    masked = mask(native.text or "")  # markup quoted in a string argument is that argument's text
+    text, thought = split_thinking(masked.text)
+    thinking = "\n\n".join(t for t in ((native.thinking or "").strip(), masked.restore(thought)) if t)
 
     native_cands = native.candidates[:MAX_CALLS]
     found, rest, capped = _run_dialects(text, chain(ctx, parsers), ctx, MAX_CALLS - len(native_cands))
+    if masked.changed:
+        found, rest, text = masked.restore_candidates(found), masked.restore(rest), masked.restore(text)
+    budget = repair.RepairBudget()
+    if not found and not native_cands and ctx.tools and ctx.repair and rest.lstrip()[:1] in ("{", "`", "~", "f", "t", "["):
+        whole = repair.whole_reply_call(rest, ctx.tools, budget)  # one malformed call is the whole reply
+        if whole is not None:
+            found = [Candidate(whole[0], whole[1], rest.strip(), "json_block", id=whole[2], error=whole[4],
+                               fixes=tuple(whole[3]))]
+            rest = ""
 
     calls: list[ToolCall] = []
     repairs: list[Repair] = []
     if capped or len(native.candidates) > MAX_CALLS:
         repairs.append(Repair("too_many_calls", f"the reply held more than {MAX_CALLS} tool calls; only the first {MAX_CALLS} were read"))
-    budget = repair.RepairBudget()
     seen: set[tuple[str, str]] = set()
     for cand in native_cands:
         call, fixes = build_call(len(calls), cand, ctx, budget)

@@ -53,7 +53,7 @@ class StreamAssembler:
         self.plan = plan
         self.ctx = ctx
         self._native = natives.get(plan.api).new_stream()
-        self._text = TextStream(plan.parsers)
+        self._text = TextStream(plan.parsers, ctx)
         self._names = NameMap.of(list(ctx.tools.values()))
         self._index: dict[tuple[str, int], int] = {}  # (source, source index) -> turn index
         self._started: list[tuple[int, str | None, str | None]] = []  # (index, call id, name)

@@ -13,7 +13,7 @@ from agentcli.core.events import StreamEvent, StreamKind
 from agentcli.wire import dialects
 from agentcli.wire.dialects._base import MAX_CALLS
 from agentcli.wire.pipeline import THINK_TAGS, run_dialects
-from agentcli.wire.types import Candidate
+from agentcli.wire.types import Candidate, ParseContext
 
 _THINK_CLOSE_OF = dict(THINK_TAGS)  # every family's reasoning opener -> its closer
 
@@ -87,9 +87,11 @@ class _Brackets:
 
 
 class TextStream:
-    """Per-stream state over the text dialects in `parsers`: feed text deltas, then flush()."""
+    """Per-stream state over the text dialects in `parsers`: feed text deltas, then flush().
+    `ctx` (the offered tools) lets it hold the forms only an offered tool's name marks (`<read_file>`)."""
 
-    def __init__(self, parsers: tuple[str, ...]) -> None:
+    def __init__(self, parsers: tuple[str, ...], ctx: ParseContext | None = None) -> None:
+        self._ctx = ctx
         self._names = [n for n in dict.fromkeys(parsers) if n in dialects.DIALECTS]
         loaded = []
         for n in self._names:
@@ -100,6 +102,8 @@ class TextStream:
         markers: set[str] = set()
         for d in loaded:
             markers.update(m for m in (*d.markers, *getattr(d, "stream_markers", ())) if m)
+            if d.offered_only and ctx is not None:
+                markers.update(f"<{t}>" for t in ctx.tools)
         self._markerless = [d for d in loaded if not d.markers and not d.offered_only]  # offered-only forms need the tools
         self._markers = tuple(sorted(markers, key=len, reverse=True))
         triggers = [re.escape(m) for m in self._markers] + [re.escape(o) for o in _THINK_CLOSE_OF]
@@ -119,6 +123,7 @@ class TextStream:
         self._announced = 0
         self._shown_line: str | None = ""  # text shown since the last newline; None when longer than _LINE_KEEP
         self._lead = ""  # that line's text when the current region opened
+        self._shown_any = False  # any visible text shown yet (a reply that is one broken call shows none)
         self._enter_text()
 
     # --- public ----------------------------------------------------------------------------
@@ -150,7 +155,7 @@ class TextStream:
         if self._mode in _REGIONS:
             region = "".join(self._parts)
             lead = self._lead
-            cands, rest = run_dialects(lead + region, self._names)
+            cands, rest = run_dialects(lead + region, self._names, self._ctx)
             if lead:  # the lead was shown already: drop what is left of it
                 k = 0
                 while k < len(lead) and k < len(rest) and lead[k] == rest[k]:
@@ -158,16 +163,35 @@ class TextStream:
                 rest = rest[k:]
             for cand in cands[self._region_announced:]:
                 events.append(self._start(cand.name))
-            if rest:
+            whole = self._whole_call(lead + rest) if not cands and not lead else None
+            if whole is not None:
+                if not self._region_announced:
+                    events.append(self._start(whole))
+            elif rest:
                 events.append(StreamEvent(StreamKind.TEXT, text=rest))
         elif self._buf:
             kind = StreamKind.THINKING if self._mode == "think" else StreamKind.TEXT
-            events.append(StreamEvent(kind, text=self._buf))
+            whole = self._whole_call(self._buf) if kind is StreamKind.TEXT else None
+            if whole is not None:
+                events.append(self._start(whole))
+            else:
+                events.append(StreamEvent(kind, text=self._buf))
         self._buf = ""
         self._enter_text()
         return events
 
     # --- internals -------------------------------------------------------------------------
+
+    def _whole_call(self, text: str) -> str | None:
+        """The tool named by `text` when, with nothing shown before it, it is a reply of one broken
+        call object the final parse repairs into a call (pipeline: repair.whole_reply_call)."""
+        ctx = self._ctx
+        if self._shown_any or ctx is None or not ctx.tools or not ctx.repair or not text.strip():
+            return None
+        from agentcli.wire import repair
+
+        got = repair.whole_reply_call(text, ctx.tools, repair.RepairBudget())
+        return got[0] if got is not None else None
 
     def _start(self, name: str) -> StreamEvent:
         ev = StreamEvent(StreamKind.TOOL_START, index=self._announced, name=name)
@@ -181,6 +205,7 @@ class TextStream:
         chunk, self._buf = self._buf[:upto], self._buf[upto:]
         self._prev = chunk[-1]
         if kind is StreamKind.TEXT:
+            self._shown_any = self._shown_any or bool(chunk.strip())
             nl = chunk.rfind("\n")
             line = chunk[nl + 1:] if nl >= 0 else (None if self._shown_line is None else self._shown_line + chunk)
             self._shown_line = line if line is not None and len(line) <= _LINE_KEEP else None
@@ -282,6 +307,12 @@ class TextStream:
         if cands:
             for cand in cands:
                 events.append(self._start(cand.name))
+        elif region and self._whole_call(region) is not None:
+            # A broken call object that may be the whole reply: held to the end of the message,
+            # where the final parse repairs it (or it is shown, if more text follows).
+            self._mode = "held"
+            self._lead, self._nwin, self._ncur, self._need_marker = "", "", 0, False
+            return
         elif region:
             self._buf = region
             self._emit(events, StreamKind.TEXT, len(region))
@@ -356,6 +387,12 @@ class TextStream:
                 self._enter_region(events, "fence", 0)
                 return self._mode not in _REGIONS
             if tok in ("{", "["):
+                begun = self._marker_begun(buf, p) if not final else -1
+                if begun >= 0:
+                    # the bracket is inside a marker still arriving (`]<]minimax[>[<tool_c`): the
+                    # whole marker opens the region, not this bracket
+                    self._emit(events, StreamKind.TEXT, begun)
+                    return False
                 if not final and buf[p:] in self._prefixes:
                     # `[TH` may still become `[THINK]` (or a `[`-token marker): wait for more
                     self._emit(events, StreamKind.TEXT, p)
@@ -366,6 +403,14 @@ class TextStream:
             self._emit(events, StreamKind.TEXT, _tag_start(buf, p))
             self._enter_region(events, "held", 0)
             return self._mode not in _REGIONS
+
+    def _marker_begun(self, buf: str, p: int) -> int:
+        """Where a marker begun before `p` and still arriving starts (the tail of `buf` from there
+        is one of its prefixes), or -1."""
+        for k in range(min(self._maxlen - 1, p), 0, -1):
+            if len(buf) - p + k < self._maxlen and buf[p - k:] in self._prefixes:
+                return p - k
+        return -1
 
     def _unsafe_tail(self, buf: str) -> int:
         """Length of the end of buf that may still grow into a marker or a tag."""

@@ -58,6 +58,7 @@ FAMILIES: dict[str, str] = {
     "k2-horizon": "others:k2_horizon_rules",
     "hyperclovax": "others:hyperclovax_rules",
     "iquest": "others:iquest_rules",
+    "inkling": "inkling:rules",
     "mimo": "others:mimo_rules",
     "pangu": "others:pangu_rules",
     "rwkv": "others:rwkv_rules",
@@ -163,6 +164,7 @@ ALIASES: dict[str, tuple[str, str | None]] = {
     "minicpm": ("minicpm", None),  # OpenBMB ("openbmb/MiniCPM5-1B")
     "kolibri": ("kolibri", None),  # Kolibri 1 ("rty813/Kolibri-1-bf16")
     "trinity": ("trinity", None),  # Arcee ("arcee-ai/Trinity-Mini")
+    "inkling": ("inkling", None),  # Thinking Machines ("thinkingmachines/Inkling-NVFP4")
 }
 
 # Fine-tune lines named after themselves but built on another family: when the id
@@ -184,7 +186,7 @@ OFFICIAL_ORGS: frozenset[str] = frozenset({
     "bytedance-seed", "liquidai", "huggingfacetb", "allenai", "ai-sage", "meituan-longcat", "swiss-ai", "baidu",
     "deepcogito", "rednote-hilab", "naver-hyperclovax", "iquestlab", "xiaomimimo", "freedomintelligence",
     "openpangu", "blinkdl", "facebook", "upstage", "primeintellect", "inclusionai", "poolside", "openbmb",
-    "stepfun-ai", "arcee-ai",
+    "stepfun-ai", "arcee-ai", "thinkingmachines",
 })
 
 # Re-publishers of quantised weights: same model, not a fine-tune.

@@ -53,7 +53,7 @@ DIALECTS: dict[str, str] = {
     "jamba": "jamba:JAMBA",
     "granite": "granite:GRANITE",
     "xlam": "xlam:XLAM",
-    "longcat": "generic_tags:LONGCAT",  # <longcat_tool_call>{json}</longcat_tool_call>
+    "longcat": "longcat:LONGCAT",  # <longcat_tool_call>{json} or NAME + <longcat_arg_key>/<longcat_arg_value> pairs
     "apertus": "apertus:APERTUS",  # <|tools_prefix|>[{name: args}]<|tools_suffix|>
     "olmo3": "olmo3:OLMO3",  # <function_calls>f(x=1)\ng(y=2)</function_calls>
     "nemotron": "generic_tags:NEMOTRON",  # <TOOLCALL>[{json}]</TOOLCALL>
@@ -62,6 +62,7 @@ DIALECTS: dict[str, str] = {
     "gigachat35": "gigachat35:GIGACHAT35",  # <｜GCML｜tool_calls><｜GCML｜invoke name=..><｜GCML｜parameter ..>
     "solar_open2": "solar_open2:SOLAR_OPEN2",  # <|tool_call:start|>f\n<|tool_arg:start|>k<|tool_arg:value|>v..
     "hyperclovax": "hyperclovax:HYPERCLOVAX",  # GLM markup with JSON values / `-> tool/function_call` + JSON
+    "inkling": "inkling:INKLING",  # NAME<|content_invoke_tool_json|>{"name": .., "args": ..}<|end_message|> (TML Inkling)
     "cwm": "cwm:CWM",  # <tool: function>\nterminal ls\n</tool> (Meta CWM)
     "rwkv": "rwkv:RWKV",  # **Tool Call:** over a ```json fence (RWKV-7 G1)
     # generic text forms, last

@@ -26,6 +26,9 @@ class Dialect:
               any of it is in the text, the chain reads this dialect before the others, so a
               generic dialect that can read the inner part (`<function=..>`, `<invoke name=..>`)
               never takes a call out of another family's wrapper and leaves the wrapper as text.
+    empty_lists: (open, close) pairs around a list of calls; a pair holding nothing (or `[]`) is a
+              reply's way of calling no tool, taken out of the text (close "" = the open token
+              followed by `[]`, as `[TOOL_CALLS][]`).
     emulation dialects (emulation = True) can also describe tools in a system prompt
     and re-render history for a model prompted in that style.
     """
@@ -33,6 +36,10 @@ class Dialect:
     name: str = ""
     markers: tuple[str, ...] = ()
     owns: tuple[str, ...] = ()
+    empty_lists: tuple[tuple[str, str], ...] = ()
+    # Tags among the markers that wrap the answer, not calls (Granite's <response>): the dialect
+    # takes them out with no call read. Any other tag taken out with no call was prose naming it.
+    answer_tags: tuple[str, ...] = ()
     # offered_only: the form is so generic (any XML tag) that only calls naming an offered tool count;
     # with no tools offered it reads nothing.
     offered_only: bool = False

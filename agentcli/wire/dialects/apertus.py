@@ -23,6 +23,7 @@ _KEY = re.compile(r'\{\s*"([^"\\]{1,128})"\s*:\s*')
 class _Apertus(Dialect):
     name = "apertus"
     markers = (PREFIX,)
+    empty_lists = ((PREFIX, SUFFIX),)
     owns = (PREFIX,)
 
     @total

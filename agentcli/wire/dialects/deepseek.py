@@ -130,6 +130,7 @@ class _DeepSeekTokens(Dialect):
     # tokenizer round trip normalises the full-width ones: the same tokens, read the same way.
     markers = (CALLS_BEGIN, CALL_BEGIN, _ascii(CALLS_BEGIN), _ascii(CALL_BEGIN), *OUTPUT_TOKENS)
     owns = markers
+    empty_lists = ((CALLS_BEGIN, CALLS_END), (_ascii(CALLS_BEGIN), _ascii(CALLS_END)))
 
     def __init__(self, name: str) -> None:
         self.name = name

@@ -13,6 +13,7 @@ from agentcli.wire.dialects._scan import ParseResult, prefixed_json_calls, remov
 class _FireFunction(Dialect):
     name = "firefunction"
     markers = ("functools[",)
+    empty_lists = (("functools", ""),)
 
     @total
     def parse(self, text: str) -> ParseResult:

@@ -64,8 +64,11 @@ class _Gemma4(Dialect):
                 body = body[1:]
             raw = text[blk.start : end]
             got = _parse_call(body)
+            several = _calls_in_block(body) if got is None else None
             if got is not None:
                 cands.append(Candidate(name=got[0], arguments=got[1], raw=raw, dialect=self.name, text_values=True))
+            elif several:
+                cands.extend(Candidate(name=n, arguments=a, raw=raw, dialect=self.name, text_values=True) for n, a in several)
             elif blk.closed and (name := _call_name(body)):
                 # A whole block whose arguments do not read: reported as a broken call, not shown as text.
                 cands.append(Candidate(name=name, arguments={}, raw=raw, dialect=self.name,
@@ -120,6 +123,28 @@ class _Reader4(_Reader):
 def _parse_call(body: str) -> tuple[str, dict[str, Any]] | None:
     """(name, arguments) of `call:NAME{...}`, or None when the body is not one whole call."""
     return parse_call(body, ESC, _Reader4)
+
+
+_MAX_IN_BLOCK = 64  # calls read from one block; a longer run is no call list a model writes
+
+
+def _calls_in_block(body: str) -> list[tuple[str, dict[str, Any]]] | None:
+    """Several `call:NAME{..}` entries written one after another in one block (the model put its
+    parallel calls under one token: `call:a{..}call:b{..}`, maybe with a comma or a line between);
+    None unless the whole body is such a run of at least two calls."""
+    calls: list[tuple[str, dict[str, Any]]] = []
+    i = _WS_OR_SEP.match(body).end()  # type: ignore[union-attr]  # the pattern matches the empty string
+    while i < len(body) and len(calls) < _MAX_IN_BLOCK:
+        got = _bare_call(body[i:]) if body.startswith("call:", i) else None
+        if got is None:
+            return None
+        calls.append((got[0], got[1]))
+        i += got[2]
+        i = _WS_OR_SEP.match(body, i).end()  # type: ignore[union-attr]
+    return calls if len(calls) >= 2 and i >= len(body) else None
+
+
+_WS_OR_SEP = re.compile(r"[\s,;]*")
 
 
 def _bare_call(body: str) -> tuple[str, dict[str, Any], int] | None:

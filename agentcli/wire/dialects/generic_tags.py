@@ -13,10 +13,40 @@ from agentcli.wire.dialects._callscan import (
     complete_json,
     decode_at,
     is_tool_name,
+    json_end,
     salvage_call,
     skip_ws,
 )
 from agentcli.wire.types import Candidate
+
+
+def _json_close(text: str, body_start: int, open_tag: str, close_tag: str, close_at: int, nxt: int) -> int | None:
+    """Where the close tag after a JSON body stands when a tag written inside one of its strings
+    came first (`{"text": "a </tool_call> b"}`); None when the first close tag is the body's own.
+    The scan stops at the next opening tag after the first close (or the end), so each body is
+    read once whatever its strings hold."""
+    j = skip_ws(text, body_start)
+    if j >= len(text) or text[j] not in "{[":
+        return None
+    if close_at >= 0:
+        before = close_at
+        while before > j and text[before - 1] in " \t\r\n":
+            before -= 1
+        if text[before - 1] in "}]":
+            return None  # the body ends its JSON right there: the first close tag is its own
+    stop = len(text)
+    if close_at >= 0:
+        after = text.find(open_tag, close_at + len(close_tag))
+        stop = after if after >= 0 else len(text)
+    elif nxt >= 0:
+        return None
+    end = json_end(text, j, stop)
+    if end is None:
+        return None
+    k = skip_ws(text, end)
+    if k == close_at or not text.startswith(close_tag, k):
+        return None
+    return k
 
 
 class TaggedJsonDialect(Dialect):
@@ -27,6 +57,7 @@ class TaggedJsonDialect(Dialect):
         self.open = f"<{tag}>"
         self.close = f"</{tag}>"
         self.markers = (self.open,)
+        self.empty_lists = ((self.open, self.close),)
 
     def parse(self, text: str) -> tuple[list[Candidate], str]:
         open_tag, close_tag = self.open, self.close
@@ -45,6 +76,10 @@ class TaggedJsonDialect(Dialect):
             end = close_at
             # An unclosed tag ends at the next opening tag or at the end of the text.
             nxt = text.find(open_tag, body_start)
+            past = _json_close(text, body_start, open_tag, close_tag, end, nxt)
+            if past is not None:  # the tags written inside the JSON's strings are its text
+                end, nxt = past, text.find(open_tag, past)
+                close_at = end
             closed = end >= 0 and (nxt < 0 or end < nxt)
             if not closed:
                 end = nxt if nxt >= 0 else len(text)
@@ -136,9 +171,6 @@ FUNCTION_CALL_TAG = TaggedJsonDialect("function_call_tag", "function_call")
 # read first, so a generic JSON dialect never takes the object and leaves the tag on screen.
 FUNCTION_CALL_TAG.owns = FUNCTION_CALL_TAG.markers
 TOOLS_TAG = TaggedJsonDialect("tools_tag", "tools")
-# Meituan LongCat-Flash: <longcat_tool_call>{"name": .., "arguments": ..}</longcat_tool_call>
-LONGCAT = TaggedJsonDialect("longcat", "longcat_tool_call")
-LONGCAT.owns = LONGCAT.markers
 # NVIDIA Nemotron (Llama-Nemotron, Nemotron Nano): <TOOLCALL>[{"name": .., "arguments": ..}]</TOOLCALL>
 NEMOTRON = TaggedJsonDialect("nemotron", "TOOLCALL")
 NEMOTRON.owns = NEMOTRON.markers

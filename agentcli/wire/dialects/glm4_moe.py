@@ -22,33 +22,35 @@ KEY_OPEN, KEY_CLOSE = "<arg_key>", "</arg_key>"
 VAL_OPEN, VAL_CLOSE = "<arg_value>", "</arg_value>"
 
 
-def parse_pairs(body: str, *, strict: bool = False) -> dict[str, str] | None:
+def parse_pairs(body: str, *, strict: bool = False, tags: tuple[str, str, str, str] | None = None) -> dict[str, str] | None:
     """`<arg_key>k</arg_key><arg_value>v</arg_value>` pairs; None when a pair is malformed.
 
     GLM-4.6 sometimes drops a value's open or close tag (Ollama repairs the same slips): a value
     left open ends at the next `<arg_key>` or the end of the call, and one whose open tag is missing
     starts right after its key when its close tag comes before the next key. With `strict` (a call
-    cut off at the end of the output) every value must be closed.
+    cut off at the end of the output) every value must be closed. `tags` names the four tags when a
+    family writes them under its own names (LongCat's `<longcat_arg_key>`).
     """
+    key_open, key_close, val_open, val_close = tags or (KEY_OPEN, KEY_CLOSE, VAL_OPEN, VAL_CLOSE)
     args: dict[str, str] = {}
     pos = 0
     n = len(body)
     while True:
-        k = body.find(KEY_OPEN, pos)
+        k = body.find(key_open, pos)
         if k == -1:
             return args
-        ke = body.find(KEY_CLOSE, k)
+        ke = body.find(key_close, k)
         if ke == -1:
             return None
-        key = body[k + len(KEY_OPEN) : ke].strip()
-        if not key or "\n" in key or KEY_OPEN in key:
+        key = body[k + len(key_open) : ke].strip()
+        if not key or "\n" in key or key_open in key:
             return None
-        start = _skip_layout(body, ke + len(KEY_CLOSE))
-        nxt = body.find(KEY_OPEN, start)
+        start = _skip_layout(body, ke + len(key_close))
+        nxt = body.find(key_open, start)
         stop = n if nxt == -1 else nxt
-        close = body.find(VAL_CLOSE, start, stop)
-        if body.startswith(VAL_OPEN, start):
-            start += len(VAL_OPEN)
+        close = body.find(val_close, start, stop)
+        if body.startswith(val_open, start):
+            start += len(val_open)
             if close == -1:
                 if strict:
                     return None
@@ -58,7 +60,7 @@ def parse_pairs(body: str, *, strict: bool = False) -> dict[str, str] | None:
         elif close == -1:
             return None  # neither tag: prose after a key, not a value
         args[key] = body[start:close]
-        pos = close + len(VAL_CLOSE)
+        pos = close + len(val_close)
 
 
 def _skip_layout(body: str, pos: int) -> int:
@@ -84,6 +86,8 @@ def split_name(body: str) -> tuple[str, str] | None:
     name = stripped[:cut].strip()
     if not name or any(c.isspace() for c in name) or any(c in name for c in '{}"\'=>'):
         return None
+    if not stripped[cut:].strip() and "\n" not in body and body != body.strip():
+        return None  # ` and ` between the two tags: prose naming the markup, not a call with no arguments
     return name, stripped[cut:]
 
 

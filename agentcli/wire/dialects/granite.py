@@ -20,6 +20,8 @@ RESPONSE, RESPONSE_END = "<response>", "</response>"
 class _Granite(Dialect):
     name = "granite"
     markers = (*PREFIXES, RESPONSE)
+    empty_lists = (("<|tool_call|>", ""),)
+    answer_tags = (RESPONSE,)
 
     @total
     def parse(self, text: str) -> ParseResult:

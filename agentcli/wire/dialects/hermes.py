@@ -91,3 +91,4 @@ class HermesDialect(TaggedJsonDialect):
 
 
 HERMES = HermesDialect()
+HERMES.empty_lists = ((HERMES.open, HERMES.close),)

@@ -12,6 +12,7 @@ from agentcli.wire.dialects._scan import ParseResult, prefixed_json_calls, remov
 class _Jamba(Dialect):
     name = "jamba"
     markers = ("<tool_calls>",)
+    empty_lists = (("<tool_calls>", "</tool_calls>"),)
 
     @total
     def parse(self, text: str) -> ParseResult:

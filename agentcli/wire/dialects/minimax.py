@@ -44,6 +44,7 @@ def _think_ranges(text: str) -> list[tuple[int, int]]:
 class _MiniMaxM1(Dialect):
     name = "minimax"
     markers = (M1_BEGIN,)
+    empty_lists = ((M1_BEGIN, M1_END),)
 
     @total
     def parse(self, text: str) -> ParseResult:

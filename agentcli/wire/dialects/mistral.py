@@ -33,12 +33,14 @@ _ARGS = "[ARGS]"
 _CALL_ID = "[CALL_ID]"
 _NAME = re.compile(r"\s*([A-Za-z_][\w.\-]{0,127})\s*")
 _ID = re.compile(r"\s*([A-Za-z0-9_\-]{1,64})\s*")
+_EMPTY = re.compile(r"\[\s*\]")
 _TRUNCATED = "truncated tool call (output ended inside it)"
 
 
 class MistralDialect(Dialect):
     name = "mistral"
     markers = (BOT,)
+    empty_lists = ((BOT, ""), (BOT, EOT))
     emulation = True
 
     def parse(self, text: str) -> tuple[list[Candidate], str]:
@@ -55,6 +57,11 @@ class MistralDialect(Dialect):
                 break
             kept.append(text[pos:s])
             i = skip_ws(text, s + len(BOT))
+            empty = _EMPTY.match(text, i)
+            if empty or text.startswith(EOT, i):  # an empty list: calls no tool, and is no text either
+                end = skip_ws(text, empty.end()) if empty else i
+                pos = end + len(EOT) if text.startswith(EOT, end) else empty.end() if empty else i
+                continue
             if i < len(text) and text[i] in "[{":
                 cands, end = self._json_list(text, s, i)
             else:

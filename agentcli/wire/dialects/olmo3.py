@@ -22,6 +22,7 @@ _TOKEN_BUDGET = 64 * MAX_CALLS
 class _Olmo3(Dialect):
     name = "olmo3"
     markers = (BEGIN,)
+    empty_lists = ((BEGIN, END),)
 
     @total
     def parse(self, text: str) -> ParseResult:

@@ -1,0 +1,222 @@
+"""String values are opaque to every scanner: call markup quoted inside a call's string argument is
+the argument's text, never a call, a close tag or a reasoning tag.
+
+Before the reasoning split and the dialect chain read a reply, each markup token (any dialect's
+marker or close tag, a reasoning tag, a turn token) standing inside a quoted string within brackets
+(`{"text": "a </tool_call> b"}`, `[echo(text="Use [TOOL_CALLS]")]`) is swapped for a placeholder of
+private-use characters no scanner knows; whatever the parse returns (calls, arguments, text,
+reasoning) gets the tokens back. Strings are JSON's double-quoted ones, and Python's single-quoted
+ones inside parentheses; one never spans a line, so a stray quote in prose hides nothing past it.
+An XML parameter's value (`<parameter=k>..</parameter>`, `<parameter name="k">..</parameter>`) is
+text the same way, when nothing of a call's structure (another parameter, a function's end) stands
+between its tags: there another family's tokens are hidden too.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import re
+from typing import Any
+
+from agentcli.wire.types import Candidate
+
+# Placeholder: OPEN, the token's index written in base-64 digits of one private-use block, CLOSE.
+_OPEN, _CLOSE = "\ue000", "\ue001"
+_DIGIT0 = 0xE100
+_BASE = 64
+_PLACEHOLDER = re.compile(_OPEN + "([\ue100-\ue13f]+)" + _CLOSE)
+# One token per match: a whole double- or single-quoted string on one line, a bracket, a newline,
+# or Gemma 4's string delimiter `<|"|>` (markup, not a quote).
+_TOKENS = re.compile(r'<\|"\|>|"[^"\\\n]*(?:\\.[^"\\\n]*)*"?|\'[^\'\\\n]*(?:\\.[^\'\\\n]*)*\'?|[{}\[\]()\n]')
+_PAIRS = {"}": "{", "]": "[", ")": "("}
+_PARAM_OPEN = re.compile(r'<parameter(?:=[^>\n]{1,128}| name="[^"\n]{1,128}")>')
+_PARAM_CLOSE = "</parameter>"
+# A value holding any of these is not one whole value (its close tag was left out): not hidden.
+_PARAM_STRUCTURE = re.compile(r"<parameter[ =]|</function>|</invoke>|<function=|<invoke ")
+
+
+class Masked:
+    """A text with the markup in its strings hidden, and the way back."""
+
+    __slots__ = ("text", "_tokens")
+
+    def __init__(self, text: str, tokens: list[str]) -> None:
+        self.text = text
+        self._tokens = tokens
+
+    @property
+    def changed(self) -> bool:
+        return bool(self._tokens)
+
+    def restore(self, value: Any) -> Any:
+        """`value` (a string, or JSON-like data holding strings) with the hidden tokens back."""
+        if not self._tokens:
+            return value
+        if isinstance(value, str):
+            return _PLACEHOLDER.sub(self._token, value) if _OPEN in value else value
+        if isinstance(value, dict):
+            return {self.restore(k): self.restore(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self.restore(v) for v in value]
+        return value
+
+    def restore_candidates(self, cands: list[Candidate]) -> list[Candidate]:
+        if not self._tokens:
+            return cands
+        out = []
+        for c in cands:
+            out.append(dataclasses.replace(
+                c, name=self.restore(c.name), arguments=self.restore(c.arguments), raw=self.restore(c.raw),
+                fixes=tuple((k, self.restore(d)) for k, d in c.fixes),
+            ))
+        return out
+
+    def _token(self, m: re.Match[str]) -> str:
+        index = 0
+        for ch in m.group(1):
+            index = index * _BASE + ord(ch) - _DIGIT0
+        return self._tokens[index] if index < len(self._tokens) else m.group()
+
+
+def _placeholder(index: int) -> str:
+    digits = []
+    while True:
+        index, d = divmod(index, _BASE)
+        digits.append(chr(_DIGIT0 + d))
+        if not index:
+            break
+    return _OPEN + "".join(reversed(digits)) + _CLOSE
+
+
+def mask(text: str, markup: re.Pattern[str] | None = None) -> Masked:
+    """`text` with every markup token inside a quoted string (within brackets) hidden."""
+    rx = markup or markup_pattern()
+    if _OPEN in text or ("<" not in text and "[" not in text) or not _any_quoted(text, rx):
+        return Masked(text, [])
+    tokens: list[str] = []
+
+    def hide(t: re.Match[str]) -> str:
+        tokens.append(t.group())
+        return _placeholder(len(tokens) - 1)
+
+    spans = _param_values(text) if "<parameter" in text else []
+    if '"' in text or "'" in text:
+        spans = sorted(spans + _string_spans(text, rx))
+    out: list[str] = []
+    pos = 0
+    for a, b in spans:
+        if a < pos:
+            continue  # a string inside a parameter's value: hidden with the value
+        piece = text[a:b]
+        if rx.search(piece):
+            out.append(text[pos:a])
+            out.append(rx.sub(hide, piece))
+            pos = b
+    if not tokens:
+        return Masked(text, [])
+    out.append(text[pos:])
+    return Masked("".join(out), tokens)
+
+
+_HITS_CHECKED = 8  # markup tokens looked at one by one before the strings are scanned instead
+
+
+def _any_quoted(text: str, rx: re.Pattern[str]) -> bool:
+    """Whether some markup token might stand in a string or a parameter's value: one with a quote
+    before it on its line (strings never span lines), or any when a parameter tag is present."""
+    if "<parameter" in text:
+        return rx.search(text) is not None
+    if '"' not in text and "'" not in text:
+        return False
+    for k, m in enumerate(rx.finditer(text)):
+        if k == _HITS_CHECKED:
+            return True  # many tokens: the one linear scan of the strings decides
+        at = m.start()
+        line = text.rfind("\n", 0, at) + 1
+        # an odd number of quotes before it on its line: it may stand in a string
+        if (text.count('"', line, at) - text.count('\\"', line, at)) % 2 or text.count("'", line, at) % 2:
+            return True
+    return False
+
+
+def _string_spans(text: str, rx: re.Pattern[str]) -> list[tuple[int, int]]:
+    """The quoted strings within brackets that hold markup."""
+    spans: list[tuple[int, int]] = []
+    stack: list[str] = []
+    for m in _TOKENS.finditer(text):
+        tok = m.group()
+        c = tok[0]
+        if c in "{[(":
+            stack.append(c)
+        elif c in "}])":
+            if stack and stack[-1] == _PAIRS[c]:
+                stack.pop()
+        elif c in "\"'" and stack and len(tok) > 1 and tok[-1] == c and (c == '"' or stack[-1] == "(") and rx.search(tok):
+            spans.append(m.span())
+    return spans
+
+
+def _param_values(text: str) -> list[tuple[int, int]]:
+    """The values of XML parameters closed by their own tag with no call structure inside."""
+    spans: list[tuple[int, int]] = []
+    pos = 0
+    for m in _PARAM_OPEN.finditer(text):
+        if m.start() < pos:
+            continue
+        close = text.find(_PARAM_CLOSE, m.end())
+        if close == -1:
+            break  # no close anywhere after: neither this value nor a later one is closed
+        if not _PARAM_STRUCTURE.search(text, m.end(), close):
+            spans.append((m.end(), close))
+        pos = m.end()
+    return spans
+
+
+@functools.cache
+def markup_pattern() -> re.Pattern[str]:
+    """Every dialect's markup worth hiding: markers, their close tags, reasoning and turn tokens."""
+    from agentcli.wire import dialects
+    from agentcli.wire.pipeline import CALL_WRAPPERS, CALLS_END_REASONING, THINK_TAGS, TURN_END
+
+    found: set[str] = set()
+    for name in dialects.names():
+        try:
+            d = dialects.get(name)
+        except (KeyError, ImportError, AttributeError):
+            continue
+        for m in (*d.markers, *getattr(d, "stream_markers", ()), *d.owns, *(t for pair in d.empty_lists for t in pair)):
+            found.add(m)
+            if m.startswith("<") and m.endswith(">") and not m.startswith("</"):
+                found.add("</" + m[1:])
+    for pair in (*THINK_TAGS, *CALL_WRAPPERS):
+        found.update(pair)
+    found.update(CALLS_END_REASONING)
+    found.update(TURN_END)
+    # Only markup: tokens that open with a bracket (a word like `functools` or `Action:` in a string
+    # is no hazard), never holding a quote or a line break (a one-line string holds neither). As a
+    # prefix tree whose branches open with those brackets, the scan skips every other character in C.
+    kept = {m for m in found if len(m) >= 3 and m[0] in "<[]" and '"' not in m and "'" not in m and "\n" not in m}
+    return re.compile(_trie_pattern(sorted(kept)))
+
+
+def _trie_pattern(words: list[str]) -> str:
+    """One regex for `words` shaped as their prefix tree: at each character one branch is tried,
+    so a scan costs about the same whatever the number of words (an alternation of ~200 literals
+    tries each at every `<`). The longest word wins where one is a prefix of another."""
+    trie: dict[str, Any] = {}
+    for w in words:
+        node = trie
+        for ch in w:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def build(node: dict[str, Any]) -> str:
+        ends = "" in node
+        branches = [re.escape(ch) + build(child) for ch, child in sorted(node.items()) if ch]
+        if not branches:
+            return ""
+        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+        return f"(?:{body})?" if ends else body
+
+    return build(trie)
