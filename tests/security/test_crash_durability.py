@@ -153,9 +153,11 @@ class Rig:
             time.sleep(0.01)
         return self.session_file(env)
 
-    def resume(self, sid: str, ws: Path, env: dict[str, str]) -> int:
+    def resume(self, sid: str, ws: Path, env: dict[str, str], *, answered: bool = False) -> int:
         proc = spawn(["run", "--resume", sid, "--yes", "--profile", str(self.fast_profile)], env, ws)
         _out, err = proc.communicate(timeout=60)
+        if answered and proc.returncode == 2 and b"nothing to do" in err:
+            return proc.returncode  # it had ended with its answer before the kill: resuming asks nothing
         if proc.returncode != 0:
             raise AssertionError(f"resume of {sid} failed ({proc.returncode}): {err.decode()[-800:]}")
         return proc.returncode
@@ -168,7 +170,7 @@ class Rig:
         saved = load_session(path)  # must never raise
         out.consistent = check_history(saved.history)
         recorded_ok = {r.call_id for m in saved.history if m.role is Role.TOOL for r in m.tool_results if r.ok}
-        out.resumed_rc = self.resume(out.sid, ws, env)
+        out.resumed_rc = self.resume(out.sid, ws, env, answered=(saved.end or {}).get("stop") == "answered")
         counter = (ws / "counter.txt").read_text().splitlines() if (ws / "counter.txt").exists() else []
         counts = {line: counter.count(line) for line in counter}
         out.reexecuted = sum(c - 1 for c in counts.values())

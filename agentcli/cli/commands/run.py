@@ -158,14 +158,16 @@ def _interrupted(session: Any, exc: BaseException) -> int:
     return exit_code(exc)
 
 
-def finished(history: list[Any]) -> bool:
+def finished(saved: Any) -> bool:
     """True when the conversation ends with the model's answer: continuing it without a new goal
     would only ask the model to answer again (a second, billed turn). A run cut short (last a user
-    line or tool results) is not finished, and `--resume` picks it up."""
+    line or tool results, or stopped before its first request while its goal is saved) is not
+    finished, and `--resume` picks it up."""
     from agentcli.core.types import Role
 
+    history = saved.history
     if not history:
-        return True
+        return not saved.meta.get("goal")
     last = history[-1]
     return last.role is Role.ASSISTANT and not last.tool_calls
 
@@ -208,6 +210,19 @@ def _closed_pipe(session: Any) -> int:
     return 141  # 128 + SIGPIPE, as a shell reports a pipeline member the reader left
 
 
+def _close_answered(session: Any, render: Any) -> int:
+    """A run stopped after its answer was saved and before it was closed (killed at the very end):
+    resuming it closes it with that answer, asking the model nothing."""
+    from agentcli.core.events import Done, StopReason
+
+    answer = session.history[-1].text
+    session.end(StopReason.ANSWERED, None, answer)
+    render(Done(StopReason.ANSWERED, answer))
+    if session.transcript:
+        session.transcript.close()
+    return 0
+
+
 def _restore(session: Any, saved: Any) -> None:
     """A resumed session's history and file ledger, with a word about torn transcript lines."""
     from agentcli.ui.render import make_console
@@ -245,7 +260,8 @@ def execute(
         workspace = workspace or (Path(saved.meta["workspace"]) if saved.meta.get("workspace") else None)
         start = saved.meta.get("tier")  # where the saved session was; --tier still caps it
         model = model or saved.meta.get("model")  # the session's model unless -m says otherwise
-        if not goal and finished(saved.history) and not (sys.stdin.isatty() and not json_out and not quiet):
+        if (not goal and finished(saved) and saved.end is not None
+                and not (sys.stdin.isatty() and not json_out and not quiet)):
             raise NothingToDo(saved.id)
     elif not goal:
         raise UsageError("no goal given", hint='agent run "what you want done" --profile NAME')
@@ -265,7 +281,9 @@ def execute(
         _restore(session, saved)
     start = facts(session, resumed=saved is not None)
     start["provider_rule"] = rule
-    if saved is not None and not goal and finished(saved.history):
+    if saved is not None and not goal and finished(saved) and saved.end is None:
+        return _close_answered(session, render)
+    if saved is not None and not goal and finished(saved):
         # `agent run -c` in a terminal on a conversation that has its answer: open it, ask nothing.
         from agentcli.ui.repl import run_repl
 
