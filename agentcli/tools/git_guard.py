@@ -40,7 +40,6 @@ REFUSED_SUFFIX = "-refused-by-agentcli"
 _GITFILE_MAX = 4096
 _CONFIG_MAX = 1 << 20
 _INCLUDE_DEPTH = 10  # git's own limit
-_ROUNDS = 64  # walks after a command: each finds what the one before moved aside was hiding
 _SHOWN = 20  # problems named in the refusal; the rest are counted
 _RACY_NS = 2_000_000_000  # a directory changed this close to its listing is listed again (timestamp granularity)
 # Names compare case-folded: on a case-folding folder (ext4 `chattr +F`) git's lstat(".git") finds `.GIT`.
@@ -352,13 +351,8 @@ class Guard:
         the walk does not enter while it is named `.git`) is found on the next round.
         """
         problems: list[str] = []
-        for _ in range(_ROUNDS):
-            found = self._round()
+        while found := self._round():  # ends: each path is reported once, and the tree is finite
             problems += found
-            if not found:
-                break
-        else:
-            problems.append("git metadata kept appearing inside what was moved aside; look before using git here")
         now = _hook_stamps(self.root, self.hook_roots)
         self.hook_changes = sorted(self._rel(p) for p in set(now) | set(self.hook_stamps)
                                    if now.get(p) != self.hook_stamps.get(p))

@@ -349,3 +349,15 @@ def test_file_tools_cannot_make_a_git_dir_or_write_an_included_config(tmp_path: 
     w.write_atomic("other/objects/x", b"", create_dirs=True)
     with pytest.raises(ToolFailure, match="shaped like a git directory"):
         w.write_atomic("other/refs/x", b"", create_dirs=True)
+
+
+def test_repositories_nested_inside_new_ones_are_all_moved_aside(tmp_path: Path) -> None:
+    """A .git inside a .git inside a .git ..., 80 deep: every level is found once the one above is moved."""
+    lay = _layout("none", tmp_path)
+    depth = 80
+    ran = run_sandboxed(lay.ws, f"p=.; for i in $(seq {depth}); do git init -q \"$p\" && git --git-dir=\"$p/.git\" "
+                                f"config core.fsmonitor {shlex.quote(lay.mark('nested'))}; p=\"$p/.git/n\"; done")
+    assert ran.refused, ran
+    left = [p for p in lay.ws.rglob("*") if p.name.casefold() == ".git" or p.name == "HEAD"]
+    assert left == [], left[:3]
+    assert ran.refused.count("moved to") >= 20 and f"and {depth - 20} more" in ran.refused
