@@ -258,6 +258,20 @@ def workspace_refusal(workspace: str) -> str | None:
     why = git_guard.in_git_dir(ws)
     if why:
         return why
+    # What starts the sandbox must not be something a command in it can change: bubblewrap itself
+    # (a user's ~/bin with the home dir as workspace), and as root every file root runs for it.
+    exe = (_cache.bwrap if _cache is not None else "") or shutil.which("bwrap") or ""
+    launchers = [_real(exe)] if exe else []
+    if userns.active():
+        launchers += [_real(d) for d in userns.trusted_dirs()]
+        if _cache is not None and _cache.setpriv:
+            launchers.append(_real(_cache.setpriv))
+    for path in launchers:
+        writable = os.access(path, os.W_OK) or os.access(os.path.dirname(path), os.W_OK)
+        if writable and (_inside(path, ws) or (os.path.isdir(path) and _inside(ws, path))):
+            return (f"the workspace holds {path}, which agentcli runs outside the sandbox to start it"
+                    if _inside(path, ws) else f"the workspace lies in {path}, whose files agentcli runs "
+                    "outside the sandbox to start it")
     if userns.active() and (_cache is None or _cache.setpriv):
         if ws not in _idmap_ok:
             ok, detail = _run_probe(userns.helper_argv(["true"], ws, processes=1, check=True), (), None)

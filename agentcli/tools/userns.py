@@ -28,6 +28,12 @@ import sys
 SANDBOX_UID = 1000  # what `id` says inside
 HOST_UID = 2_147_483_646  # what the host sees: no user, no files (also the gid); see host_id()
 SETPRIV_CAPS = ("--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP")
+# The helper runs as root outside the sandbox: the base interpreter by real path (a venv's `python`
+# is a link that may lie in the workspace), taken once, with its own stdlib only (-I -S).
+PYTHON = os.path.realpath(getattr(sys, "_base_executable", "") or sys.executable)
+# Folders whose files root runs or loads outside the sandbox (the helper, bwrap, their libraries, the
+# loader's config): a workspace that holds or lies in one would let a command change them.
+SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/boot")
 EXIT_SETUP = 126  # the helper's exit code when a step fails (its stderr says which)
 
 # Only _ctypes (not ctypes, whose import costs more than the rest of the helper) and libc by name.
@@ -156,6 +162,12 @@ def active() -> bool:
     return hasattr(os, "geteuid") and os.geteuid() == 0 and _root_is_root()
 
 
+def trusted_dirs() -> list[str]:
+    """Where the files lie that root runs outside the sandbox for every command: the system folders
+    and the helper interpreter's installation."""
+    return [*SYSTEM_DIRS, os.path.realpath(sys.base_prefix), os.path.dirname(PYTHON)]
+
+
 def setpriv() -> str | None:
     """A setpriv outside the dirs the sandbox replaces (it must be there inside too), or None."""
     for p in ("/usr/bin/setpriv", "/bin/setpriv", shutil.which("setpriv") or ""):
@@ -178,5 +190,5 @@ def chdir_prefix(cwd: str) -> list[str]:
 def helper_argv(bwrap_argv: list[str], workspace: str, *, processes: int, check: bool = False) -> list[str]:
     """The helper that sets the namespaces and the workspace mount up, then execs `bwrap_argv` with
     `--userns FD` added (with `check`, it only tries the idmapped mount and exits 0 or EXIT_SETUP)."""
-    return [sys.executable, "-I", "-S", "-c", _HELPER, workspace, str(processes), str(host_id()), str(SANDBOX_UID),
+    return [PYTHON, "-I", "-S", "-c", _HELPER, workspace, str(processes), str(host_id()), str(SANDBOX_UID),
             "check" if check else "run", str(resource.RLIMIT_NPROC), "--", *bwrap_argv]

@@ -170,3 +170,34 @@ def test_no_setuid_or_setgid_file_comes_out(tmp_path: Path) -> None:
     flagged = [str(p.relative_to(ws)) for p in ws.rglob("*") if p.lstat().st_mode & 0o6000]
     assert flagged == [], flagged
     print("\nsandbox-setuid: 0 of 8 ways to leave a setuid or setgid file worked")
+
+
+def test_what_starts_the_sandbox_is_never_in_the_workspace(tmp_path: Path) -> None:
+    """A command could replace what agentcli runs outside the sandbox to start the next one: bwrap (a
+    user's ~/bin with the home dir as workspace) and, as root, the helper's interpreter, setpriv and the
+    system folders. A workspace that holds any of them, or lies in one, is refused."""
+    from agentcli.tools import userns
+
+    ws = tmp_path / "home"
+    (ws / "bin").mkdir(parents=True)
+    fake = ws / "bin" / "bwrap"
+    fake.write_text("#!/bin/sh\nexec \"$@\"\n")
+    fake.chmod(0o755)
+    real = bwrap.status()
+    bwrap.set_status(bwrap.SandboxStatus(True, "test", bwrap=str(fake), namespaces=real.namespaces,
+                                         seccomp=real.seccomp, setpriv=real.setpriv))
+    try:
+        assert "holds" in (bwrap.workspace_refusal(str(ws)) or "")
+    finally:
+        bwrap.set_status(None)
+    if not userns.active():
+        return
+    places = [*userns.trusted_dirs(), real.setpriv, real.bwrap]
+    checked = 0
+    for p in places:
+        for ws_path in (p, os.path.dirname(p), os.path.join(p, "sub") if os.path.isdir(p) else None):
+            if ws_path and os.path.lexists(os.path.dirname(ws_path)):
+                assert bwrap.workspace_refusal(ws_path), ws_path
+                checked += 1
+    assert bwrap.workspace_refusal("/") and checked >= 20
+    print(f"\nsandbox-launchers: 0 of {checked} workspaces over what root runs outside the sandbox were accepted")
