@@ -8,8 +8,9 @@ Hiding directories is a list; the filter is the class. Every syscall that makes 
 - `socket`: only AF_INET, AF_INET6 and AF_NETLINK/NETLINK_ROUTE (what name lookup needs). AF_UNIX,
   AF_VSOCK (the hypervisor, which no network namespace stops), AF_PACKET, AF_ALG, every other
   family and every other netlink protocol (sock_diag lists the host's sockets) are refused;
-- `socketpair`: only SOCK_STREAM and SOCK_SEQPACKET (pipes between a program's own processes). A
-  datagram pair is refused: `sendto` on it reaches any datagram socket by path or abstract name;
+- `socketpair`: only AF_UNIX with SOCK_STREAM or SOCK_SEQPACKET (pipes between a program's own
+  processes). A datagram pair is refused: `sendto` on it reaches any datagram socket by path or
+  abstract name;
 - `io_uring_setup`/`_enter`/`_register`: ENOSYS (IORING_OP_SOCKET makes sockets without
   `socket()`; runtimes fall back to epoll);
 - syscalls through another ABI (i386 `socketcall`, x32) would dodge the number checks: ENOSYS.
@@ -150,7 +151,9 @@ def program(machine: str | None = None) -> bytes | None:
     a.op(_JEQ_K, AF_NETLINK, 0, "eacces")
     a.op(_LD_W_ABS, _OFF_ARG[2])
     a.op(_JEQ_K, NETLINK_ROUTE, "allow", "eacces")
-    a.label("socketpair")  # socketpair(family, type, protocol, sv)
+    a.label("socketpair")  # socketpair(family, type, protocol, sv): unix only (TIPC makes pairs too)
+    a.op(_LD_W_ABS, _OFF_ARG[0])
+    a.op(_JEQ_K, AF_UNIX, 0, "eacces")
     a.op(_LD_W_ABS, _OFF_ARG[1])
     a.op(_AND_K, _SOCK_TYPE_MASK)
     for kind in ALLOWED_PAIR_TYPES:
