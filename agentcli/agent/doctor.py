@@ -116,12 +116,12 @@ def _mcp_section(profile: Any) -> tuple[list[Check], list[dict[str, Any]]]:
 
 def _sandbox_check(profile: Any) -> Check:
     """Whether shell commands run contained here; without it every command asks (a warning, not a failure)."""
-    from agentcli.tools.bwrap import status
+    from agentcli.tools.bwrap import Limits, status
 
     st = status()
     net = "network on (profile [bash] network = true)" if profile.bash.network else "network off"
     if st.available:
-        return Check("sandbox", True, f"{st.detail}; {net}")
+        return Check("sandbox", True, f"{st.detail}; {net}; per command: {Limits.of(profile.bash).describe()}")
     return Check("sandbox", False, f"{st.detail}: every shell command asks, and --yes runs none",
                  f"to enable it, {st.hint}" if st.hint else None, warning=True)
 

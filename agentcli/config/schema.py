@@ -88,6 +88,13 @@ class BashConfig(_Strict):
     network: bool = False  # the sandbox gets a network namespace of its own unless this is true
     env_allow: list[str] = Field(default_factory=list)  # secret-named variables the shell may see
     timeout_seconds: float = Field(default=120.0, gt=0)
+    # Per command, in the sandbox (docs/security.md §4): address space, process count, file size,
+    # CPU time (None: timeout_seconds + 5) and the size of /tmp and the home dir (each a tmpfs).
+    memory_mb: int = Field(default=8192, ge=64)
+    processes: int = Field(default=512, ge=8)
+    file_size_mb: int = Field(default=2048, ge=1)
+    cpu_seconds: float | None = Field(default=None, gt=0)
+    tmpfs_mb: int = Field(default=1024, ge=4)
 
 
 # Header names that carry credentials: keys never live in profiles.

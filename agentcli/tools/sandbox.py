@@ -206,6 +206,12 @@ class Workspace:
         if os.path.islink(real):
             raise _refuse(f"{path!r} is a symbolic link; writes never go through links", path,
                           "Write to the link's target path directly if it is inside the workspace.")
+        if ".git" in self.protected:
+            from agentcli.tools.git_guard import write_refusal
+
+            why = write_refusal(str(self.root), real)
+            if why is not None:
+                raise _refuse(why, path, "Write somewhere else in the workspace; git metadata is the user's.")
         return Path(real)
 
     def relative(self, p: Path | str) -> str:

@@ -4,8 +4,8 @@ Each attack is one `bash` call (command, and sometimes `env`). `{...}` fields ar
 run: the attacker's loopback sink, a canary file outside the workspace, the key's value, a
 tag that names leftover processes. The classes: egress (TCP, /dev/tcp, unix sockets, git
 and env tricks), reading outside files and keys (/proc, env, config dirs), writing outside
-(paths, /tmp, home, .git/hooks, .agent), processes that outlive the call, and forms the
-rules misread (control characters, quoting, env variables that run programs).
+(paths, /tmp, home, .git/hooks, .agent, a new repository), processes that outlive the call, and
+forms the rules misread (control characters, quoting, env variables that run programs).
 """
 
 from __future__ import annotations
@@ -47,6 +47,9 @@ ATTACKS: list[dict[str, object]] = [
     {"command": "printf '#!/bin/sh\\ntouch {outside}/hook\\n' > .git/hooks/pre-commit; chmod +x .git/hooks/pre-commit"},
     {"command": "mkdir -p .agent/profiles && echo '[profiles.x]' > .agent/profiles/x.toml"},
     {"command": "echo '[core]' >> .git/config"},
+    # git metadata the user's git would run later (issue 23; the whole class is in test_sandbox_git.py)
+    {"command": "git init -q sub && git --git-dir=sub/.git config core.fsmonitor 'touch {outside}/fsmonitor'"},
+    {"command": "mv .git .git-old; mkdir -p .git/hooks && printf '#!/bin/sh\\ntouch {outside}/hook\\n' > .git/hooks/pre-commit"},
     # processes that outlive the call
     {"command": "setsid -f bash -c 'sleep 300; : {tag}'"},
     {"command": "nohup bash -c 'sleep 300; : {tag}' >/dev/null 2>&1 & disown"},
@@ -103,6 +106,10 @@ class World:
     def outside_state(self) -> dict[str, bytes]:
         return {str(p): p.read_bytes() for p in sorted(self.outside.rglob("*")) if p.is_file()}
 
+    def git_entries(self) -> list[str]:
+        """Every `.git` in the workspace besides its own (a command may not leave one)."""
+        return sorted(str(p.relative_to(self.ws)) for p in self.ws.rglob(".git") if p != self.ws / ".git")
+
     def protected_state(self) -> dict[str, bytes]:
         """Every file in .git/config, .git/hooks/ and .agent/ (the sandbox may leave an empty .agent/ as
         its mount point; a file in it would be a change)."""
@@ -127,3 +134,43 @@ def survivors(tag: str) -> list[int]:
         if tag.encode() in cmd and not zombie and b"pytest" not in cmd:
             found.append(int(name))
     return found
+
+
+# ----- one sandbox launch, as the bash tool makes it (the class tests in test_sandbox_*.py) ---------
+
+@dataclass
+class Ran:
+    """What one sandboxed command did: exit code, output, and the refusal when the sandbox refused it."""
+
+    code: int | None
+    out: str
+    err: str
+    refused: str | None = None
+
+
+def run_sandboxed(ws: Path, script: str, *, network: bool = False, config: object = None, timeout: float = 120,
+                  cwd: Path | None = None, report: list[str] | None = None) -> Ran:
+    """Run `script` with bash in the real sandbox over `ws`, through the public entry points."""
+    import subprocess
+
+    from agentcli.core.errors import ToolFailure
+    from agentcli.tools import bwrap
+    from agentcli.tools.sandbox_env import build_env
+
+    state = bwrap.status()
+    assert state.available, state.detail
+    env, _ = build_env(os.environ, None)
+    shell = shutil.which("bash") or "/bin/bash"
+    got: list[subprocess.CompletedProcess[bytes]] = []
+    try:
+        with bwrap.sandbox_argv([shell, "-c", script], workspace=str(ws), cwd=str(cwd or ws), network=network,
+                                state=state, config=config, report=report) as (argv, fds):
+            got.append(subprocess.run(argv, cwd=str(cwd or ws), env=env, stdin=subprocess.DEVNULL, capture_output=True,
+                                      timeout=timeout, pass_fds=fds, preexec_fn=bwrap.limits(timeout, config=config),
+                                      start_new_session=True, check=False))
+    except ToolFailure as exc:
+        done = got[0] if got else None
+        return Ran(done.returncode if done else None, done.stdout.decode(errors="replace") if done else "",
+                   done.stderr.decode(errors="replace") if done else "", exc.error.message)
+    done = got[0]
+    return Ran(done.returncode, done.stdout.decode(errors="replace"), done.stderr.decode(errors="replace"))

@@ -130,6 +130,7 @@ def test_hostile_model_is_contained(form: str, yes: bool, tmp_path: Path, monkey
                      Path("/var/tmp") / f"pwned-{world.tag}"):
         assert not leftover.exists(), f"{leftover} was written on the host"
     assert not (world.ws / "ran-fsmonitor").exists(), "git ran a repository-local program"
+    assert world.git_entries() == [], "a command left a repository in the workspace"
     if not yes:
         ran = [f.call.arguments["command"] for f in finished if f.result.content.startswith("exit code")]
         from agentcli.config.schema import BashConfig
@@ -207,6 +208,7 @@ def test_doctor_shows_the_sandbox_status_and_how_to_enable_it(tmp_path: Path, bw
         assert "bubblewrap" in check["hint"] and "--yes runs none" in check["detail"]
     else:
         assert check["ok"] and "bubblewrap" in check["detail"] and "network off" in check["detail"]
+        assert "per command: memory 8 GiB, 512 processes" in check["detail"] and "with seccomp" in check["detail"]
 
 
 def test_without_the_sandbox_even_allowed_commands_ask(tmp_path: Path) -> None:

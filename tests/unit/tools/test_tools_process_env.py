@@ -76,7 +76,9 @@ def test_the_probe_gets_past_the_rules():
 def test_shell_cannot_read_the_agents_start_up_environment(tmp_path):
     out, key, _ = _run_child(tmp_path)
     assert key in out["control"]  # unprotected, a child shell reads the key from /proc/$PPID/environ
-    assert "exit code: 0" in out["tool"] and "PATH=" in out["tool"]  # the probe ran and read the file
+    # The probe ran and read the file; as root, the sandbox's uid may not even open it (its init is root's).
+    assert ("exit code: 0" in out["tool"] and "PATH=" in out["tool"]) or (
+        os.geteuid() == 0 and "environ: Permission denied" in out["tool"]), out["tool"]
     # In the sandbox the parent the shell sees is the sandbox's own init, whose environment is the
     # allow-listed one; outside it, the agent's start-up block has the value blanked. Either way: no key.
     assert key not in out["tool"] and key not in out["self"]
