@@ -90,7 +90,7 @@ class BashConfig(_Strict):
     timeout_seconds: float = Field(default=120.0, gt=0)
     # Per command, in the sandbox (docs/security.md §4): address space, process count, file size,
     # CPU time (None: timeout_seconds + 5) and the size of /tmp and the home dir (each a tmpfs).
-    memory_mb: int = Field(default=8192, ge=64)
+    memory_mb: int = Field(default=16384, ge=64)  # address space: V8 reserves ~10 GB for a WebAssembly memory
     processes: int = Field(default=512, ge=8)
     file_size_mb: int = Field(default=2048, ge=1)
     cpu_seconds: float | None = Field(default=None, gt=0)

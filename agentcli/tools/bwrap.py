@@ -72,7 +72,7 @@ ENV_BWRAP = "AGENTCLI_BWRAP"  # use this bwrap binary (tests point it at a missi
 class Limits:
     """What one command may use; the profile's `[bash]` settings, or these defaults."""
 
-    memory_bytes: int = 8 << 30  # address space (RLIMIT_AS); generous: JVM, Go and node reserve a lot
+    memory_bytes: int = 16 << 30  # RLIMIT_AS; generous: JVM, Go and node reserve a lot (WebAssembly ~10 GB)
     processes: int = 512  # RLIMIT_NPROC: as root, the command's own; otherwise on top of the user's
     file_bytes: int = 2 << 30  # RLIMIT_FSIZE: the largest file a command can write
     cpu_seconds: float | None = None  # RLIMIT_CPU; None: the command's timeout plus a grace

@@ -9,6 +9,7 @@ a file past the size limit and spin past the CPU limit. Where a limit cannot be 
 from __future__ import annotations
 
 import json
+import shutil
 import time
 from pathlib import Path
 
@@ -171,3 +172,14 @@ def test_limits_are_profile_settings_with_safe_defaults() -> None:
         with pytest.raises(ValueError):
             BashConfig(**bad)
     assert "512 processes" in default.describe() and "CPU the timeout + 5 s" in default.describe()
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_the_default_limits_leave_room_for_what_toolchains_reserve(tmp_path: Path) -> None:
+    """The address-space bound is no memory quota: node reserves about 10 GB of address space for
+    one WebAssembly memory (JS toolchains use it), so the default must be above that."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    ran = run_sandboxed(ws, "node -e 'new WebAssembly.Memory({initial: 1}); console.log(\"wasm ok\")'",
+                        config=BashConfig())
+    assert ran.refused is None and "wasm ok" in ran.out, (ran.out, ran.err)

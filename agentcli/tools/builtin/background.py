@@ -117,8 +117,9 @@ class BackgroundTool(BuiltinTool):
         env, _dropped = build_env(os.environ, None, env_allow=ctx.bash.env_allow, key_names=ctx.key_env)
         shell = shutil.which("bash") or "/bin/sh"
         with bwrap.sandbox_argv([shell, "-c", command], workspace=root, cwd=cwd, network=ctx.bash.network,
-                                state=state) as (argv, fds):
-            bg = await table.start(argv, command=command, cwd=cwd, env=env, fds=fds, preexec=bwrap.limits(CPU_SECONDS))
+                                state=state, config=ctx.bash) as (argv, fds):
+            bg = await table.start(argv, command=command, cwd=cwd, env=env, fds=fds,
+                                   preexec=bwrap.limits(CPU_SECONDS, config=ctx.bash))
         try:
             await asyncio.wait_for(bg.proc.wait(), STARTUP_S)
         except TimeoutError:

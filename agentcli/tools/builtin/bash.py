@@ -196,8 +196,8 @@ class Bash(BuiltinTool):
             raise ToolFailure.of(ErrorCode.PERMISSION, f"commands cannot run here: {refusal}",
                                  "Run agentcli in a project folder outside its own config, data and cache dirs.")
         with bwrap.sandbox_argv([shell, "-c", command], workspace=root, cwd=cwd, network=ctx.bash.network,
-                                state=state) as (argv, fds):
-            return await self._spawn(argv, cwd, env, timeout, ctx, dropped, fds, bwrap.limits(timeout))
+                                state=state, config=ctx.bash) as (argv, fds):
+            return await self._spawn(argv, cwd, env, timeout, ctx, dropped, fds, bwrap.limits(timeout, config=ctx.bash))
 
     async def _uncontained(self, ctx: ToolContext, argv: list[str]) -> list[str]:
         """The weaker isolation for a human-approved command where the sandbox cannot start."""
