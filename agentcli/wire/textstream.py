@@ -7,7 +7,9 @@ bounded number of times (O(n) for the whole stream, whatever the chunking).
 
 from __future__ import annotations
 
+import functools
 import re
+from typing import Any, NamedTuple
 
 from agentcli.core.events import StreamEvent, StreamKind
 from agentcli.wire import dialects
@@ -86,6 +88,45 @@ class _Brackets:
         return None
 
 
+class _Detector(NamedTuple):
+    markerless: tuple[Any, ...]  # dialects with no marker (JSON in text): brackets and fences open regions
+    markers: tuple[str, ...]  # every marker of the chain, longest first
+    trigger: re.Pattern[str]  # where a region may open
+    marker_rx: re.Pattern[str] | None
+    prefixes: frozenset[str]  # the partial markers a chunk may end in (held back until the next one)
+    maxlen: int
+
+
+@functools.lru_cache(maxsize=64)
+def _detector(names: tuple[str, ...], tools: tuple[str, ...]) -> _Detector:
+    """What a stream over these dialects looks for, built once per chain and offered tools: the
+    same few come back every turn, and building it (about 300 markers and their prefixes) cost
+    more than reading a short reply."""
+    loaded = []
+    for n in names:
+        try:
+            loaded.append(dialects.get(n))
+        except Exception:  # noqa: BLE001 - a missing dialect module only narrows detection
+            continue
+    found: set[str] = set()
+    for d in loaded:
+        found.update(m for m in (*d.markers, *getattr(d, "stream_markers", ())) if m)
+        if d.offered_only:
+            found.update(f"<{t}>" for t in tools)
+    markerless = tuple(d for d in loaded if not d.markers and not d.offered_only)  # offered-only forms need the tools
+    markers = tuple(sorted(found, key=len, reverse=True))
+    triggers = [re.escape(m) for m in markers] + [re.escape(o) for o in _THINK_CLOSE_OF]
+    holds = set(markers) | set(_THINK_CLOSE_OF)
+    if markerless:
+        triggers += [r"\{", r"\[", "```", "~~~"]
+        holds |= {"```", "~~~"}
+    return _Detector(
+        markerless, markers, re.compile("|".join(triggers)),
+        re.compile("|".join(re.escape(m) for m in markers)) if markers else None,
+        frozenset(m[:k] for m in holds for k in range(1, len(m))), max((len(m) for m in holds), default=1),
+    )
+
+
 class TextStream:
     """Per-stream state over the text dialects in `parsers`: feed text deltas, then flush().
     `ctx` (the offered tools) lets it hold the forms only an offered tool's name marks (`<read_file>`)."""
@@ -93,28 +134,8 @@ class TextStream:
     def __init__(self, parsers: tuple[str, ...], ctx: ParseContext | None = None) -> None:
         self._ctx = ctx
         self._names = [n for n in dict.fromkeys(parsers) if n in dialects.DIALECTS]
-        loaded = []
-        for n in self._names:
-            try:
-                loaded.append(dialects.get(n))
-            except Exception:  # noqa: BLE001 - a missing dialect module only narrows detection
-                continue
-        markers: set[str] = set()
-        for d in loaded:
-            markers.update(m for m in (*d.markers, *getattr(d, "stream_markers", ())) if m)
-            if d.offered_only and ctx is not None:
-                markers.update(f"<{t}>" for t in ctx.tools)
-        self._markerless = [d for d in loaded if not d.markers and not d.offered_only]  # offered-only forms need the tools
-        self._markers = tuple(sorted(markers, key=len, reverse=True))
-        triggers = [re.escape(m) for m in self._markers] + [re.escape(o) for o in _THINK_CLOSE_OF]
-        holds = set(self._markers) | set(_THINK_CLOSE_OF)
-        if self._markerless:
-            triggers += [r"\{", r"\[", "```", "~~~"]
-            holds |= {"```", "~~~"}
-        self._trigger = re.compile("|".join(triggers))
-        self._marker_rx = re.compile("|".join(re.escape(m) for m in self._markers)) if self._markers else None
-        self._prefixes = {m[:k] for m in holds for k in range(1, len(m))}
-        self._maxlen = max((len(m) for m in holds), default=1)
+        det = _detector(tuple(self._names), tuple(ctx.tools) if ctx is not None else ())
+        self._markerless, self._markers, self._trigger, self._marker_rx, self._prefixes, self._maxlen = det
         self._buf = ""  # text / think modes: the undecided tail (small)
         self._mode = "text"  # text | think | held | fence | brace
         self._think_close = "</think>"  # the closer of the reasoning block being read

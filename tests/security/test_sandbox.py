@@ -208,7 +208,7 @@ def test_doctor_shows_the_sandbox_status_and_how_to_enable_it(tmp_path: Path, bw
         assert "bubblewrap" in check["hint"] and "--yes runs none" in check["detail"]
     else:
         assert check["ok"] and "bubblewrap" in check["detail"] and "network off" in check["detail"]
-        assert "per command: memory 8 GiB, 512 processes" in check["detail"] and "with seccomp" in check["detail"]
+        assert "per command: memory 16 GiB, 512 processes" in check["detail"] and "with seccomp" in check["detail"]
 
 
 def test_without_the_sandbox_even_allowed_commands_ask(tmp_path: Path) -> None:

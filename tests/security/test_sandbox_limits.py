@@ -167,7 +167,7 @@ def test_a_bubblewrap_that_cannot_bound_tmpfs_is_no_sandbox(monkeypatch) -> None
 def test_limits_are_profile_settings_with_safe_defaults() -> None:
     default = bwrap.Limits.of(BashConfig())
     assert default == bwrap.Limits()
-    assert default.memory_bytes == 8 << 30 and default.processes == 512 and default.tmpfs_bytes == 1 << 30
+    assert default.memory_bytes == 16 << 30 and default.processes == 512 and default.tmpfs_bytes == 1 << 30
     for bad in ({"memory_mb": 0}, {"processes": 1}, {"file_size_mb": 0}, {"cpu_seconds": 0}, {"tmpfs_mb": 0}):
         with pytest.raises(ValueError):
             BashConfig(**bad)

@@ -223,6 +223,13 @@ def _close_answered(session: Any, render: Any) -> int:
     return 0
 
 
+def _warn_unsandboxed() -> None:
+    from agentcli.ui.render import make_console
+
+    make_console(stderr=True).print("! --dangerously-run-unsandboxed: where the OS sandbox cannot "
+                                    "start, shell commands run with your full permissions, unasked", style="bold red")
+
+
 def _restore(session: Any, saved: Any) -> None:
     """A resumed session's history and file ledger, with a word about torn transcript lines."""
     from agentcli.ui.render import make_console
@@ -242,7 +249,6 @@ def execute(
     from agentcli.cli.errors import EXIT_CODES
     from agentcli.core.events import SessionStarted
     from agentcli.ui.header import facts
-    from agentcli.ui.render import make_console
 
     render = _renderer(json_out, quiet)
     continuing = bool(resume or continue_)
@@ -250,8 +256,7 @@ def execute(
     chat_after = interactive and sys.stdin.isatty()
     approver, mode = choose_approver(yes, approve, unsandboxed)
     if unsandboxed:
-        make_console(stderr=True).print("! --dangerously-run-unsandboxed: where the OS sandbox cannot "
-                                        "start, shell commands run with your full permissions, unasked", style="bold red")
+        _warn_unsandboxed()
     saved = None
     start = None
     if continuing:
