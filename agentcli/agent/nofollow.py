@@ -16,6 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from agentcli.tools.sandbox import replace_in_dir, temp_name
+
 O_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 O_FILE = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK  # NONBLOCK: a FIFO must not hang us
 
@@ -172,22 +174,7 @@ def write_atomic(root: Path | str, parts: list[str], data: bytes) -> None:
             mode = stat.S_IMODE(st.st_mode)
         # The same temp shape the file tools use (a killed write is swept by them), its name cut
         # by bytes: a 255-byte name plus the suffix must still fit NAME_MAX.
-        prefix = name.encode("utf-8", "surrogateescape")[:150].decode("utf-8", "ignore") or "f"
-        tmp = f".{prefix}.agentcli-{os.getpid()}-{os.urandom(4).hex()}.tmp"
-        out = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, mode, dir_fd=fd)
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(out, view):]
-            os.fsync(out)
-        finally:
-            os.close(out)
-        try:
-            os.replace(tmp, name, src_dir_fd=fd, dst_dir_fd=fd)
-        except BaseException:
-            os.unlink(tmp, dir_fd=fd)
-            raise
-        os.fsync(fd)
+        replace_in_dir(fd, name, temp_name(name), data, mode)
     finally:
         os.close(fd)
 

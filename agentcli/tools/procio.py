@@ -35,17 +35,19 @@ class Capture:
             if len(self.tail) > self.keep:
                 del self.tail[: len(self.tail) - self.keep]
 
-    def text(self, budget: int, what: str) -> str:
-        """The stream as text within `budget` bytes, with a note saying what was cut."""
+    def text(self, budget: int, what: str, *, hint: str = "Narrow the request", head_share: float = 0.7) -> str:
+        """The stream as text within `budget` bytes (`head_share` of it from the start), with a note
+        saying what was cut and `hint` on how to get less."""
         known = bytes(self.head) + bytes(self.tail)
         if self.total <= budget:
             return known.decode("utf-8", errors="replace")
-        head_n = int(budget * 0.7)
+        head_n = int(budget * head_share)
         tail_n = budget - head_n
         first, last = known[:head_n], known[-tail_n:] if tail_n > 0 else b""
         omitted = self.total - len(first) - len(last)
         return (first.decode("utf-8", errors="replace")
-                + f"\n[... {omitted} bytes of {what} omitted (of {self.total}); narrow the request ...]\n"
+                + f"\n[... {omitted} bytes of {what} omitted (of {self.total}); showing the first {len(first)} and "
+                  f"last {len(last)}. {hint} ...]\n"
                 + last.decode("utf-8", errors="replace"))
 
 

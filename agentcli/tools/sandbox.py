@@ -116,6 +116,32 @@ class Entry:
     depth: int
 
 
+def temp_name(name: str) -> str:
+    """write_atomic's temp name for `name` (TEMP_NAME's shape), its prefix cut by bytes so that a
+    255-byte name plus the suffix still fits NAME_MAX."""
+    prefix = name.encode("utf-8", "surrogateescape")[:150].decode("utf-8", "ignore") or "f"
+    return f".{prefix}.agentcli-{os.getpid()}-{os.urandom(4).hex()}.tmp"
+
+
+def replace_in_dir(dfd: int, name: str, tmp: str, data: bytes, mode: int) -> None:
+    """Write `data` to the new file `tmp` in the directory `dfd` (never through a link), flush it,
+    and rename it over `name`: after a crash `name` holds the old content or the new, never a mix."""
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, mode, dir_fd=dfd)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    try:
+        os.replace(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd)
+    except BaseException:
+        os.unlink(tmp, dir_fd=dfd)
+        raise
+    os.fsync(dfd)
+
+
 class Workspace:
     """The directory the agent may touch; `protected` names can be read but never written."""
 
@@ -336,7 +362,7 @@ class Workspace:
         except (OSError, ValueError) as exc:
             raise _refuse(f"{path!r} cannot be written safely ({exc.__class__.__name__})", path) from None
         name = parts[-1]
-        tmp = f".{name[:200]}.agentcli-{os.getpid()}-{os.urandom(4).hex()}.tmp"
+        tmp = temp_name(name)
         key: tuple[int, int, str] | None = None
         try:
             self._verify_fd(dfd, real.parent, path)
@@ -356,20 +382,7 @@ class Workspace:
                 if not stat.S_ISREG(st.st_mode):
                     raise ToolFailure.of(ErrorCode.VALIDATION, f"{path!r} exists and is not a regular file")
                 mode, created = stat.S_IMODE(st.st_mode), False
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, mode, dir_fd=dfd)
-            try:
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(fd, view):]
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-            try:
-                os.replace(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd)
-            except BaseException:
-                os.unlink(tmp, dir_fd=dfd)
-                raise
-            os.fsync(dfd)
+            replace_in_dir(dfd, name, tmp, data, mode)
             return created
         except ToolFailure:
             raise

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from agentcli.core.errors import ErrorCode, ToolFailure
 from agentcli.core.types import Tier, Tool
 from agentcli.tools.base import BuiltinTool, Judgement, ToolContext, arg_int, arg_str
+from agentcli.tools.procio import Capture
 
 if TYPE_CHECKING:
     import asyncio
@@ -29,44 +30,10 @@ if TYPE_CHECKING:
 
 MAX_TIMEOUT_S = 600
 DRAIN_S = 2.0  # after the group is killed, how long to wait for the pipes to close
+_NARROW = "Narrow the command, e.g. pipe through head, tail or grep"
 
 
-class _Capture:
-    """Keeps the first and last `keep` bytes of a stream and counts the rest."""
-
-    def __init__(self, keep: int) -> None:
-        self.keep = keep
-        self.head = bytearray()
-        self.tail = bytearray()
-        self.total = 0
-
-    def feed(self, chunk: bytes) -> None:
-        self.total += len(chunk)
-        room = self.keep - len(self.head)
-        if room > 0:
-            self.head += chunk[:room]
-            chunk = chunk[room:]
-        if chunk:
-            self.tail += chunk
-            if len(self.tail) > self.keep:
-                del self.tail[: len(self.tail) - self.keep]
-
-    def render(self, budget: int, name: str) -> str:
-        """The stream as text within `budget` bytes, with a note saying what was cut."""
-        known = bytes(self.head) + bytes(self.tail)
-        if self.total <= budget:
-            return known.decode("utf-8", errors="replace")
-        head_n = int(budget * 0.6)
-        tail_n = budget - head_n
-        first, last = known[:head_n], known[-tail_n:] if tail_n > 0 else b""
-        omitted = self.total - len(first) - len(last)
-        return (first.decode("utf-8", errors="replace")
-                + f"\n[... {omitted} bytes of {name} omitted (of {self.total}); showing the first {len(first)} and "
-                  f"last {len(last)}. Narrow the command, e.g. pipe through head, tail or grep ...]\n"
-                + last.decode("utf-8", errors="replace"))
-
-
-async def _pump(stream: asyncio.StreamReader | None, cap: _Capture) -> None:
+async def _pump(stream: asyncio.StreamReader | None, cap: Capture) -> None:
     if stream is None:
         return
     while chunk := await stream.read(65536):
@@ -223,7 +190,7 @@ class Bash(BuiltinTool):
         from agentcli.tools.isolation import ensure_process_protected
 
         keep = max(1024, ctx.budget)
-        out, err = _Capture(keep), _Capture(keep)
+        out, err = Capture(keep), Capture(keep)
         ensure_process_protected()  # outside the sandbox, the shell must not read keys from /proc/$PPID/environ
         started = time.monotonic()
         try:
@@ -262,7 +229,7 @@ class Bash(BuiltinTool):
             )
         return body
 
-    def _render(self, code: int | None, out: _Capture, err: _Capture, ctx: ToolContext,
+    def _render(self, code: int | None, out: Capture, err: Capture, ctx: ToolContext,
                 elapsed: float, cwd: str) -> str:
         budget = ctx.budget
         err_budget = min(err.total, budget // 3) if out.total + err.total > budget else err.total
@@ -271,9 +238,9 @@ class Bash(BuiltinTool):
         if ctx.result_mode == "detailed":
             parts.append(f"time: {elapsed:.2f}s, directory: {ctx.workspace.relative(cwd)}")
         if out.total:
-            parts.append(out.render(out_budget, "stdout").rstrip("\n"))
+            parts.append(out.text(out_budget, "stdout", hint=_NARROW, head_share=0.6).rstrip("\n"))
         if err.total:
-            parts.append("[stderr]\n" + err.render(err_budget, "stderr").rstrip("\n"))
+            parts.append("[stderr]\n" + err.text(err_budget, "stderr", hint=_NARROW, head_share=0.6).rstrip("\n"))
         if not out.total and not err.total:
             parts.append("(no output)")
         return "\n".join(parts)

@@ -216,3 +216,15 @@ def test_fifo_and_devices_are_not_read(box: Box):
     os.mkfifo(box.root / "pipe")
     r = box.run("read_file", path="pipe")  # must not hang on the FIFO
     assert not r.ok and r.error.code is ErrorCode.PERMISSION
+
+
+@pytest.mark.parametrize("char", ["e", "é", "字", "😀"])
+def test_a_name_of_the_longest_length_is_written_atomically(tmp_path: Path, char: str) -> None:
+    """A file name up to NAME_MAX (255 bytes) in any script: the temp name beside it is cut by
+    bytes, so it fits too (cut by characters, a multibyte name's temp name did not)."""
+
+    name = char * (255 // len(char.encode("utf-8")))
+    ws = Workspace(tmp_path)
+    ws.write_atomic(name, b"content")
+    assert (tmp_path / name).read_bytes() == b"content"
+    assert [p.name for p in tmp_path.iterdir()] == [name]  # no temp file left behind
