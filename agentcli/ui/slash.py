@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from agentcli.core import jsonsafe
-from agentcli.core.errors import AgentCliError
+from agentcli.core.errors import AgentCliError, UsageError
 from agentcli.core.escape import styled, visible
 from agentcli.core.types import Role, Tier
 
@@ -136,6 +136,33 @@ def _undo(r: Repl, arg: str) -> None:
         r.console.print(Text("  left as it is ", style="yellow") + Text(visible(rel), style="bold"))
 
 
+def _rewind(r: Repl, arg: str) -> None:
+    """Go back to a point of this conversation: the requests that changed files, newest first;
+    `/rewind N` undoes the N newest of them (and the exchanges after them), newest first, each
+    checked like /undo (a file changed since stops it there)."""
+    from rich.text import Text
+
+    s = r.session
+    starts = sorted({c.exchange for c in s.ledger.changes}, reverse=True)
+    if not starts:
+        r.console.print("nothing to rewind: no request in this conversation changed a file")
+        return
+    if not arg:
+        for n, start in enumerate(starts, 1):
+            words = s.history[start].text if 0 <= start < len(s.history) else ""
+            paths = sorted({c.path for c in s.ledger.changes if c.exchange == start})
+            r.console.print(Text(f"{n:3}  ") + Text((words.strip().splitlines() or [""])[0][:70])
+                            + Text(f"  ({', '.join(visible(p) for p in paths[:4])}"
+                                   f"{' …' if len(paths) > 4 else ''})", style="dim"))
+        r.console.print(Text("/rewind N goes back to before point N (undoing every newer one)", style="dim"))
+        return
+    if not arg.isdigit() or not 1 <= int(arg) <= len(starts):
+        raise UsageError(f"no point {arg!r} to go back to", hint=f"/rewind lists them (1 to {len(starts)})")
+    target = starts[int(arg) - 1]
+    while s.ledger.exchanges and s.ledger.exchanges[-1] >= target:
+        _undo(r, "")
+
+
 def _init(r: Repl, arg: str) -> None:
     """Write a starter AGENTS.md (project instructions) unless one exists."""
     from rich.text import Text
@@ -194,6 +221,7 @@ COMMANDS: dict[str, tuple[Callable[[Repl, str], None], str]] = {
     "doctor": (_doctor, "— the doctor panel for the current model"),
     "history": (_history, "— the conversation so far"),
     "undo": (_undo, "— restore the files the last request changed, and drop it"),
+    "rewind": (_rewind, "[N] — list the points that changed files, or go back to before point N"),
     "init": (_init, "— write a starter AGENTS.md (project instructions) in the workspace"),
     "clear": (_clear, "— start the conversation afresh"),
     "save": (_save, "[FILE] — save the conversation as JSON"),

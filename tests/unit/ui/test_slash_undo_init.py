@@ -52,3 +52,28 @@ def test_init_writes_a_starter_agents_md_once(tmp_path):
     assert "npm test" in text and "AGENTS.md" in r.session.request_messages()[0].text
     dispatch(r, "/init")
     assert "already exists" in out.getvalue()
+
+
+async def test_rewind_lists_the_points_and_goes_back_to_before_the_one_chosen(tmp_path):
+    def write(path: str, content: str, cid: str) -> dict:
+        return {"id": cid, "type": "function",
+                "function": {"name": "write_file", "arguments": json.dumps({"path": path, "content": content})}}
+
+    turns = []
+    for i in range(3):
+        turns += [openai_body("", tool_calls=[write("a.txt", f"v{i + 1}", f"w{i}")]), openai_body(f"wrote v{i + 1}")]
+    r, out = _repl(tmp_path, turns)
+    a = r.session.workspace / "a.txt"
+    a.write_text("v0")
+    for i in range(3):
+        async for _ in Agent(r.session, PolicyApprover(approve_all=True)).run(f"request {i + 1}"):
+            pass
+    assert a.read_text() == "v3"
+    dispatch(r, "/rewind")
+    listing = out.getvalue()
+    assert listing.index("request 3") < listing.index("request 2") < listing.index("request 1")  # newest first
+    dispatch(r, "/rewind 2")  # back to before the second request: the third is undone too
+    assert a.read_text() == "v1"
+    assert [m.text for m in r.session.history if m.role is Role.USER] == ["request 1"]
+    dispatch(r, "/rewind 5")
+    assert "no point '5'" in out.getvalue()
