@@ -185,3 +185,62 @@ async def test_everything_server_run_tier_tool_stops_at_approval_or_is_refused(w
     (result,) = _results(events)
     assert not result.ok and result.error.code is ErrorCode.PERMISSION and done.stop == "answered"
     assert approver.seen == ([] if max_tier == "crawl" else [CheckpointKind.TIER_ESCALATION])
+
+
+def _descendants(pid: int) -> set[int]:
+    """Every live process below `pid` (read from /proc), so a server's own children count too."""
+    parents: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            fields = stat[stat.rindex(")") + 2:].split()
+            if fields[0] != "Z":
+                parents[int(entry)] = int(fields[1])
+    found, frontier = set(), {pid}
+    while frontier:
+        frontier = {p for p, pp in parents.items() if pp in frontier} - found
+        found |= frontier
+    return found
+
+
+@pytest.mark.parametrize("sig", ["SIGTERM", "SIGHUP"])
+def test_a_signal_mid_run_leaves_no_npm_server_running(tmp_path, ws, sig):
+    """`timeout`, a CI cancellation or a closed terminal during a run: the run ends like Ctrl-C,
+    says how to resume, and the real MCP server (node, and anything it started) is gone."""
+    import signal
+    import time
+
+    from agentcli.testing import OpenAIServer, openai_body
+
+    with OpenAIServer() as srv:
+        srv.queue_slow(openai_body("too late"), delay=60)
+        prof = tmp_path / "p.toml"
+        prof.write_text(
+            f'[profiles.m]\nprovider = "openai"\nmodel = "gpt-4o"\nurl = "{srv.url}"\napi_key_env = ""\nstream = false\n'
+            f"[profiles.m.mcp_servers.everything]\ncommand = {json.dumps([_bin('mcp-server-everything')])}\n"
+            "startup_timeout = 120\n")
+        env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "c"), "XDG_DATA_HOME": str(tmp_path / "d")}
+        proc = subprocess.Popen([sys.executable, "-m", "agentcli", "run", "slow question", "-p", f"{prof}#m",
+                                 "-w", str(ws)], env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE)
+        try:
+            deadline = time.monotonic() + 120
+            while not srv.requests:  # MCP servers start before the first request
+                assert time.monotonic() < deadline and proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+                time.sleep(0.05)
+            servers = _descendants(proc.pid)
+            assert servers, "the npm server is not running under the agent"
+            proc.send_signal(getattr(signal, sig))
+            _, err = proc.communicate(timeout=60)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+    assert proc.returncode == 128 + getattr(signal, sig), err.decode()[-2000:]
+    assert "agent run --resume" in err.decode()
+    deadline = time.monotonic() + 30
+    while servers & _descendants(1):  # bounded wait for the killed tree to be reaped
+        assert time.monotonic() < deadline, f"left running: {sorted(servers & _descendants(1))}"
+        time.sleep(0.1)
