@@ -73,6 +73,7 @@ class Session:
     catalog: ToolCatalog | None = None  # tools held back for tool_search
     tool_notes: list[str] = field(default_factory=list)  # said once, at the next run's start
     ended: bool = False  # the last run's end record is written
+    tool_goal: str = ""  # the first request, which ranks the tools when they must be fitted
 
     # -- history ---------------------------------------------------------------------
     def add(self, message: Message) -> None:
@@ -91,6 +92,8 @@ class Session:
     def truncate(self, keep: int) -> None:
         """Drop history after `keep` messages (/undo, /clear), durably."""
         self.history = self.history[:keep]
+        if not any(m.role is Role.USER for m in self.history):
+            self.tool_goal = ""  # the first request is gone: the next one ranks the tools
         self.ledger.truncate(keep)
         self.guard.reset()
         if self.transcript:
@@ -147,7 +150,11 @@ class Session:
             return tools
         from agentcli.wire.emulate import optimize_tool_definitions
 
-        goal = next((m.text for m in self.history if m.role is Role.USER), "")
+        if not self.tool_goal:
+            # The first request ranks the tools, kept as first written: after compaction the first
+            # user message is the summary (kilobytes), and ranking against it cost more each turn.
+            self.tool_goal = next((m.text for m in self.history if m.role is Role.USER), "")[:2000]
+        goal = self.tool_goal
         budget = max(TOOL_BUDGET_MIN, int(window * TOOL_BUDGET_SHARE))
         if self.catalog is None:
             return optimize_tool_definitions(tools, budget, goal)
