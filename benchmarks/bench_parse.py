@@ -1,7 +1,8 @@
 """Parse cost per response over the dialect fixture corpus, next to json.loads of a same-size payload.
 
 Targets: the JSON-shaped dialects parse within 3x of the json.loads floor; any 1 MB response
-goes through the full chain with p99 < 50 ms. Run: python benchmarks/bench_parse.py [--quick]
+goes through the full chain with p99 < 50 ms; a small reply through the whole auto chain costs at
+most 60 µs more than its own dialect forced. Run: python benchmarks/bench_parse.py [--quick]
 
 Two ratios per dialect: over every fixture case, and over the clean ones (read without a repair or
 an error). Malformed cases pay for json-repair by design, and json.loads could not read them at all,
@@ -120,11 +121,34 @@ def bench_big(quick: bool) -> bool:
     return ok
 
 
+SMALL = {
+    "prose, no call": ("Sure: the file holds three functions and a class, and the tests pass.", "hermes"),
+    "one Hermes call": ('<tool_call>{"name": "read_file", "arguments": {"path": "a.txt"}}</tool_call>', "hermes"),
+    "one pythonic call": ('[read_file(path="a.txt")]', "pythonic"),
+    "empty (a native-call turn)": ("", "hermes"),
+}
+AUTO_OVER_FORCED_US = 60.0  # target: the whole auto chain costs at most this much more than the forced dialect
+
+
+def bench_auto_chain() -> bool:
+    """A small reply through the whole auto chain (every dialect) next to its own dialect forced."""
+    print(f"\nsmall replies: auto chain ({len(dialects.DIALECTS)} dialects) vs the dialect forced, µs per reply")
+    ok = True
+    for label, (reply, forced) in SMALL.items():
+        auto = per_call(parse_text, reply) * 1e6
+        alone = per_call(lambda r, f=(forced,): parse_text(r, parsers=f), reply) * 1e6
+        verdict = "ok" if auto - alone <= AUTO_OVER_FORCED_US else "SLOW"
+        ok = ok and verdict == "ok"
+        print(f"  {label:<28} auto {auto:7.1f}  forced {alone:7.1f}  +{auto - alone:6.1f}  {verdict}")
+    return ok
+
+
 def main(argv: list[str]) -> int:
     quick = "--quick" in argv
     a = bench_corpus(quick)
     b = bench_big(quick)
-    return 0 if a and b else 1
+    c = bench_auto_chain()
+    return 0 if a and b and c else 1
 
 
 if __name__ == "__main__":
