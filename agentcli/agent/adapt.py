@@ -56,8 +56,7 @@ class Adaptation:
     def note_emulation(self, s: Session, response: ParsedResponse) -> str | None:
         """Emulation ladder: when the prompted style fails two turns in a row (call markup nobody
         could read, or only broken calls), prompt the next style, remember it, and say so."""
-        from agentcli.wire.negotiator import next_emulation_style, style_is_pinned
-        from agentcli.wire.pipeline import failed_call_attempt
+        from agentcli.wire import failed_call_attempt, next_emulation_style, style_is_pinned
 
         self.unread_call = False
         if s.plan.native_tools or not s.plan.dialect:

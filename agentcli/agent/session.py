@@ -148,7 +148,7 @@ class Session:
         window = int(getattr(self.capability.capability, "context_window", 0) or 0)
         if not window:
             return tools
-        from agentcli.wire.emulate import optimize_tool_definitions
+        from agentcli.wire import optimize_tool_definitions
 
         if not self.tool_goal:
             # The first request ranks the tools, kept as first written: after compaction the first
@@ -159,7 +159,7 @@ class Session:
         if self.catalog is None:
             return optimize_tool_definitions(tools, budget, goal)
         from agentcli.tools.deferred import SEARCH_NAME, ToolSearch, fit_tools
-        from agentcli.wire.emulate import estimate_tokens
+        from agentcli.wire import estimate_tokens
 
         kept, search = fit_tools(tools, budget, goal, self.catalog, optimize_tool_definitions, estimate_tokens)
         if search is None:

@@ -199,8 +199,7 @@ def _sse_chunks(raw: str) -> list[dict[str, Any]]:
 
 def _parse_native(case: Case) -> ParsedResponse:
     """A recorded response through its API's native reader, then the run's parser chain."""
-    from agentcli.wire import native, pipeline
-    from agentcli.wire.model_parse import context_for
+    from agentcli.wire import context_for, finalize, native
 
     assert case.wire is not None
     api = native.get(case.wire)
@@ -212,12 +211,12 @@ def _parse_native(case: Case) -> ParsedResponse:
         for chunk in _sse_chunks(case.sse or ""):
             stream.feed(chunk)
         parsed = stream.finish()
-    return pipeline.finalize(parsed, ctx, parsers)
+    return finalize(parsed, ctx, parsers)
 
 
 def run_case(case: Case) -> Outcome:
     """Parse the case's output as a run with its model and tools would, then judge it."""
-    from agentcli.wire.model_parse import parse_for
+    from agentcli.wire import parse_for
 
     if case.wire is not None:
         return judge(case, _parse_native(case))

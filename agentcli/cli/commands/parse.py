@@ -54,8 +54,7 @@ def offered(tools: Any) -> list[Tool]:
 def parse_input(kind: str | None, data: Any, tools: list[Tool], model: str | None = None) -> ParsedResponse:
     """One input (text or a body of `kind`; None = detect) -> ParsedResponse through the full pipeline.
     With `model`, the dialect chain is the one a default profile naming that model would use."""
-    from agentcli.wire import pipeline
-    from agentcli.wire.model_parse import context_for
+    from agentcli.wire import context_for, finalize, parse_text
 
     ctx, all_dialects = context_for(model, tools)
     if kind is None:
@@ -69,13 +68,13 @@ def parse_input(kind: str | None, data: Any, tools: list[Tool], model: str | Non
             if api:
                 kind, data = api, decoded
             elif (captured := reassemble(data)) is not None:
-                return pipeline.finalize(captured, ctx, all_dialects)
+                return finalize(captured, ctx, all_dialects)
         else:
             kind = detect_api(data) or "text"
     if kind == "text":
         if not isinstance(data, str):
             raise ValueError("kind 'text' needs a string input")
-        return pipeline.parse_text(data, ctx, all_dialects)
+        return parse_text(data, ctx, all_dialects)
     if kind not in _kinds():
         raise ValueError(f"unknown kind {kind!r}; expected one of {', '.join(_kinds())}")
     if isinstance(data, str):
@@ -85,7 +84,7 @@ def parse_input(kind: str | None, data: Any, tools: list[Tool], model: str | Non
     from agentcli.wire import native
 
     parsed = native.get(kind).parse_body(data)
-    return pipeline.finalize(parsed, ctx, all_dialects)
+    return finalize(parsed, ctx, all_dialects)
 
 
 def _stream_items(raw: str) -> list[tuple[str, Any]]:
@@ -253,13 +252,13 @@ def execute(
 
 def _report_failures() -> None:
     """--debug: the parser exceptions that were caught (and so degraded to text), on stderr."""
-    from agentcli.wire import failures
+    from agentcli.wire import failure_counts, recent_failures
 
-    counts = failures.counts()
+    counts = failure_counts()
     sys.stderr.write(f"parser failures: {sum(counts.values())}\n")
     for where, n in sorted(counts.items()):
         sys.stderr.write(f"  {where}: {n}\n")
-    for f in failures.recent():
+    for f in recent_failures():
         sys.stderr.write(f"  last in {f.where}: {f.error}\n".encode("utf-8", "backslashreplace").decode("utf-8"))
 
 

@@ -109,7 +109,7 @@ def held_back(prof: Any, tools: list[Any]) -> set[str]:
     from agentcli.agent.session import TOOL_BUDGET_MIN, TOOL_BUDGET_SHARE
     from agentcli.models import resolve_capability
     from agentcli.tools.deferred import ToolCatalog, fit_tools
-    from agentcli.wire.emulate import estimate_tokens, optimize_tool_definitions
+    from agentcli.wire import estimate_tokens, optimize_tool_definitions
 
     try:
         cap = resolve_capability(prof.model, overrides=prof.capabilities, provider=prof.provider).capability

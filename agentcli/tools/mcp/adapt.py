@@ -62,7 +62,7 @@ def _clean_text(value: Any, limit: int) -> str:
 
 def _schema(raw: Any) -> tuple[dict[str, Any] | None, str | None]:
     """(schema, None) or (None, why it cannot be used)."""
-    from agentcli.wire.schema import object_root
+    from agentcli.wire import object_root
 
     if not isinstance(raw, dict):
         return None, "its input schema is not a JSON object"
@@ -85,11 +85,11 @@ def _schema(raw: Any) -> tuple[dict[str, Any] | None, str | None]:
 
 def tool_name(server: str, remote: str, taken: set[str]) -> str:
     """SERVER_TOOL, safe for every provider, distinct from every name in `taken`."""
-    from agentcli.wire.names import MAX_NAME, _digest, namespaced, sanitize
+    from agentcli.wire import MAX_NAME, name_digest, namespaced, sanitize
 
     name = sanitize(namespaced(sanitize(remote), server))
     if name in taken:
-        name = f"{name[: MAX_NAME - 9]}_{_digest(server + '/' + remote)}"
+        name = f"{name[: MAX_NAME - 9]}_{name_digest(server + '/' + remote)}"
     return name
 
 
