@@ -178,6 +178,25 @@ class Session:
             return notes
         return notes + await self.mcp.start(self.registry)
 
+    async def aclose(self) -> None:
+        """Close what the session holds open on its event loop: the provider's HTTP client (and any
+        a /model switch replaced), the MCP servers and the tools' background processes. Every path
+        that ends a session (answer, error, Ctrl-C, a signal, an eval trial) comes through here;
+        closing twice does nothing. The transcript is closed by its writer's owner (it may outlive
+        the loop, as `run -i` does into the chat)."""
+        providers, self.pending_close = [*self.pending_close, self.provider], []
+        for provider in providers:
+            close = getattr(provider, "aclose", None)
+            if close is not None:
+                await close()
+        await self.close_tool_sources()
+
+    async def __aenter__(self) -> Session:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
     async def close_tool_sources(self) -> None:
         """Stop the MCP servers and whatever the tools keep running (background processes) with the
         session (or with its event loop)."""

@@ -196,12 +196,9 @@ async def run_trial(subject: Subject, scenario_name: str, variant: str = "on", i
         endpoint = _watch_endpoint(session)
         events: list[Any] = []
         started = time.perf_counter()
-        try:
+        async with session:  # the provider, and background processes a scenario started, closed on every path
             async for ev in Agent(session, PolicyApprover(approve_all=True)).run(goal):
                 events.append(ev)
-        finally:
-            await session.provider.aclose()
-            await session.close_tool_sources()  # background processes a scenario started
         elapsed = (time.perf_counter() - started) * 1000
         done = events[-1]
         assert isinstance(done, Done)

@@ -180,8 +180,7 @@ class _Chat:
             self.task.cancel()
             with contextlib.suppress(asyncio.CancelledError, KeyboardInterrupt):
                 loop.run_until_complete(self.task)
-        loop.run_until_complete(s.provider.aclose())
-        loop.run_until_complete(s.close_tool_sources())
+        loop.run_until_complete(s.aclose())
         aio.close()  # cancels what cancelled turns left behind, as asyncio.run does on exit
         if interrupted and not s.ended:
             from agentcli.core.events import StopReason

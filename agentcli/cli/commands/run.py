@@ -126,10 +126,7 @@ async def drive(session: Any, approver: Any, goal: str | None, render: Any, *, k
                 done = event
     finally:
         if not keep_open:
-            close = getattr(session.provider, "aclose", None)
-            if close:
-                await close()
-            await session.close_tool_sources()  # MCP servers live on this event loop: stop them with it
+            await session.aclose()  # the HTTP client and MCP servers live on this event loop: closed with it
     return done
 
 
