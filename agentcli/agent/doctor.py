@@ -138,10 +138,9 @@ def _on_loop(coro: Coroutine[Any, Any, T]) -> T:
 
 def gather(profile: Any, *, offline: bool, probe: bool = False, forget: bool = False) -> dict[str, Any]:
     from agentcli.core.errors import ProviderError, ProviderErrorCode
-    from agentcli.models import LearnedStore, parse_model_id, resolve_capability
+    from agentcli.models import LearnedStore, parse_model_id
     from agentcli.models.capability import UNKNOWN_MODEL_WARNING, is_unknown
     from agentcli.providers import create
-    from agentcli.wire import negotiate
 
     key_missing = None
     try:
@@ -156,18 +155,9 @@ def gather(profile: Any, *, offline: bool, probe: bool = False, forget: bool = F
         learned.forget(profile.model, provider.url)
     facts = learned.get(profile.model, provider.url)
     spec = parse_model_id(profile.model)
-    from agentcli.core.errors import ConfigError
+    from agentcli.agent.build import resolve_model
 
-    try:
-        resolved = resolve_capability(profile.model, overrides=profile.capabilities,
-                                      learned={k: f.value for k, f in facts.items()}, provider=profile.provider)
-    except ValueError as exc:
-        raise ConfigError(str(exc), file=str(profile.source or ""), profile=profile.name, key="capabilities") from None
-    try:
-        plan = negotiate(api=provider.api, capability=resolved.capability, tools_cfg=profile.tools,
-                         learned={k: f.value for k, f in facts.items()})
-    except ValueError as exc:
-        raise ConfigError(str(exc), file=str(profile.source or ""), profile=profile.name, key="tools") from None
+    resolved, plan = resolve_model(profile, provider.api, {k: f.value for k, f in facts.items()})
     checks = [key_missing or _key_check(profile, provider), _sandbox_check(profile)]
     warnings = []
     if is_unknown(spec):
