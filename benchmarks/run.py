@@ -26,6 +26,7 @@ BENCHES: list[tuple[str, str, list[str], list[str]]] = [
     ("Model-id parsing and capability lookup", "bench_model_id.py", [], []),
     ("Parse cost per response (dialect fixtures, 1 MB inputs)", "bench_parse.py", [], ["--quick"]),
     ("Parse time on 1 MB adversarial outputs", "bench_parse_scale.py", [], ["--quick"]),
+    ("Loop cost per turn as the conversation grows", "bench_loop.py", [], ["--turns", "10,100"]),
     ("What each reliability layer contributes (offline eval)", "bench_eval.py", ["2"], ["1"]),
 ]
 
