@@ -49,25 +49,6 @@ def tier_cap(requested: str | None, profile_max: Tier) -> Tier:
     return cap
 
 
-def resolve_model(profile: Any, api: str, facts: dict[str, Any]) -> tuple[Any, Any]:
-    """(capability, wire plan) for the profile's model on `api`, with learned `facts`; a profile
-    value the model cannot take is a ConfigError naming its key."""
-    from agentcli.core.errors import ConfigError
-    from agentcli.models import resolve_capability
-    from agentcli.wire import negotiate
-
-    try:
-        capability = resolve_capability(profile.model, overrides=profile.capabilities, learned=facts,
-                                        provider=profile.provider)
-    except ValueError as exc:
-        raise ConfigError(str(exc), file=str(profile.source or ""), profile=profile.name, key="capabilities") from None
-    try:
-        plan = negotiate(api=api, capability=capability.capability, tools_cfg=profile.tools, learned=facts)
-    except ValueError as exc:
-        raise ConfigError(str(exc), file=str(profile.source or ""), profile=profile.name, key="tools") from None
-    return capability, plan
-
-
 def open_session(
     profile: Any,
     workspace: Path | None = None,
@@ -99,6 +80,8 @@ def open_session(
     protect_process_environment([profile.api_key_env] if profile.api_key_env else [])
     learned = LearnedStore() if record else None
     facts = {k: f.value for k, f in learned.get(profile.model, provider.url).items()} if learned else {}
+    from agentcli.agent.resolve import resolve_model
+
     capability, plan = resolve_model(profile, provider.api, facts)
     # per session: tools a session adds (MCP, plugins) stay in it; the edit tool is the model's own form
     registry = session_registry(profile.tools.edit_tool, capability.capability.edit_tool, profile.tools.deny)
