@@ -28,13 +28,17 @@ def _ask_stderr(prompt: str) -> str:
 
     While the event loop waits here, Python's asyncio runner would swallow the first Ctrl-C
     (it cancels the task, which cannot run until input returns). So Ctrl-C raises here at once."""
-    sys.stderr.write(prompt)
-    sys.stderr.flush()
     if threading.current_thread() is not threading.main_thread():
+        sys.stderr.write(prompt)
+        sys.stderr.flush()
         line = sys.stdin.readline()
     else:
+        # The handler goes in before the prompt is shown: a Ctrl-C that came between the two went to
+        # the runner, which only cancels the task, and the read below waited for a key forever.
         previous = signal.signal(signal.SIGINT, signal.default_int_handler)
         try:
+            sys.stderr.write(prompt)
+            sys.stderr.flush()
             line = sys.stdin.readline()
         finally:
             signal.signal(signal.SIGINT, previous)
@@ -55,12 +59,12 @@ def _key_stderr(prompt: str) -> str:
     except ImportError:  # no POSIX terminal control here: a line, as before
         return _ask_stderr(prompt)
 
-    sys.stderr.write(prompt)
-    sys.stderr.flush()
     fd = sys.stdin.fileno()
     saved = termios.tcgetattr(fd)
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)  # before the prompt: see _ask_stderr
     try:
+        sys.stderr.write(prompt)
+        sys.stderr.flush()
         tty.setcbreak(fd)
         while True:
             key = os.read(fd, 4).decode("utf-8", "replace")

@@ -13,6 +13,7 @@ import json
 import os
 import random
 import signal
+import subprocess
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -211,9 +212,21 @@ def kill_once(rig: Rig, i: int, rnd: random.Random) -> Outcome:
     return out
 
 
+def _hang_dump(proc: subprocess.Popen) -> str:
+    """Where a run that will not end is stuck: SIGABRT makes faulthandler print every thread's stack."""
+    os.kill(proc.pid, signal.SIGABRT)
+    try:
+        _o, err = proc.communicate(timeout=20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        _o, err = proc.communicate()
+    return err.decode(errors="replace")[-6000:]
+
+
 def interrupt(rig: Rig, i: int, rnd: random.Random, times: int) -> Outcome:
     out = Outcome(signal=f"SIGINT x{times}")
     ws, env = rig.prepare(i)
+    env = {**env, "PYTHONFAULTHANDLER": "1"}  # SIGABRT dumps every thread's stack: see _hang_dump
     proc = rig.start(ws, env)
     try:
         path = rig.wait_for_session(proc, env)
@@ -226,7 +239,10 @@ def interrupt(rig: Rig, i: int, rnd: random.Random, times: int) -> Outcome:
             time.sleep(rnd.uniform(0.0, 0.05))
             if proc.poll() is None:
                 os.killpg(proc.pid, signal.SIGINT)
-        _o, err = proc.communicate(timeout=120)  # a hang guard only; how fast is reported, not asserted
+        try:
+            _o, err = proc.communicate(timeout=120)  # a hang guard only; how fast is reported, not asserted
+        except subprocess.TimeoutExpired:
+            raise AssertionError(f"the run did not end after SIGINT x{times}:\n{_hang_dump(proc)}") from None
         out.exit_s = time.monotonic() - sent
         out.rc = proc.returncode
         # A shell reports death by SIGINT (-2 here) as 130 too: a second Ctrl-C may land after the
