@@ -11,6 +11,7 @@ import os
 import signal
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 DRAIN_S = 2.0
 
@@ -51,6 +52,33 @@ class Capture:
                 + last.decode("utf-8", errors="replace"))
 
 
+async def pump(stream: Any, cap: Capture) -> None:
+    """Feed everything `stream` (an asyncio.StreamReader, or None) delivers into `cap`."""
+    if stream is not None:
+        while chunk := await stream.read(65536):
+            cap.feed(chunk)
+
+
+async def end_group(proc: Any, pumps: Any) -> None:
+    """Kill the process group a command started (nothing it spawned survives, also on
+    cancellation), wait for the process, and let its pipes drain, each bounded by DRAIN_S."""
+    import asyncio
+
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    if proc.returncode is None:
+        try:
+            await asyncio.wait_for(proc.wait(), DRAIN_S)
+        except TimeoutError:
+            pass
+    try:
+        await asyncio.wait_for(asyncio.shield(pumps), DRAIN_S)
+    except (TimeoutError, asyncio.CancelledError):
+        pumps.cancel()
+
+
 @dataclass(slots=True)
 class Finished:
     code: int | None
@@ -64,12 +92,6 @@ async def run_program(argv: list[str], *, cwd: str, env: Mapping[str, str], time
     import asyncio
 
     out, err = Capture(keep), Capture(keep)
-
-    async def pump(stream: asyncio.StreamReader | None, cap: Capture) -> None:
-        if stream is not None:
-            while chunk := await stream.read(65536):
-                cap.feed(chunk)
-
     proc = await asyncio.create_subprocess_exec(
         *argv, cwd=cwd, env=dict(env), stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE, start_new_session=True,
@@ -81,19 +103,7 @@ async def run_program(argv: list[str], *, cwd: str, env: Mapping[str, str], time
     except TimeoutError:
         timed_out = True
     finally:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-        if proc.returncode is None:
-            try:
-                await asyncio.wait_for(proc.wait(), DRAIN_S)
-            except TimeoutError:
-                pass
-        try:
-            await asyncio.wait_for(asyncio.shield(pumps), DRAIN_S)
-        except (TimeoutError, asyncio.CancelledError):
-            pumps.cancel()
+        await end_group(proc, pumps)
     return Finished(proc.returncode, out, err, timed_out)
 
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -20,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from agentcli.core.errors import ErrorCode, ToolFailure
 from agentcli.core.types import Tier, Tool
 from agentcli.tools.base import BuiltinTool, Judgement, ToolContext, arg_int, arg_str
-from agentcli.tools.procio import Capture
+from agentcli.tools.procio import Capture, end_group, pump
 
 if TYPE_CHECKING:
     import asyncio
@@ -29,15 +28,7 @@ if TYPE_CHECKING:
 # tools (`agent tools`, the tool table sent to a model) needs only the spec below.
 
 MAX_TIMEOUT_S = 600
-DRAIN_S = 2.0  # after the group is killed, how long to wait for the pipes to close
 _NARROW = "Narrow the command, e.g. pipe through head, tail or grep"
-
-
-async def _pump(stream: asyncio.StreamReader | None, cap: Capture) -> None:
-    if stream is None:
-        return
-    while chunk := await stream.read(65536):
-        cap.feed(chunk)
 
 
 async def _exited(proc: asyncio.subprocess.Process, timeout: float) -> bool:
@@ -57,13 +48,6 @@ async def _exited(proc: asyncio.subprocess.Process, timeout: float) -> bool:
         await asyncio.sleep(min(pause, left))
         pause = min(pause * 2, 0.05)
     return True
-
-
-def _kill_group(pid: int) -> None:
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 class Bash(BuiltinTool):
@@ -200,20 +184,11 @@ class Bash(BuiltinTool):
             )
         except OSError as exc:
             raise ToolFailure.of(ErrorCode.EXECUTION, f"could not start the shell: {exc}") from None
-        pumps = asyncio.gather(_pump(proc.stdout, out), _pump(proc.stderr, err))
+        pumps = asyncio.gather(pump(proc.stdout, out), pump(proc.stderr, err))
         try:
             timed_out = not await _exited(proc, timeout)
         finally:
-            _kill_group(proc.pid)  # also on cancellation: nothing the command started survives it
-            if proc.returncode is None:
-                try:
-                    await asyncio.wait_for(proc.wait(), DRAIN_S)
-                except TimeoutError:
-                    pass
-            try:
-                await asyncio.wait_for(asyncio.shield(pumps), DRAIN_S)
-            except (TimeoutError, asyncio.CancelledError):
-                pumps.cancel()
+            await end_group(proc, pumps)  # also on cancellation: nothing the command started survives it
         elapsed = time.monotonic() - started
         body = self._render(proc.returncode, out, err, ctx, elapsed, cwd)
         if dropped and ctx.result_mode == "detailed":
