@@ -124,7 +124,7 @@ def execute(
         hidden = fit_table(table, console, drop_first=("trials",)) if console.is_terminal else 0
         console.print(table)
         if hidden:
-            console.print(f"[dim]({hidden} columns left out to fit; --json has them all)[/]")
+            console.print(f"({hidden} columns left out to fit; --json has them all)", style="dim")
     if matrix:
         for table in mx.tables(golden, extra["matrix"]):
             console.print(table)
