@@ -17,10 +17,11 @@ import hashlib
 import json
 import os
 import posixpath
-import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from agentcli.tools.sandbox import read_plain
 
 FILENAME = "AGENTS.md"
 MAX_FILE_BYTES = 16 * 1024
@@ -65,22 +66,6 @@ def _written() -> dict[str, list[str]]:
     except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}
-
-
-def _read_plain(path: Path, limit: int) -> bytes | None:
-    """A regular file's first `limit` bytes, its last name opened without following a link."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError:
-        return None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        return os.read(fd, limit)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
 
 
 @dataclass
@@ -148,7 +133,7 @@ class Instructions:
         wrote = False
         remembered = _written().get(str(Path(os.path.realpath(real))), [])
         if remembered and not accepted:
-            full = data if len(data) <= room else _read_plain(real, 8 * 1024 * 1024)
+            full = data if len(data) <= room else read_plain(real, 8 * 1024 * 1024)
             wrote = full is not None and hashlib.sha256(full).hexdigest() in remembered
         if accepted or (chain_member and not wrote):
             self.files[rel] = text
@@ -161,7 +146,7 @@ class Instructions:
         """A chain folder above the working folder (inside the repository, outside the workspace)."""
         if len(self.files) + len(self.data) >= MAX_FILES or (room := self._room()) <= 0:
             return
-        data = _read_plain(folder / FILENAME, room + 1)
+        data = read_plain(folder / FILENAME, room + 1)
         if data is not None:
             self._place(rel, folder / FILENAME, data, room, chain_member=True)
 

@@ -36,6 +36,8 @@ import time
 from contextlib import suppress
 from dataclasses import dataclass, field
 
+from agentcli.tools.sandbox import read_plain
+
 REFUSED_SUFFIX = "-refused-by-agentcli"
 _GITFILE_MAX = 4096
 _CONFIG_MAX = 1 << 20
@@ -96,18 +98,10 @@ def _meta(path: str) -> Meta | None:
 
 def gitfile_target(path: str) -> str | None:
     """The git dir a gitfile (`gitdir: PATH`) names, as an absolute normalised path, or None."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError:
+    raw = read_plain(path, _GITFILE_MAX)
+    if raw is None:
         return None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        head = os.read(fd, _GITFILE_MAX).decode("utf-8", "replace")
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
+    head = raw.decode("utf-8", "replace")
     first = head.split("\n", 1)[0].strip()
     if not first.startswith("gitdir:"):
         return None

@@ -116,6 +116,23 @@ class Entry:
     depth: int
 
 
+def read_plain(path: str | os.PathLike[str], limit: int) -> bytes | None:
+    """A regular file's first `limit` bytes, its last name opened without following a link (a FIFO
+    does not block the open); None when it is missing, a link, not a regular file or unreadable."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        return os.read(fd, limit)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
 def temp_name(name: str) -> str:
     """write_atomic's temp name for `name` (TEMP_NAME's shape), its prefix cut by bytes so that a
     255-byte name plus the suffix still fits NAME_MAX."""
