@@ -16,6 +16,7 @@ from contextlib import suppress
 
 MARK_VAR = "AGENTCLI_MCP_SERVER_RUN"
 _PASSES = 5  # a process forking while we kill gets another pass; a fork bomb is bounded by these
+_DYING_S = 2.0  # how long one pass waits for the processes it killed to be gone
 
 
 def new_mark() -> str:
@@ -61,4 +62,29 @@ def reap(mark: str) -> int:
         for pid in pids:  # reap our own children so they do not stay as zombies carrying the mark
             with suppress(ChildProcessError, OSError):
                 os.waitpid(pid, os.WNOHANG)
+        _wait_gone(pids)  # a killed process is still there until it has exited: the next pass must
+        # not count it, and the caller must not return while it runs (nor miss what it forked meanwhile)
     return len(found)
+
+
+def _alive(pid: int) -> bool:
+    """Whether `pid` still runs (a zombie has ended; only its exit status is left)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except (OSError, IndexError):
+        return False
+
+
+def _wait_gone(pids: list[int]) -> None:
+    """Wait, at most _DYING_S, until every one of `pids` has exited (SIGKILL is delivered, not instant)."""
+    import time
+
+    deadline = time.monotonic() + _DYING_S
+    waiting = [p for p in pids if _alive(p)]
+    while waiting and time.monotonic() < deadline:
+        time.sleep(0.005)
+        for pid in waiting:
+            with suppress(ChildProcessError, OSError):
+                os.waitpid(pid, os.WNOHANG)
+        waiting = [p for p in waiting if _alive(p)]
