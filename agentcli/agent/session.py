@@ -18,7 +18,7 @@ from agentcli.agent.layers import Layers
 from agentcli.agent.prompts import system_prompt
 from agentcli.agent.repeat import RepeatGuard
 from agentcli.agent.store import Transcript
-from agentcli.core.events import Checkpoint
+from agentcli.core.events import AgentEvent, Checkpoint
 from agentcli.core.types import Message, Role, Tier, Tool, ToolCall, ToolResult, Usage
 
 TOOL_BUDGET_SHARE = 0.15  # of the context window, for tool definitions
@@ -266,7 +266,7 @@ class Session:
         except Exception as exc:  # a judge's bug must not let the call run unseen
             return Judgement.ask(f"(no preview: {type(exc).__name__}: {exc})")
 
-    def tool_events(self) -> list[Any]:
+    def tool_events(self) -> list[AgentEvent]:
         """Events the tools reported since the last call (a plan update), handed on once."""
         events, self.tool_ctx.events[:] = list(self.tool_ctx.events), []
         return events

@@ -1,13 +1,22 @@
-"""What a turn ends in: the step values the loop returns (another turn, an answer, a stop), the
-run's counters, and how a checkpoint's final answer ends the run."""
+"""The values the loop's decisions return, so the driver (`agent/loop.py`) only carries them out.
+
+A turn ends in a `Step` (another turn, an answer, a stop). Each tool call is decided in phases
+(`agent/decide.py`) whose result is a `CallDecision`: a final one (`Run`, `Refuse`, `Answered`,
+`End`) or one that needs the driver first (`Ask` a person, `Grant` a tier), each carrying what
+follows it. Nothing here does I/O or raises to steer the run: an abort is an `End` value.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from agentcli.agent.approval import Decision
-from agentcli.core.events import StopReason
-from agentcli.core.types import Usage
+from agentcli.core.errors import ToolError
+from agentcli.core.events import Checkpoint, Notice, StopReason
+from agentcli.core.types import Tier, ToolCall, Usage
+
+# -- how a turn ends ---------------------------------------------------------------------
 
 
 @dataclass(slots=True)
@@ -34,17 +43,82 @@ class Stopped:
 Step = RunAgain | FinalAnswer | Stopped
 
 
-class Stop(Exception):
-    """Raised from deep inside a turn (a checkpoint answered "abort") to end the run."""
+@dataclass(slots=True)
+class Nudge:
+    """Another turn, after this message to the model (a reminder, a retry request)."""
 
-    def __init__(self, stop: StopReason, error: str) -> None:
-        super().__init__(stop)
-        self.step = Stopped(stop, error)
+    message: str
+
+
+TurnEnd = Step | Nudge
+
+
+# -- what becomes of one tool call ---------------------------------------------------------
+
+
+@dataclass(slots=True)
+class Run:
+    """Run the call (perhaps as a person edited it)."""
+
+    call: ToolCall
+    parallel: bool = False  # read-only and asked about nothing: may run beside its neighbours
+    always: bool = False  # a person answered "always": the tool runs unasked from now on
+
+
+@dataclass(slots=True)
+class Refuse:
+    """The call does not run; `error` is its result for the model."""
+
+    error: ToolError
+    notice: Notice | None = None  # also said to the person (a repeat the guard refused)
+    declined: Tier | None = None  # a person declined this tier: not asked again this run
+
+
+@dataclass(slots=True)
+class Answered:
+    """A question to the person (ask_user) was answered: the answer is the call's result."""
+
+    text: str
+
+
+@dataclass(slots=True)
+class End:
+    """The run ends here (an abort, or a refusal with nobody to ask)."""
+
+    step: Stopped
+
+
+@dataclass(slots=True)
+class Passed:
+    """The call passed this phase; the next phase decides."""
+
+
+@dataclass(slots=True)
+class Ask:
+    """A checkpoint for a person (or the approval policy); `then` decides from the answer."""
+
+    checkpoint: Checkpoint
+    then: Callable[[Decision], CallDecision]
+
+
+@dataclass(slots=True)
+class Grant:
+    """Raise the session's tier, say so, then decide again with `then`."""
+
+    tier: Tier
+    notice: Notice
+    then: Callable[[], CallDecision]
+    seen: ToolCall | None = None  # a person saw this call at the tier checkpoint: not asked twice
+
+
+CallDecision = Run | Refuse | Answered | End | Passed | Ask | Grant
+Final = Run | Refuse | Answered | End | Passed
 
 
 @dataclass(slots=True)
 class RunState:
-    """Counters of one run; the conversation itself lives in the Session."""
+    """Counters of one run (the turn decisions read and advance them); the conversation itself
+    lives in the Session."""
 
     turns: int = 0
     tools_run: int = 0
@@ -54,13 +128,25 @@ class RunState:
     incomplete_nudged: bool = False
     nudged: bool = False
     no_tools_next: bool = False
+    outcome: Step = field(default_factory=RunAgain)  # what the latest turn ended in
 
 
-def stop_if_final(decision: Decision, hint: str = "") -> None:
+@dataclass(slots=True)
+class RunMemory:
+    """What the people answered in this run that later decisions must respect."""
+
+    # The call approved together with its tier escalation (asked once). Held by identity, never by
+    # id: a model may reuse ids, and a reused id must not skip the next approval.
+    approved: ToolCall | None = None
+    declined: set[Tier] = field(default_factory=set)  # tiers a person refused: not asked again
+
+
+def final_stop(decision: Decision, hint: str = "") -> End | None:
     """An abort, or a refusal with nobody to ask (no terminal, no --yes), ends the run (exit 3);
     `hint` names the flag that would have approved it ahead of time."""
     if decision.action == "abort":
-        raise Stop(StopReason.ABORTED, decision.text or "aborted at a checkpoint")
+        return End(Stopped(StopReason.ABORTED, decision.text or "aborted at a checkpoint"))
     if decision.action == "refuse":
         text = decision.text or "a needed approval was refused"
-        raise Stop(StopReason.REFUSED, text + (f"; {hint}" if hint else ""))
+        return End(Stopped(StopReason.REFUSED, text + (f"; {hint}" if hint else "")))
+    return None

@@ -8,8 +8,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from loop_helpers import Recorder, scripted_session
 
+import agentcli.agent.decide as decide_module
 import agentcli.agent.loop as loop_module
 from agentcli.agent.approval import Decision
 from agentcli.agent.loop import Agent
@@ -92,12 +94,13 @@ async def test_a_writing_tool_that_needs_no_approval_runs_unasked(tmp_path: Path
     assert approver.seen == [] and tool.runs == [{"x": "n1"}]
 
 
-def test_the_loop_never_names_a_tool() -> None:
-    """Behaviour hangs on the spec: no built-in tool name appears as a string in the loop."""
-    tree = ast.parse(Path(loop_module.__file__).read_text())
+@pytest.mark.parametrize("module", [loop_module, decide_module], ids=lambda m: m.__name__)
+def test_the_loop_never_names_a_tool(module: object) -> None:
+    """Behaviour hangs on the spec: no built-in tool name appears as a string in the loop or its decisions."""
+    tree = ast.parse(Path(module.__file__).read_text())  # type: ignore[attr-defined]
     strings = {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
     named = sorted(strings & set(BUILTINS))
-    assert named == [], f"agent/loop.py branches on tool names: {named}"
+    assert named == [], f"{module.__name__} branches on tool names: {named}"  # type: ignore[attr-defined]
 
 
 def test_every_stop_reason_has_an_exit_code() -> None:

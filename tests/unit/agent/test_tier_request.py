@@ -144,9 +144,9 @@ def test_the_rule_applies_grants_on_top_of_the_tools_judgement():
 
 
 async def test_a_preapproved_rise_never_skips_the_person_for_an_uncontained_command(tmp_path, monkeypatch):
-    import agentcli.agent.loop as loop_module
+    import agentcli.agent.decide as decide_module
 
-    monkeypatch.setattr(loop_module, "_contained", lambda: False)
+    monkeypatch.setattr(decide_module, "contained", lambda: False)
     s, _ = _session(tmp_path, [_call("bash", {"command": "touch x"}), {"text": "ok"}], mode="all")
     approver = Recorder(Decision("no"))
     await _run(s, approver)
