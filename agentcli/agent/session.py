@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from agentcli.agent.adapt import Adaptation
 from agentcli.agent.approval import Decision, TierGrant
-from agentcli.agent.checkpoints import Ledger, Recorder
+from agentcli.agent.checkpoints import FileChange, Ledger, Recorder
 from agentcli.agent.context import TokenTally
 from agentcli.agent.layers import Layers
 from agentcli.agent.prompts import system_prompt
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from agentcli.models.capability import ResolvedCapability
     from agentcli.models.learned import LearnedStore
     from agentcli.providers.base import Provider
-    from agentcli.tools.base import Judgement, ToolContext
+    from agentcli.tools.base import BuiltinTool, Judgement, ToolContext
     from agentcli.tools.deferred import ToolCatalog
     from agentcli.tools.mcp.manager import McpManager
     from agentcli.tools.registry import ToolRegistry
@@ -74,6 +74,7 @@ class Session:
     tool_notes: list[str] = field(default_factory=list)  # said once, at the next run's start
     ended: bool = False  # the last run's end record is written
     tool_goal: str = ""  # the first request, which ranks the tools when they must be fitted
+    _visible: tuple[tuple[object, ...], list[Tool]] | None = field(default=None, repr=False)
 
     # -- history ---------------------------------------------------------------------
     def add(self, message: Message) -> None:
@@ -141,19 +142,34 @@ class Session:
     # -- tools -----------------------------------------------------------------------
     def visible_tools(self) -> list[Tool]:
         """Tools the model may see now: tier, allow/deny, then fitted into a share of the
-        context window (small models get shorter descriptions, most relevant tools first)."""
+        context window (small models get shorter descriptions, most relevant tools first).
+        Worked out again only when something it depends on changed (kept per `_tools_key`)."""
         if self.profile.tools.tool_use_mode == "disabled":
             return []
-        tools = self.registry.visible(self.tier, self.profile.tools.allow, self.profile.tools.deny, cap=self.max_tier)
         window = int(getattr(self.capability.capability, "context_window", 0) or 0)
+        if window and not self.tool_goal:
+            # The first request ranks the tools, kept as first written: after compaction the first
+            # user message is the summary (kilobytes), and ranking against it cost more each turn.
+            self.tool_goal = next((m.text for m in self.history if m.role is Role.USER), "")[:2000]
+        if self._visible is not None and self._visible[0] == self._tools_key(window):
+            return list(self._visible[1])
+        tools = self._fit_tools(window)
+        self._visible = (self._tools_key(window), tools)  # after fitting: it may register tool_search
+        return list(tools)
+
+    def _tools_key(self, window: int) -> tuple[object, ...]:
+        """Everything the visible tool list depends on."""
+        t = self.profile.tools
+        allow, deny = (None if names is None else tuple(names) for names in (t.allow, t.deny))
+        return (id(self.registry), self.registry.version, self.tier, self.max_tier, allow, deny,
+                window, self.tool_goal, tuple(self.catalog.enabled) if self.catalog is not None else None)
+
+    def _fit_tools(self, window: int) -> list[Tool]:
+        tools = self.registry.visible(self.tier, self.profile.tools.allow, self.profile.tools.deny, cap=self.max_tier)
         if not window:
             return tools
         from agentcli.wire import optimize_tool_definitions
 
-        if not self.tool_goal:
-            # The first request ranks the tools, kept as first written: after compaction the first
-            # user message is the summary (kilobytes), and ranking against it cost more each turn.
-            self.tool_goal = next((m.text for m in self.history if m.role is Role.USER), "")[:2000]
         goal = self.tool_goal
         budget = max(TOOL_BUDGET_MIN, int(window * TOOL_BUDGET_SHARE))
         if self.catalog is None:
@@ -288,7 +304,7 @@ class Session:
             for path in tool.touched_paths(call.arguments):
                 self.instructions.note(path)  # AGENTS.md on the way to this file
         record = self.recorder is not None and tool is not None and not tool.spec.read_only and tool.changes_files_in(call.arguments)
-        named = self._changed_rel(tool, call) if record else None
+        named = self._changed_rel(tool, call) if record and tool is not None else None
         before = self.recorder.snapshot(named) if self.recorder is not None and record else None
         result = await execute(call, self.registry, self.tool_ctx)
         err = result.error
@@ -300,7 +316,7 @@ class Session:
             self._record(self.recorder.changes(before, self.recorder.snapshot(named), self._exchange(), call.name))
         return result
 
-    def _changed_rel(self, tool: Any, call: ToolCall) -> list[str] | None:
+    def _changed_rel(self, tool: BuiltinTool, call: ToolCall) -> list[str] | None:
         """Workspace-relative paths the call names, or None: it may change anything (a shell)."""
         from agentcli.core.errors import ToolFailure
 
@@ -322,7 +338,7 @@ class Session:
         last = self.ledger.last_exchange()
         return last if last is not None else 0
 
-    def _record(self, changes: list[Any]) -> None:
+    def _record(self, changes: list[FileChange]) -> None:
         for change in changes:
             self.ledger.changes.append(change)
             if self.transcript:

@@ -51,6 +51,7 @@ class ToolRegistry:
     def __init__(self, table: dict[str, str] | None = None, extra: Iterable[BuiltinTool] = ()) -> None:
         self._table = dict(BUILTINS if table is None else table)
         self._loaded: dict[str, BuiltinTool] = {}
+        self.version = 0  # bumped by every register: what the model may see may have changed
         for tool in extra:
             self.register(tool)
 
@@ -58,6 +59,7 @@ class ToolRegistry:
         """Add or replace a tool instance (plugins, tests)."""
         self._loaded[tool.spec.name] = tool
         self._table.setdefault(tool.spec.name, "")
+        self.version += 1
 
     def names(self) -> list[str]:
         return list(self._table)
