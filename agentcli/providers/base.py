@@ -130,7 +130,7 @@ def _deadline(seconds: float) -> Any:
 class Provider:
     """One model endpoint. The agent loop calls `complete`; `agent doctor` calls `list_models`/`model_info`."""
 
-    name: str = ""
+    name: str = ""  # "": the profile's provider (one class speaks its API shape for every row of that shape)
     api: str = "openai"
     start_hint: str = ""  # said when the server cannot be reached
     context_advice: str = DEFAULT_CONTEXT_ADVICE  # what makes room when the very first prompt overflows
@@ -145,6 +145,7 @@ class Provider:
         sleep: Sleep | None = None,
     ) -> None:
         self.profile = profile
+        self.name = type(self).name or profile.provider
         self.url = (profile.url or default_base_url(self.name) or "").rstrip("/")
         self._key, self.key_env = resolve_key(profile, self.name, self.url, api_key)
         if self._key:  # scrubbed everywhere from now on, even when it came from no variable
@@ -156,6 +157,17 @@ class Provider:
         self._unstreamed: set[str] = set()  # stream URLs that failed before a byte: asked whole from then on
 
     # -- what a protocol module fills in -------------------------------------------------
+
+    @staticmethod
+    def reply_body(text: str) -> dict[str, Any]:
+        """A plain assistant-text reply in this API's shape (what its server answers)."""
+        raise NotImplementedError
+
+    @staticmethod
+    def reply_chunks(body: dict[str, Any], size: int) -> list[dict[str, Any]]:
+        """The stream chunks this API's server sends for reply `body`, text and arguments cut in
+        pieces of `size` characters the way real servers split them (framing is not included)."""
+        raise NotImplementedError
 
     def auth_headers(self) -> dict[str, str]:
         return {}
@@ -516,3 +528,9 @@ def _media_type(resp: httpx.Response) -> str:
 def sse_json(data: dict[str, Any] | str) -> dict[str, Any]:
     """Decode an SSE data field (protocol modules call this in stream_item)."""
     return data if isinstance(data, dict) else decode_json(data)
+
+
+def pieces(text: str, size: int) -> list[str]:
+    """`text` in slices of `size` characters (at least one slice for a non-empty text)."""
+    size = max(1, size)
+    return [text[i : i + size] for i in range(0, len(text), size)]

@@ -73,7 +73,7 @@ def text_call(o: Out, dialect: str) -> str:
 
 
 def _openai(text: str, outs: list[Out], usage: tuple[int, int]) -> dict[str, Any]:
-    from agentcli.testing.streams import openai_body
+    from agentcli.providers.openai import openai_body
 
     calls = [{"id": f"call_{i}", "type": "function", "function": {"name": o.name, "arguments": _raw(o)}}
              for i, o in enumerate(outs)]
@@ -85,7 +85,7 @@ def _openai(text: str, outs: list[Out], usage: tuple[int, int]) -> dict[str, Any
 
 
 def _anthropic(text: str, outs: list[Out], usage: tuple[int, int]) -> dict[str, Any]:
-    from agentcli.testing.streams import anthropic_body
+    from agentcli.providers.anthropic import anthropic_body
 
     uses = [{"type": "tool_use", "id": f"toolu_{i:02d}", "name": o.name, "input": o.args} for i, o in enumerate(outs)]
     body = anthropic_body(text, tool_uses=uses or None)
@@ -94,7 +94,7 @@ def _anthropic(text: str, outs: list[Out], usage: tuple[int, int]) -> dict[str, 
 
 
 def _ollama(text: str, outs: list[Out], usage: tuple[int, int]) -> dict[str, Any]:
-    from agentcli.testing.streams import ollama_body
+    from agentcli.providers.ollama import ollama_body
 
     body = ollama_body(text, tool_calls=[{"function": {"name": o.name, "arguments": o.args}} for o in outs] or None)
     body["prompt_eval_count"], body["eval_count"] = usage
@@ -102,7 +102,7 @@ def _ollama(text: str, outs: list[Out], usage: tuple[int, int]) -> dict[str, Any
 
 
 def _gemini(text: str, outs: list[Out], usage: tuple[int, int]) -> dict[str, Any]:
-    from agentcli.testing.streams import gemini_body
+    from agentcli.providers.gemini import gemini_body
 
     body = gemini_body(text, calls=[{"name": o.name, "args": o.args} for o in outs] or None)
     body["usageMetadata"] = {"promptTokenCount": usage[0], "candidatesTokenCount": usage[1],
