@@ -7,7 +7,7 @@ from typing import Any
 
 from agentcli.core.errors import ProviderErrorCode as Code
 from agentcli.providers._http import error_from_inband
-from agentcli.providers.base import HOSTED_CONTEXT_ADVICE, Chunk, Provider, pieces, sse_json
+from agentcli.providers.base import HOSTED_CONTEXT_ADVICE, Chunk, Provider, ReplyCall, pieces, sse_json
 from agentcli.wire.types import RequestSettings
 
 API_VERSION = "2023-06-01"
@@ -18,12 +18,17 @@ class AnthropicProvider(Provider):
     """x-api-key + anthropic-version headers; `max_tokens` always set; `error` events mapped by type."""
 
     api = "anthropic"
+    url_shape = " (the Anthropic API's URL is the host alone, e.g. https://api.anthropic.com: agentcli adds /v1/messages)"
     stream_format = "sse"
     context_advice = HOSTED_CONTEXT_ADVICE
 
     @staticmethod
     def reply_body(text: str) -> dict[str, Any]:
         return anthropic_body(text)
+
+    @staticmethod
+    def reply(text: str, calls: list[ReplyCall], usage: tuple[int, int]) -> dict[str, Any]:
+        return anthropic_reply(text, calls, usage)
 
     @staticmethod
     def reply_chunks(body: dict[str, Any], size: int) -> list[dict[str, Any]]:
@@ -132,3 +137,11 @@ def anthropic_body(text: str, model: str = "loopback", tool_uses: list[dict[str,
         "stop_sequence": None,
         "usage": {"input_tokens": 10, "output_tokens": 5},
     }
+
+
+def anthropic_reply(text: str, calls: list[ReplyCall], usage: tuple[int, int]) -> dict[str, Any]:
+    """A message with tool_use blocks and usage."""
+    body = anthropic_body(text, tool_uses=[{"type": "tool_use", "id": f"toolu_{i:02d}", "name": c.name,
+                                            "input": c.args} for i, c in enumerate(calls)] or None)
+    body["usage"] = {"input_tokens": usage[0], "output_tokens": usage[1]}
+    return body

@@ -127,12 +127,22 @@ def _deadline(seconds: float) -> Any:
     return asyncio.timeout(seconds)
 
 
+@dataclass(frozen=True, slots=True)
+class ReplyCall:
+    """A native tool call in a reply the scripted provider writes (the API's own form numbers its ids)."""
+
+    name: str
+    args: dict[str, Any]
+    raw: str  # the argument text exactly as written (may be broken JSON)
+
+
 class Provider:
     """One model endpoint. The agent loop calls `complete`; `agent doctor` calls `list_models`/`model_info`."""
 
     name: str = ""  # "": the profile's provider (one class speaks its API shape for every row of that shape)
     api: str = "openai"
     start_hint: str = ""  # said when the server cannot be reached
+    url_shape: str = ""  # how a base URL for this API looks, said when a request finds nothing there
     context_advice: str = DEFAULT_CONTEXT_ADVICE  # what makes room when the very first prompt overflows
     stream_format: str = "sse"  # sse | ndjson
 
@@ -162,6 +172,13 @@ class Provider:
     def reply_body(text: str) -> dict[str, Any]:
         """A plain assistant-text reply in this API's shape (what its server answers)."""
         raise NotImplementedError
+
+    @staticmethod
+    def reply(text: str, calls: list[ReplyCall], usage: tuple[int, int]) -> dict[str, Any]:
+        """A reply in this API's shape with native tool calls and (input, output) token usage."""
+        raise NotImplementedError
+
+    raw_arguments = False  # native call arguments are JSON text here, so broken JSON can go out natively
 
     @staticmethod
     def reply_chunks(body: dict[str, Any], size: int) -> list[dict[str, Any]]:
@@ -197,7 +214,7 @@ class Provider:
     def target(self, model: str | None = None) -> Target:
         secrets = ((self._key,) if self._key else ()) + tuple(header_secrets(self.profile.headers))
         return Target(self.name, self.url, model or self.profile.model, self.key_env, self.start_hint, secrets,
-                      api=self.api, context_advice=self.context_advice)
+                      url_shape=self.url_shape, context_advice=self.context_advice)
 
     @property
     def credential_headers(self) -> frozenset[str]:

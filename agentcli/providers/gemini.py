@@ -7,7 +7,7 @@ from urllib.parse import quote
 
 from agentcli.core.errors import ProviderErrorCode as Code
 from agentcli.providers._http import error_from_inband
-from agentcli.providers.base import HOSTED_CONTEXT_ADVICE, Chunk, Provider, pieces, sse_json
+from agentcli.providers.base import HOSTED_CONTEXT_ADVICE, Chunk, Provider, ReplyCall, pieces, sse_json
 from agentcli.wire.types import RequestSettings
 
 
@@ -15,12 +15,17 @@ class GeminiProvider(Provider):
     """The key travels in the x-goog-api-key header, never in the URL (URLs end up in logs and hints)."""
 
     api = "gemini"
+    url_shape = " (the Gemini API's URL is the host alone, e.g. https://generativelanguage.googleapis.com: agentcli adds /v1beta)"
     stream_format = "sse"
     context_advice = HOSTED_CONTEXT_ADVICE
 
     @staticmethod
     def reply_body(text: str) -> dict[str, Any]:
         return gemini_body(text)
+
+    @staticmethod
+    def reply(text: str, calls: list[ReplyCall], usage: tuple[int, int]) -> dict[str, Any]:
+        return gemini_reply(text, calls, usage)
 
     @staticmethod
     def reply_chunks(body: dict[str, Any], size: int) -> list[dict[str, Any]]:
@@ -98,3 +103,11 @@ def gemini_body(text: str, model: str = "loopback", calls: list[dict[str, Any]] 
         "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15},
         "modelVersion": model,
     }
+
+
+def gemini_reply(text: str, calls: list[ReplyCall], usage: tuple[int, int]) -> dict[str, Any]:
+    """A GenerateContentResponse with functionCall parts and usage metadata."""
+    body = gemini_body(text, calls=[{"name": c.name, "args": c.args} for c in calls] or None)
+    body["usageMetadata"] = {"promptTokenCount": usage[0], "candidatesTokenCount": usage[1],
+                             "totalTokenCount": sum(usage)}
+    return body

@@ -7,7 +7,7 @@ from typing import Any
 from agentcli.core.errors import ProviderError
 from agentcli.core.errors import ProviderErrorCode as Code
 from agentcli.providers._http import error_from_inband
-from agentcli.providers.base import Chunk, Provider, pieces
+from agentcli.providers.base import Chunk, Provider, ReplyCall, pieces
 from agentcli.wire.types import RequestSettings
 
 PULLABLE = "qwen3:8b"  # a tool-capable model anyone can `ollama pull`, named when the server has none
@@ -58,6 +58,7 @@ class OllamaProvider(Provider):
     """No key; streams NDJSON by default so `stream` is always written explicitly."""
 
     api = "ollama"
+    url_shape = " (Ollama's URL is the server root, e.g. http://localhost:11434, without /v1 or /api)"
     start_hint = "try `ollama serve`"
     stream_format = "ndjson"
     context_advice = ("raise the model's context: [request] options = { num_ctx = 8192 } in the profile (or "
@@ -67,6 +68,10 @@ class OllamaProvider(Provider):
     @staticmethod
     def reply_body(text: str) -> dict[str, Any]:
         return ollama_body(text)
+
+    @staticmethod
+    def reply(text: str, calls: list[ReplyCall], usage: tuple[int, int]) -> dict[str, Any]:
+        return ollama_reply(text, calls, usage)
 
     @staticmethod
     def reply_chunks(body: dict[str, Any], size: int) -> list[dict[str, Any]]:
@@ -154,3 +159,10 @@ def ollama_body(text: str, model: str = "loopback", tool_calls: list[dict[str, A
         "prompt_eval_count": 10,
         "eval_count": 5,
     }
+
+
+def ollama_reply(text: str, calls: list[ReplyCall], usage: tuple[int, int]) -> dict[str, Any]:
+    """An /api/chat reply with tool calls and eval counts."""
+    body = ollama_body(text, tool_calls=[{"function": {"name": c.name, "arguments": c.args}} for c in calls] or None)
+    body["prompt_eval_count"], body["eval_count"] = usage
+    return body

@@ -8,7 +8,7 @@ from typing import Any
 
 from agentcli.core.errors import ProviderErrorCode as Code
 from agentcli.providers._http import error_from_inband
-from agentcli.providers.base import Chunk, Provider, pieces, sse_json
+from agentcli.providers.base import Chunk, Provider, ReplyCall, pieces, sse_json
 from agentcli.wire.types import RequestSettings
 
 # What OpenAI-compatible servers say when a model or server cannot take `tools` (lower-cased).
@@ -34,11 +34,17 @@ class OpenAIProvider(Provider):
     """POST {url}/chat/completions; SSE `data:` lines ending with `[DONE]`; Bearer auth."""
 
     api = "openai"
+    url_shape = " (OpenAI-compatible URLs usually end in /v1)"
     stream_format = "sse"
+    raw_arguments = True
 
     @staticmethod
     def reply_body(text: str) -> dict[str, Any]:
         return openai_body(text)
+
+    @staticmethod
+    def reply(text: str, calls: list[ReplyCall], usage: tuple[int, int]) -> dict[str, Any]:
+        return openai_reply(text, calls, usage)
 
     @staticmethod
     def reply_chunks(body: dict[str, Any], size: int) -> list[dict[str, Any]]:
@@ -131,3 +137,14 @@ def openai_body(text: str, model: str = "loopback", tool_calls: list[dict[str, A
         "choices": [{"index": 0, "message": msg, "finish_reason": "tool_calls" if tool_calls else "stop"}],
         "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
     }
+
+
+def openai_reply(text: str, calls: list[ReplyCall], usage: tuple[int, int]) -> dict[str, Any]:
+    """A chat.completion with native tool calls (arguments as the raw text) and usage."""
+    tool_calls = [{"id": f"call_{i}", "type": "function", "function": {"name": c.name, "arguments": c.raw}}
+                  for i, c in enumerate(calls)]
+    body = openai_body(text, tool_calls=tool_calls or None)
+    if calls and not text:
+        body["choices"][0]["message"]["content"] = None
+    body["usage"] = {"prompt_tokens": usage[0], "completion_tokens": usage[1], "total_tokens": sum(usage)}
+    return body

@@ -9,6 +9,12 @@ parsers and stream assemblers as live ones, faults through the same retry policy
         {"fault": {"status": 429, "retry_after": 1}},  # an HTTP error
         {"fault": "reset"}                             # a dropped connection
     ]}
+
+Each API's reply bodies and stream chunks come from the provider class that speaks it
+(`reply_body`, `reply`, `reply_chunks`), so a scripted turn is exactly what that API's server sends.
+The package also holds the scripted model that writes turns from the conversation (`model`,
+`writers`) and the built-in models a profile names as `builtin:NAME` (`builtin`, `demo_model`,
+the offline profile's demo): they are part of a real offline provider, not test doubles.
 """
 
 from __future__ import annotations
