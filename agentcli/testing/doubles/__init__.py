@@ -26,7 +26,13 @@ def server_class(api: str) -> type[LoopbackServer]:
     """The loopback server class that speaks API shape `api` (KeyError for a shape no provider speaks)."""
     if api not in api_kinds():
         raise KeyError(f"no provider speaks API shape {api!r}; known: {', '.join(api_kinds())}")
-    cls: type[LoopbackServer] = importlib.import_module(f"{__name__}.{api}").Server
+    module = f"{__name__}.{api}"
+    try:
+        cls: type[LoopbackServer] = importlib.import_module(module).Server
+    except ModuleNotFoundError as exc:
+        if exc.name != module:
+            raise
+        raise KeyError(f"API shape {api!r} has no test double: add agentcli/testing/doubles/{api}.py") from None
     return cls
 
 
