@@ -4,11 +4,15 @@ where providers are listed. A new row that misses any of these fails here, by na
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
+import string
 from urllib.parse import urlsplit
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pydantic import ValidationError
 from typer.testing import CliRunner
 from wire_helpers import KEY, ask, make_profile
@@ -73,6 +77,17 @@ async def test_the_scripted_provider_plays_every_api_shape(api: str, stream: boo
     assert (await ask(p, api, stream=stream)).text == "played"
     assert (await ask(p, api, stream=stream)).text == "native body"
     p.assert_complete()
+
+
+@settings(max_examples=80, deadline=None)
+@given(api=st.sampled_from(api_kinds()), size=st.integers(1, 12),
+       text=st.text(string.ascii_letters + string.digits + " .,'!?-", min_size=1, max_size=60).map(str.strip).filter(bool))
+def test_a_reply_streamed_in_any_pieces_reads_back_whole(api: str, size: int, text: str) -> None:
+    # What a shape's server answers and how its class reads it agree, whole or cut at any size.
+    body = speaker(api).reply_body(text)
+    p = ScriptedProvider.from_turns([{api: body}, {api: body}], api=api, chunk_size=size)
+    whole, streamed = asyncio.run(ask(p, api, stream=False)), asyncio.run(ask(p, api, stream=True))
+    assert whole.text == streamed.text == text
 
 
 def test_every_provider_is_listed() -> None:
