@@ -6,7 +6,7 @@
     runner                trials in temp workspaces, concurrency, per-trial metrics
     report / matrix       aggregation, rich tables, JSON; golden fixtures from real bug reports
 
-The scripted model's policy and turn writers (`agentcli.testing.model`, `.writers`) and the
-offline demo model (`agentcli.testing.demo_model`, `builtin:demo`) live in `agentcli.testing`,
-below the providers that play them; `make demo` is `agentcli.cli.demo`.
+The scripted model's policy and turn writers (`agentcli.providers.scripted.model`, `.writers`) and the
+offline demo model (`.demo_model`, `builtin:demo`) live with the scripted provider that plays them;
+`make demo` is `agentcli.cli.demo`.
 """

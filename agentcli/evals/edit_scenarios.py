@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from agentcli.testing.model import Call, Step, linear
+from agentcli.providers.scripted.model import Call, Step, linear
 
 if TYPE_CHECKING:
     from agentcli.evals.scenarios import Outcome, Scenario

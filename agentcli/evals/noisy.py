@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from agentcli.testing.model import NEUTRAL, Call, Policy, read_view
-from agentcli.testing.writers import Out, write_turn
+from agentcli.providers.scripted.model import NEUTRAL, Call, Policy, read_view
+from agentcli.providers.scripted.writers import Out, write_turn
 
 if TYPE_CHECKING:
     from agentcli.core.types import Message, Tool

@@ -109,7 +109,7 @@ def subject_for_profile(ref: str, live: bool = False) -> Subject:
     from agentcli.config import load_profile
     from agentcli.models import resolve_capability
     from agentcli.providers import provider_class
-    from agentcli.testing.writers import TEXT
+    from agentcli.providers.scripted.writers import TEXT
 
     profile = load_profile(ref, interactive=False).profile
     api = provider_class(profile.provider).api

@@ -16,7 +16,7 @@ from typing import Any
 
 from agentcli.core.events import Done, Notice, ToolFinished
 from agentcli.evals.edit_scenarios import EDIT_SCENARIOS
-from agentcli.testing.model import Action, Call, Policy, Step, View, linear
+from agentcli.providers.scripted.model import Action, Call, Policy, Step, View, linear
 
 
 @dataclass(slots=True)

@@ -74,7 +74,7 @@ class Target:
     key_env: str | None = None
     start_hint: str = ""  # how to start a local server, e.g. "try `ollama serve`"
     secrets: tuple[str, ...] = field(default=(), repr=False)  # values to scrub besides the environment's
-    api: str = "openai"  # the API shape: hints about URLs differ per shape
+    url_shape: str = ""  # how a base URL looks for the API shape, said when a request finds nothing there
     context_advice: str = ""  # what makes room when the very first prompt overflows (per provider)
 
 
@@ -183,15 +183,6 @@ def trim(text: str, limit: int = BODY_LIMIT) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-# How a base URL looks for each API shape, said when a request finds nothing there.
-_URL_SHAPES = {
-    "openai": " (OpenAI-compatible URLs usually end in /v1)",
-    "anthropic": " (the Anthropic API's URL is the host alone, e.g. https://api.anthropic.com: agentcli adds /v1/messages)",
-    "gemini": " (the Gemini API's URL is the host alone, e.g. https://generativelanguage.googleapis.com: agentcli adds /v1beta)",
-    "ollama": " (Ollama's URL is the server root, e.g. http://localhost:11434, without /v1 or /api)",
-}
-
-
 def hint_for(code: Code, target: Target, *, timeout: float | None = None) -> str:
     """What to check, naming the URL and the model."""
     url, model = target.url, target.model
@@ -203,7 +194,7 @@ def hint_for(code: Code, target: Target, *, timeout: float | None = None) -> str
         case Code.MODEL_MISSING:
             return f"{url} does not serve model {model!r}; `agent doctor` lists the models it has"
         case Code.NOT_FOUND:
-            return f"check the URL {url} and the model {model!r}{_URL_SHAPES.get(target.api, '')}"
+            return f"check the URL {url} and the model {model!r}{target.url_shape}"
         case Code.RATE_LIMIT:
             return f"{url} is rate limiting; wait a little, or raise limits.max_retries for model {model!r}"
         case Code.CONTEXT_LENGTH:
@@ -281,7 +272,7 @@ def error_from_status(
     if page:  # a proxy's or web server's page: the API never saw the request, so nothing in it is a model error
         code = Code.SERVER if code is Code.OVERLOADED else code
         hint = (f"{target.url} answered HTTP {status} with an HTML page, not the model API: check that the URL points "
-                f"at the API{_URL_SHAPES.get(target.api, '') if status in (404, 405) else ''}")
+                f"at the API{target.url_shape if status in (404, 405) else ''}")
     elif refine is not None and (better := refine(status, detail)) is not None:
         code = better
         if code in (Code.TOOLS_UNSUPPORTED, Code.MODEL_MISSING, Code.CONTEXT_LENGTH, Code.AUTH):

@@ -127,12 +127,22 @@ def _deadline(seconds: float) -> Any:
     return asyncio.timeout(seconds)
 
 
+@dataclass(frozen=True, slots=True)
+class ReplyCall:
+    """A native tool call in a reply the scripted provider writes (the API's own form numbers its ids)."""
+
+    name: str
+    args: dict[str, Any]
+    raw: str  # the argument text exactly as written (may be broken JSON)
+
+
 class Provider:
     """One model endpoint. The agent loop calls `complete`; `agent doctor` calls `list_models`/`model_info`."""
 
-    name: str = ""
+    name: str = ""  # "": the profile's provider (one class speaks its API shape for every row of that shape)
     api: str = "openai"
     start_hint: str = ""  # said when the server cannot be reached
+    url_shape: str = ""  # how a base URL for this API looks, said when a request finds nothing there
     context_advice: str = DEFAULT_CONTEXT_ADVICE  # what makes room when the very first prompt overflows
     stream_format: str = "sse"  # sse | ndjson
 
@@ -145,6 +155,7 @@ class Provider:
         sleep: Sleep | None = None,
     ) -> None:
         self.profile = profile
+        self.name = type(self).name or profile.provider
         self.url = (profile.url or default_base_url(self.name) or "").rstrip("/")
         self._key, self.key_env = resolve_key(profile, self.name, self.url, api_key)
         if self._key:  # scrubbed everywhere from now on, even when it came from no variable
@@ -156,6 +167,24 @@ class Provider:
         self._unstreamed: set[str] = set()  # stream URLs that failed before a byte: asked whole from then on
 
     # -- what a protocol module fills in -------------------------------------------------
+
+    @staticmethod
+    def reply_body(text: str) -> dict[str, Any]:
+        """A plain assistant-text reply in this API's shape (what its server answers)."""
+        raise NotImplementedError
+
+    @staticmethod
+    def reply(text: str, calls: list[ReplyCall], usage: tuple[int, int]) -> dict[str, Any]:
+        """A reply in this API's shape with native tool calls and (input, output) token usage."""
+        raise NotImplementedError
+
+    raw_arguments = False  # native call arguments are JSON text here, so broken JSON can go out natively
+
+    @staticmethod
+    def reply_chunks(body: dict[str, Any], size: int) -> list[dict[str, Any]]:
+        """The stream chunks this API's server sends for reply `body`, text and arguments cut in
+        pieces of `size` characters the way real servers split them (framing is not included)."""
+        raise NotImplementedError
 
     def auth_headers(self) -> dict[str, str]:
         return {}
@@ -185,7 +214,7 @@ class Provider:
     def target(self, model: str | None = None) -> Target:
         secrets = ((self._key,) if self._key else ()) + tuple(header_secrets(self.profile.headers))
         return Target(self.name, self.url, model or self.profile.model, self.key_env, self.start_hint, secrets,
-                      api=self.api, context_advice=self.context_advice)
+                      url_shape=self.url_shape, context_advice=self.context_advice)
 
     @property
     def credential_headers(self) -> frozenset[str]:
@@ -516,3 +545,9 @@ def _media_type(resp: httpx.Response) -> str:
 def sse_json(data: dict[str, Any] | str) -> dict[str, Any]:
     """Decode an SSE data field (protocol modules call this in stream_item)."""
     return data if isinstance(data, dict) else decode_json(data)
+
+
+def pieces(text: str, size: int) -> list[str]:
+    """`text` in slices of `size` characters (at least one slice for a non-empty text)."""
+    size = max(1, size)
+    return [text[i : i + size] for i in range(0, len(text), size)]

@@ -7,7 +7,7 @@ from typing import Any
 from agentcli.core.errors import ProviderError
 from agentcli.core.errors import ProviderErrorCode as Code
 from agentcli.providers._http import error_from_inband
-from agentcli.providers.base import Chunk, Provider
+from agentcli.providers.base import Chunk, Provider, ReplyCall, pieces
 from agentcli.wire.types import RequestSettings
 
 PULLABLE = "qwen3:8b"  # a tool-capable model anyone can `ollama pull`, named when the server has none
@@ -57,13 +57,25 @@ def missing_model_hint(wanted: str, url: str, have: list[str]) -> str:
 class OllamaProvider(Provider):
     """No key; streams NDJSON by default so `stream` is always written explicitly."""
 
-    name = "ollama"
     api = "ollama"
+    url_shape = " (Ollama's URL is the server root, e.g. http://localhost:11434, without /v1 or /api)"
     start_hint = "try `ollama serve`"
     stream_format = "ndjson"
     context_advice = ("raise the model's context: [request] options = { num_ctx = 8192 } in the profile (or "
                       "OLLAMA_CONTEXT_LENGTH for the server), or send less: a shorter system_prompt, fewer tools "
                       "(tools.max_tier, tools.deny)")
+
+    @staticmethod
+    def reply_body(text: str) -> dict[str, Any]:
+        return ollama_body(text)
+
+    @staticmethod
+    def reply(text: str, calls: list[ReplyCall], usage: tuple[int, int]) -> dict[str, Any]:
+        return ollama_reply(text, calls, usage)
+
+    @staticmethod
+    def reply_chunks(body: dict[str, Any], size: int) -> list[dict[str, Any]]:
+        return ollama_chunks(body, size)
 
     def endpoint(self, settings: RequestSettings) -> str:
         return f"{self.url}/api/chat"
@@ -111,3 +123,46 @@ class OllamaProvider(Provider):
     async def model_info(self, model: str) -> dict[str, Any] | None:
         """/api/show: `capabilities` (e.g. ["completion", "tools"]), template, details, model_info."""
         return await self._get_json("/api/show", method="POST", json_body={"model": model})
+
+# -- what this API's server answers: a reply body, and the chunks it streams for it --------------
+# The scripted provider plays these back; the loopback test server serves them.
+
+
+def ollama_chunks(body: dict[str, Any], size: int = 8) -> list[dict[str, Any]]:
+    """Non-streamed /api/chat reply -> NDJSON objects; tool calls arrive whole, as Ollama sends them."""
+    msg = body.get("message") or {}
+    base = {"model": body.get("model", ""), "created_at": body.get("created_at", "2025-01-01T00:00:00Z")}
+
+    def chunk(message: dict[str, Any]) -> dict[str, Any]:
+        return {**base, "message": {"role": "assistant", "content": "", **message}, "done": False}
+
+    out = [chunk({"thinking": p}) for p in pieces(msg.get("thinking") or "", size)]
+    out += [chunk({"content": p}) for p in pieces(msg.get("content") or "", size)]
+    if msg.get("tool_calls"):
+        out.append(chunk({"tool_calls": msg["tool_calls"]}))
+    final = {k: v for k, v in body.items() if k not in ("message", "model", "created_at")}
+    final.update(done=True, done_reason=body.get("done_reason", "stop"))
+    out.append({**base, "message": {"role": "assistant", "content": ""}, **final})
+    return out
+
+
+def ollama_body(text: str, model: str = "loopback", tool_calls: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    msg: dict[str, Any] = {"role": "assistant", "content": text}
+    if tool_calls:
+        msg["tool_calls"] = tool_calls
+    return {
+        "model": model,
+        "created_at": "2025-01-01T00:00:00Z",
+        "message": msg,
+        "done": True,
+        "done_reason": "stop",
+        "prompt_eval_count": 10,
+        "eval_count": 5,
+    }
+
+
+def ollama_reply(text: str, calls: list[ReplyCall], usage: tuple[int, int]) -> dict[str, Any]:
+    """An /api/chat reply with tool calls and eval counts."""
+    body = ollama_body(text, tool_calls=[{"function": {"name": c.name, "arguments": c.args}} for c in calls] or None)
+    body["prompt_eval_count"], body["eval_count"] = usage
+    return body

@@ -1,7 +1,9 @@
-"""Test doubles shipped with the package: loopback protocol servers, stream helpers, the scripted provider.
+"""Test doubles shipped with the package: one per API shape (`doubles/<api>.py`: its loopback
+server and wire framing), the server machinery (`loopback`) and stream helpers (`streams`).
 
-Used by the test suite, `agent eval` and the offline profile. Names are imported on
-first use so importing this package stays cheap.
+Used by the test suite and `agent eval`. The scripted provider and its models are not here: they
+are a real offline provider (`agentcli.providers.scripted`), re-exported below for tests' convenience.
+Names are imported on first use so importing this package stays cheap.
 """
 
 from __future__ import annotations
@@ -11,13 +13,13 @@ from typing import Any
 from agentcli.core.lazy import lazy_exports
 
 _EXPORTS: dict[str, str] = {
-    "LoopbackServer": "agentcli.testing.servers",
+    "LoopbackServer": "agentcli.testing.loopback",
     "OpenAIServer": "agentcli.testing.servers",
     "AnthropicServer": "agentcli.testing.servers",
     "OllamaServer": "agentcli.testing.servers",
     "GeminiServer": "agentcli.testing.servers",
-    "Reply": "agentcli.testing.servers",
-    "Recorded": "agentcli.testing.servers",
+    "Reply": "agentcli.testing.loopback",
+    "Recorded": "agentcli.testing.loopback",
     "SERVERS": "agentcli.testing.servers",
     "server_for": "agentcli.testing.servers",
     "to_chunks": "agentcli.testing.streams",

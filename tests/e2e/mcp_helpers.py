@@ -67,7 +67,7 @@ class View:
         return [r for m in self.messages if m.role is Role.TOOL for r in m.tool_results]
 
     def calls(self, *outs: tuple[str, dict[str, Any]], text: str = "") -> dict[str, Any]:
-        from agentcli.testing.writers import Out, write_turn
+        from agentcli.providers.scripted.writers import Out, write_turn
 
         return write_turn(self.plan, text, [Out(n, a) for n, a in outs])
 

@@ -10,7 +10,7 @@ from wire_helpers import KEY, ask, body_for, make_profile, provider_for, server
 from agentcli.core.errors import ProviderError
 from agentcli.core.errors import ProviderErrorCode as Code
 from agentcli.core.events import RetryScheduled
-from agentcli.providers import DEFAULTS, PROVIDERS, create, provider_class
+from agentcli.providers import create, names, provider_class, rows
 from agentcli.testing.streams import anthropic_events, openai_chunks
 
 
@@ -43,7 +43,7 @@ async def test_401_is_not_retried_and_never_shows_the_key(api, stream, sleeps, k
 async def test_missing_key_names_the_variable(monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     with pytest.raises(ProviderError) as info:
-        create(make_profile("openai", DEFAULTS["openai"][0]))
+        create(make_profile("openai", rows()["openai"].url))
     assert info.value.code is Code.AUTH and "OPENAI_API_KEY" in info.value.message
     monkeypatch.delenv("MY_GATEWAY_KEY", raising=False)
     with pytest.raises(ProviderError) as info:
@@ -82,16 +82,15 @@ async def test_empty_api_key_env_sends_no_key(monkeypatch):
 
 
 def test_registry_and_defaults(monkeypatch):
-    assert set(PROVIDERS) == {"openai", "openrouter", "anthropic", "ollama", "gemini", "scripted"}
-    from agentcli.config.providers import PROVIDERS as ROWS
-
-    for name, entry in ROWS.items():
-        assert provider_class(name).name == name
+    assert set(names()) == {"openai", "openrouter", "anthropic", "ollama", "gemini", "scripted"}
+    for name, row in rows().items():
         # The row's api is what callers read before the class is imported: the class must agree.
-        assert entry.api is None or provider_class(name).api == entry.api, name
+        assert row.api is None or provider_class(name).api == row.api, name
     monkeypatch.setenv("OPENROUTER_API_KEY", "sk-or-v1-abcdefghijklmnopqrstuvwxyz")
     p = create(make_profile("openrouter", None))
-    assert p.url == "https://openrouter.ai/api/v1" and p.api == "openai"
+    # OpenRouter is a row on the OpenAI shape: the OpenAI class, under the row's name, URL and key.
+    assert p.name == "openrouter" and p.url == "https://openrouter.ai/api/v1" and p.api == "openai"
+    assert p.key_env == "OPENROUTER_API_KEY"
     assert create(make_profile("ollama", None)).url == "http://localhost:11434"
     with pytest.raises(KeyError):
         provider_class("nope")
@@ -243,5 +242,5 @@ def test_every_registered_provider_is_tested():
 
     here = Path(__file__).parent
     text = "".join(p.read_text() for p in here.glob("test_*.py")) + (here / "wire_helpers.py").read_text()
-    for name in PROVIDERS:
+    for name in names():
         assert f'"{name}"' in text, f"provider {name!r} has no tests under tests/wire"

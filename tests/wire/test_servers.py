@@ -125,7 +125,7 @@ def test_cut_index_falls_inside_the_first_call(api):
         "gemini": gemini_body("ab", calls=[{"name": "ls", "args": {"path": "."}}]),
     }
     chunks = to_chunks(api, bodies[api], 4)
-    n = cut_index(chunks)
+    n = cut_index(chunks, server_for(api).call_piece)
     sent = json.dumps(chunks[:n])
     assert 0 < n < len(chunks)
     assert '"path": "."' not in sent and '{\\"path\\": \\".\\"}' not in sent  # the arguments never complete

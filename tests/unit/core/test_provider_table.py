@@ -1,9 +1,8 @@
-"""Adding a provider is one module and one row of the provider table: a throwaway provider
-registered in one place is accepted by profiles and runs a real turn over HTTP."""
+"""Adding a provider on an API shape agentcli speaks is one row of the provider table: a throwaway
+provider registered in one place is accepted by profiles and runs a real turn over HTTP."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -12,40 +11,19 @@ import pytest
 from agentcli.agent.build import open_session
 from agentcli.agent.loop import Agent
 from agentcli.config import load_profile
-from agentcli.config.providers import PROVIDERS, ProviderEntry
+from agentcli.config.providers import PROVIDERS, ProviderFacts
 from agentcli.core.events import Done
-from agentcli.providers.base import Chunk, Provider, sse_json
 from agentcli.testing.servers import OpenAIServer
-from agentcli.wire.types import RequestSettings
-
-
-class AcmeProvider(Provider):
-    """A made-up vendor that speaks the Chat Completions shape on its own path."""
-
-    name = "acme"
-    api = "openai"
-
-    def endpoint(self, settings: RequestSettings) -> str:
-        return f"{self.url}/chat/completions"
-
-    def adjust_body(self, body: dict[str, Any], settings: RequestSettings) -> dict[str, Any]:
-        body["stream"] = bool(settings.stream)
-        return body
-
-    def stream_item(self, event: str, data: dict[str, Any] | str) -> Chunk:
-        if isinstance(data, str) and data.strip() == "[DONE]":
-            return None, True
-        return sse_json(data), False
 
 
 @pytest.fixture
 def acme(monkeypatch: pytest.MonkeyPatch) -> None:
-    # The vendor's module, as a plugin package would ship it.
-    monkeypatch.setitem(sys.modules, "acme_vendor.provider", sys.modules[__name__])
-    monkeypatch.setitem(PROVIDERS, "acme", ProviderEntry("acme_vendor.provider:AcmeProvider", "openai", None, None))
+    # A made-up vendor on the Chat Completions shape: its row is all there is.
+    monkeypatch.setitem(PROVIDERS, "acme", ProviderFacts("openai", None, "ACME_API_KEY"))
+    monkeypatch.setenv("ACME_API_KEY", "acme-test-key-0123456789")
 
 
-async def test_a_provider_is_one_module_and_one_row(acme: None, tmp_path: Path) -> None:
+async def test_a_provider_on_a_known_shape_is_one_row(acme: None, tmp_path: Path) -> None:
     with OpenAIServer() as server:
         server.queue({"choices": [{"index": 0, "message": {"role": "assistant", "content": "hello from acme"},
                                    "finish_reason": "stop"}]})
@@ -59,6 +37,8 @@ async def test_a_provider_is_one_module_and_one_row(acme: None, tmp_path: Path) 
         await session.provider.aclose()
     done = events[-1]
     assert isinstance(done, Done) and done.answer == "hello from acme"
+    assert session.provider.name == "acme"  # the row's name, and its key variable:
+    assert server.last.headers["authorization"] == "Bearer acme-test-key-0123456789"
     assert server.last.path.endswith("/chat/completions") and server.last.body["model"] == "acme-1"
 
 

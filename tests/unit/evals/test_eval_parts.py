@@ -13,8 +13,8 @@ from agentcli.agent.layers import ALL_OFF, ALL_ON
 from agentcli.core.events import Checkpoint, CheckpointKind, Done, Notice, ToolFinished
 from agentcli.core.types import Tool
 from agentcli.evals import matrix, report, runner
-from agentcli.testing.builtin import BUILTIN_MODELS, is_builtin, load_builtin
-from agentcli.testing.writers import NATIVE, TEXT, Out, write_turn
+from agentcli.providers.scripted.builtin import BUILTIN_MODELS, is_builtin, load_builtin
+from agentcli.providers.scripted.writers import NATIVE, TEXT, Out, write_turn
 from agentcli.wire.dialects import DIALECTS
 from agentcli.wire.types import ParseContext, WirePlan
 

@@ -11,8 +11,8 @@ from agentcli.evals import report, runner
 from agentcli.evals.noisy import FAULTS, NoiseConfig, lesson
 from agentcli.evals.personas import PERSONAS
 from agentcli.evals.scenarios import SCENARIOS, get, select
-from agentcli.testing.model import Call
-from agentcli.testing.writers import Out
+from agentcli.providers.scripted.model import Call
+from agentcli.providers.scripted.writers import Out
 
 ALL = list(SCENARIOS)
 # Controls that start real processes (git, a sandboxed server): run for every persona above, left out

@@ -1,16 +1,20 @@
 """How the scripted model writes a turn: native call fields per API, or calls as text per dialect.
 
-Two tables: NATIVE (api -> body builder) and TEXT (dialect -> call renderer). The emulation
-dialects' own `render_call` is used where the arguments are well formed, so the model writes
-exactly what the prompt asked for; the raw-JSON forms below exist to carry broken arguments.
+Native calls are written by the provider class that speaks the plan's API (`Provider.reply`);
+TEXT (dialect -> call renderer) writes them into the text. The emulation dialects' own
+`render_call` is used where the arguments are well formed, so the model writes exactly what the
+prompt asked for; the raw-JSON forms below exist to carry broken arguments.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from agentcli.config.providers import api_kinds
 
 if TYPE_CHECKING:
     from agentcli.wire.types import WirePlan
@@ -72,58 +76,28 @@ def text_call(o: Out, dialect: str) -> str:
     return render(o)
 
 
-def _openai(text: str, outs: list[Out], usage: tuple[int, int]) -> dict[str, Any]:
-    from agentcli.testing.streams import openai_body
+@functools.cache
+def _native(api: str) -> tuple[Callable[[str, list[Out], tuple[int, int]], dict[str, Any]], bool]:
+    """(body builder, native arguments are raw JSON text) for `api`: the reply its provider class writes."""
+    from agentcli.providers import speaker
+    from agentcli.providers.base import ReplyCall
 
-    calls = [{"id": f"call_{i}", "type": "function", "function": {"name": o.name, "arguments": _raw(o)}}
-             for i, o in enumerate(outs)]
-    body = openai_body(text, tool_calls=calls or None)
-    if calls and not text:
-        body["choices"][0]["message"]["content"] = None
-    body["usage"] = {"prompt_tokens": usage[0], "completion_tokens": usage[1], "total_tokens": sum(usage)}
-    return body
+    cls = speaker(api)
 
+    def build(text: str, outs: list[Out], usage: tuple[int, int]) -> dict[str, Any]:
+        return cls.reply(text, [ReplyCall(o.name, o.args, _raw(o)) for o in outs], usage)
 
-def _anthropic(text: str, outs: list[Out], usage: tuple[int, int]) -> dict[str, Any]:
-    from agentcli.testing.streams import anthropic_body
-
-    uses = [{"type": "tool_use", "id": f"toolu_{i:02d}", "name": o.name, "input": o.args} for i, o in enumerate(outs)]
-    body = anthropic_body(text, tool_uses=uses or None)
-    body["usage"] = {"input_tokens": usage[0], "output_tokens": usage[1]}
-    return body
+    return build, cls.raw_arguments
 
 
-def _ollama(text: str, outs: list[Out], usage: tuple[int, int]) -> dict[str, Any]:
-    from agentcli.testing.streams import ollama_body
-
-    body = ollama_body(text, tool_calls=[{"function": {"name": o.name, "arguments": o.args}} for o in outs] or None)
-    body["prompt_eval_count"], body["eval_count"] = usage
-    return body
-
-
-def _gemini(text: str, outs: list[Out], usage: tuple[int, int]) -> dict[str, Any]:
-    from agentcli.testing.streams import gemini_body
-
-    body = gemini_body(text, calls=[{"name": o.name, "args": o.args} for o in outs] or None)
-    body["usageMetadata"] = {"promptTokenCount": usage[0], "candidatesTokenCount": usage[1],
-                             "totalTokenCount": sum(usage)}
-    return body
-
-
-# api -> (body builder, native arguments are raw JSON text)
-NATIVE: dict[str, tuple[Callable[[str, list[Out], tuple[int, int]], dict[str, Any]], bool]] = {
-    "openai": (_openai, True),
-    "anthropic": (_anthropic, False),
-    "ollama": (_ollama, False),
-    "gemini": (_gemini, False),
-}
+NATIVE: tuple[str, ...] = api_kinds()  # the API shapes the model writes native calls in: every one a provider speaks
 
 
 def write_turn(plan: WirePlan, text: str, outs: list[Out], usage: tuple[int, int] = (0, 0)) -> dict[str, Any]:
     """One scripted turn ({api: body}) for the plan: native calls where the plan is native and the
     call fits the API's fields; every other call goes into the text in its dialect."""
     api = plan.api if plan.api in NATIVE else "openai"
-    build, raw_native = NATIVE[api]
+    build, raw_native = _native(api)
     native: list[Out] = []
     texts: list[str] = [text] if text else []
     for o in outs:

@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from agentcli.testing.model import View, read_view
-from agentcli.testing.writers import Out, write_turn
+from agentcli.providers.scripted.model import View, read_view
+from agentcli.providers.scripted.writers import Out, write_turn
 
 if TYPE_CHECKING:
     from agentcli.core.types import Message, Tool

@@ -9,6 +9,12 @@ parsers and stream assemblers as live ones, faults through the same retry policy
         {"fault": {"status": 429, "retry_after": 1}},  # an HTTP error
         {"fault": "reset"}                             # a dropped connection
     ]}
+
+Each API's reply bodies and stream chunks come from the provider class that speaks it
+(`reply_body`, `reply`, `reply_chunks`), so a scripted turn is exactly what that API's server sends.
+The package also holds the scripted model that writes turns from the conversation (`model`,
+`writers`) and the built-in models a profile names as `builtin:NAME` (`builtin`, `demo_model`,
+the offline profile's demo): they are part of a real offline provider, not test doubles.
 """
 
 from __future__ import annotations
@@ -120,7 +126,7 @@ class ScriptedProvider(Provider):
             if not profile.script:
                 raise ConfigError("the scripted provider needs `script` (a file of turns)", profile=profile.name, key="script")
             if profile.script.startswith("builtin:"):  # a named built-in model (the offline profile's demo)
-                from agentcli.testing.builtin import load_builtin
+                from agentcli.providers.scripted.builtin import load_builtin
 
                 try:
                     file_api, self._fn = load_builtin(profile.script)
@@ -198,8 +204,7 @@ class ScriptedProvider(Provider):
         emit: Callable[[Any], None], state: _Attempt,
     ) -> ParsedResponse:
         from agentcli import wire
-        from agentcli.providers import provider_class
-        from agentcli.testing.streams import TEXT_BODY, text_body, to_chunks
+        from agentcli.providers import SPEAKERS, speaker
 
         kind, value = next(iter(turn.items()))
         target = self.target(settings.model)
@@ -214,18 +219,18 @@ class ScriptedProvider(Provider):
             headers.update(value.get("headers") or {})
             body = value.get("body", "")
             text = body if isinstance(body, str) else json.dumps(body)
-            refine = provider_class(self.api).refine_error
+            refine = speaker(self.api).refine_error
             raise error_from_status(value["status"], text, headers, target, refine)
         if kind == "text":
-            api = plan.api if plan.api in TEXT_BODY else self.api
-            body = text_body(api, value)
+            api = plan.api if plan.api in SPEAKERS else self.api
+            body = speaker(api).reply_body(value)
         else:
             api, body = kind, copy.deepcopy(value)
         wplan = plan if plan.api == api else dataclasses.replace(plan, api=api)
         if not settings.stream:
             return wire.parse_response(wplan, self.pipeline.on_response(body), ctx)
         assembler = wire.new_stream(wplan, ctx)
-        for chunk in to_chunks(api, body, self.chunk_size):
+        for chunk in speaker(api).reply_chunks(body, self.chunk_size):
             for event in assembler.feed(self.pipeline.on_chunk(chunk)):
                 state.emitted = True
                 emit(event)

@@ -10,7 +10,7 @@ from typing import Any
 PREFIX = "builtin:"
 
 BUILTIN_MODELS: dict[str, tuple[str, str]] = {
-    "demo": ("openai", "agentcli.testing.demo_model:demo_turn"),
+    "demo": ("openai", "agentcli.providers.scripted.demo_model:demo_turn"),
 }
 
 
