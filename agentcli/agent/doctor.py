@@ -153,11 +153,10 @@ def gather(profile: Any, *, offline: bool, probe: bool = False, forget: bool = F
     learned = LearnedStore()
     if forget:
         learned.forget(profile.model, provider.url)
-    facts = learned.get(profile.model, provider.url)
     spec = parse_model_id(profile.model)
     from agentcli.agent.resolve import resolve_model
 
-    resolved, plan = resolve_model(profile, provider.api, {k: f.value for k, f in facts.items()})
+    resolved, plan = resolve_model(profile, provider, learned)
     checks = [key_missing or _key_check(profile, provider), _sandbox_check(profile)]
     warnings = []
     if is_unknown(spec):

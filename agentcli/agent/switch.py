@@ -74,22 +74,20 @@ def for_model(profile: Any, model: str, provider: str) -> Any:
 
 
 def apply_profile(session: Session, profile: Any, *, transport: Any = None) -> SwitchReport:
+    from agentcli.agent.resolve import resolve_model
     from agentcli.core.types import Tier
-    from agentcli.models import parse_model_id, resolve_capability
+    from agentcli.models import parse_model_id
     from agentcli.models.capability import UNKNOWN_MODEL_WARNING, is_unknown
     from agentcli.providers import create
 
     old_cap = session.capability.capability
     provider = create(profile, transport=transport)
-    facts = {}
-    if session.learned is not None:
-        facts = {k: f.value for k, f in session.learned.get(profile.model, provider.url).items()}
-    resolved = resolve_capability(profile.model, overrides=profile.capabilities, learned=facts, provider=profile.provider)
+    resolved, _ = resolve_model(profile, provider, session.learned)  # a bad profile value: nothing changed yet
     old_provider = session.provider
     session.provider, session.profile, session.capability = provider, profile, resolved
     session.max_tier = Tier.parse(profile.tools.max_tier)
     session.tier = min(session.tier, session.max_tier)
-    session.renegotiate()
+    session.renegotiate()  # the same plan resolve_model made, recorded in the transcript
     from agentcli.tools.edit_choice import reoffer
 
     reoffer(session.registry, profile.tools.edit_tool, resolved.capability.edit_tool, profile.tools.deny)
