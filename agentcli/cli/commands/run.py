@@ -169,17 +169,6 @@ def finished(saved: Any) -> bool:
     return last.role is Role.ASSISTANT and not last.tool_calls
 
 
-def _saved(resume: str | None, continue_: bool, workspace: Path | None) -> Any:
-    from agentcli.agent.store import find_session, load_session
-    from agentcli.agent.workspace import resolve_workspace
-
-    if continue_ and resume:
-        raise UsageError("--continue and --resume both name a session", hint="use one of them")
-    here = resolve_workspace(workspace)
-    path = find_session(None, workspace=here) if continue_ or resume == "last" else find_session(resume)
-    return load_session(path)
-
-
 def _renderer(json_out: bool, quiet: bool) -> Any:
     if json_out and quiet:
         raise UsageError("--json and --quiet both choose the output", hint="use one of them")
@@ -227,12 +216,11 @@ def _warn_unsandboxed() -> None:
                                     "start, shell commands run with your full permissions, unasked", style="bold red")
 
 
-def _restore(session: Any, saved: Any) -> None:
-    """A resumed session's history and file ledger, with a word about torn transcript lines."""
-    from agentcli.ui.render import make_console
+def _warn_torn(saved: Any) -> None:
+    """A word about transcript lines a crash tore (skipped when the session was rebuilt)."""
+    if saved is not None and saved.skipped_lines:
+        from agentcli.ui.render import make_console
 
-    session.history, session.ledger = saved.history, saved.ledger
-    if saved.skipped_lines:
         make_console(stderr=True).print(f"! skipped {saved.skipped_lines} torn line(s) in the transcript", style="yellow")
 
 
@@ -243,6 +231,7 @@ def execute(
     continue_: bool = False, quiet: bool = False,
 ) -> int:
     from agentcli.agent.build import open_session
+    from agentcli.agent.resume import ResumeRequest, carried
     from agentcli.cli.errors import EXIT_CODES
     from agentcli.core.events import SessionStarted
     from agentcli.ui.header import facts
@@ -254,33 +243,22 @@ def execute(
     approver, mode = choose_approver(yes, approve, unsandboxed)
     if unsandboxed:
         _warn_unsandboxed()
-    saved = None
-    start = None
-    if continuing:
-        saved = _saved(resume, continue_, workspace)
-        profile = profile or saved.meta.get("profile_ref") or saved.meta.get("profile")
-        workspace = workspace or (Path(saved.meta["workspace"]) if saved.meta.get("workspace") else None)
-        start = saved.meta.get("tier")  # where the saved session was; --tier still caps it
-        model = model or saved.meta.get("model")  # the session's model unless -m says otherwise
+    request = ResumeRequest.of(resume, continue_)
+    saved = request.load(workspace) if request is not None else None
+    if saved is not None:
+        profile, workspace, model = carried(saved, profile, workspace, model)  # -m etc. still win
         if (not goal and finished(saved) and saved.end is not None
                 and not (sys.stdin.isatty() and not json_out and not quiet)):
             raise NothingToDo(saved.id)
     elif not goal:
         raise UsageError("no goal given", hint='agent run "what you want done" --profile NAME')
     prof, rule = load_routed(profile, workspace, model, max_turns)
-    if start and tier:
-        from agentcli.core.types import Tier
-
-        start = min(Tier.parse(start), Tier.parse(tier)).label
-    # --tier is the cap; the run starts at the profile's start_tier and rises through the tier
-    # checkpoint, unasked up to what --approve edits (walk) or --yes / --approve all (the cap) grant.
-    session = open_session(
-        prof, workspace, tier=start, cap=tier, goal=goal or (saved.meta.get("goal") if saved else None),
-        approve_mode=mode, interactive=sys.stdin.isatty() and not yes,
-        session_id=saved.id if saved else None,
-    )
-    if saved is not None:
-        _restore(session, saved)
+    # --tier is the cap; the run starts at the profile's start_tier (a resumed one where it had got
+    # to) and rises through the tier checkpoint, unasked up to what --approve edits (walk) or --yes /
+    # --approve all (the cap) grant.
+    session = open_session(prof, workspace, cap=tier, goal=goal or None, approve_mode=mode,
+                           interactive=sys.stdin.isatty() and not yes, resume=saved)
+    _warn_torn(saved)
     start = facts(session, resumed=saved is not None)
     start["provider_rule"] = rule
     if saved is not None and not goal and finished(saved) and saved.end is None:
