@@ -7,10 +7,15 @@ rendered for the new wire plan. Returns what changed, for the UI to show.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentcli.agent.session import Session
 from agentcli.core.errors import UsageError
+
+if TYPE_CHECKING:
+    import httpx
+
+    from agentcli.config.schema import Profile
 
 COMPARED = ("native_tools", "parallel_tools", "context_window", "emulation_style", "edit_tool")
 
@@ -26,7 +31,7 @@ class SwitchReport:
     inherited_from: str | None = None
 
 
-def switch(session: Session, ref: str, *, transport: Any = None) -> SwitchReport:
+def switch(session: Session, ref: str, *, transport: httpx.AsyncBaseTransport | None = None) -> SwitchReport:
     """`ref`: a model id, `provider/model`, or a profile name.
 
     A model id goes through the same model-id table as `agent run -m`, so `/model claude-sonnet-4-5`
@@ -51,7 +56,7 @@ def switch(session: Session, ref: str, *, transport: Any = None) -> SwitchReport
     return apply_profile(session, new_profile, transport=transport)
 
 
-def for_model(profile: Any, model: str, provider: str) -> Any:
+def for_model(profile: Profile, model: str, provider: str) -> Profile:
     """The current profile moved to another model: its tier, limits, rules and tool lists stay;
     what it said about its old model does not (capability overrides, a forced dialect), nor, on
     another provider, what it said about the old server (URL, key, headers, body overrides,
@@ -73,7 +78,7 @@ def for_model(profile: Any, model: str, provider: str) -> Any:
     return new
 
 
-def apply_profile(session: Session, profile: Any, *, transport: Any = None) -> SwitchReport:
+def apply_profile(session: Session, profile: Profile, *, transport: httpx.AsyncBaseTransport | None = None) -> SwitchReport:
     from agentcli.agent.resolve import resolve_model
     from agentcli.core.types import Tier
     from agentcli.models import parse_model_id

@@ -4,19 +4,28 @@ from __future__ import annotations
 
 import contextlib
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentcli.cli.profile_load import load, load_routed  # noqa: F401  (chat imports load from here)
 from agentcli.core import aio
 from agentcli.core.errors import UsageError
 from agentcli.core.events import StopReason
 
+if TYPE_CHECKING:
+    from agentcli.agent.approval import Approver
+    from agentcli.agent.session import Session
+    from agentcli.agent.store import SavedSession
+    from agentcli.core.events import Done
+
+    Render = Callable[[object], None]  # a renderer: takes every event the run emits
+
 APPROVE_MODES = ("ask", "edits", "all")
 MAX_GOAL_BYTES = 1 << 20  # a goal read from stdin; more is a mistake (a file piped by accident)
 
 
-def choose_approver(yes: bool, approve: str | None, unsandboxed: bool = False) -> tuple[Any, str]:
+def choose_approver(yes: bool, approve: str | None, unsandboxed: bool = False) -> tuple[Approver, str]:
     from agentcli.agent.approval import PolicyApprover
 
     mode = "all" if yes else (approve or "ask")
@@ -113,17 +122,20 @@ def read_goal(goal: str | None, continuing: bool) -> str | None:
     return data.strip()
 
 
-async def drive(session: Any, approver: Any, goal: str | None, render: Any, *, keep_open: bool = False) -> Any:
+async def drive(session: Session, approver: Approver, goal: str | None, render: Render, *,
+                keep_open: bool = False) -> Done | None:
     """Run one exchange; returns the Done event. With `keep_open` the HTTP client and MCP servers
     stay up on the process's loop for the chat that follows (`run -i`)."""
     from agentcli.agent.loop import Agent
+    from agentcli.core.events import Done
 
     done = None
     try:
         async with contextlib.aclosing(Agent(session, approver).run(goal)) as events:  # closed here, even on error
             async for event in events:
                 render(event)
-                done = event
+                if isinstance(event, Done):
+                    done = event
     finally:
         if not keep_open:
             await session.aclose()  # the HTTP client and MCP servers live on this event loop: closed with it
@@ -138,7 +150,7 @@ class NothingToDo(UsageError):
                          hint=f'agent run -c "what next"  (or open it: agent chat --resume {session_id})')
 
 
-def _interrupted(session: Any, exc: BaseException) -> int:
+def _interrupted(session: Session, exc: BaseException) -> int:
     """Ctrl-C, SIGTERM or SIGHUP during a run: the spinner gone, the session ended and saved (the
     loop's own clean-up may have been cut short), how to resume said; 128 + the signal."""
     from agentcli.ui.progress import stop_active
@@ -155,7 +167,7 @@ def _interrupted(session: Any, exc: BaseException) -> int:
     return exit_code(exc)
 
 
-def finished(saved: Any) -> bool:
+def finished(saved: SavedSession) -> bool:
     """True when the conversation ends with the model's answer: continuing it without a new goal
     would only ask the model to answer again (a second, billed turn). A run cut short (last a user
     line or tool results, or stopped before its first request while its goal is saved) is not
@@ -169,7 +181,7 @@ def finished(saved: Any) -> bool:
     return last.role is Role.ASSISTANT and not last.tool_calls
 
 
-def _renderer(json_out: bool, quiet: bool) -> Any:
+def _renderer(json_out: bool, quiet: bool) -> Render:
     if json_out and quiet:
         raise UsageError("--json and --quiet both choose the output", hint="use one of them")
     if json_out:
@@ -185,7 +197,7 @@ def _renderer(json_out: bool, quiet: bool) -> Any:
     return TerminalRenderer()
 
 
-def _closed_pipe(session: Any) -> int:
+def _closed_pipe(session: Session) -> int:
     import os
 
     if session.transcript:
@@ -196,7 +208,7 @@ def _closed_pipe(session: Any) -> int:
     return 141  # 128 + SIGPIPE, as a shell reports a pipeline member the reader left
 
 
-def _close_answered(session: Any, render: Any) -> int:
+def _close_answered(session: Session, render: Render) -> int:
     """A run stopped after its answer was saved and before it was closed (killed at the very end):
     resuming it closes it with that answer, asking the model nothing."""
     from agentcli.core.events import Done, StopReason
@@ -216,7 +228,7 @@ def _warn_unsandboxed() -> None:
                                     "start, shell commands run with your full permissions, unasked", style="bold red")
 
 
-def _warn_torn(saved: Any) -> None:
+def _warn_torn(saved: SavedSession | None) -> None:
     """A word about transcript lines a crash tore (skipped when the session was rebuilt)."""
     if saved is not None and saved.skipped_lines:
         from agentcli.ui.render import make_console
