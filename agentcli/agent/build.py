@@ -111,7 +111,7 @@ def open_session(
         start = resumed_tier(resume, max_tier) or start
     if resume is not None and goal is None:
         goal = resume.meta.get("goal")
-    transcript = Transcript(sessions_dir() / f"{sid}.jsonl") if record else None
+    transcript = _open_transcript(sid, profile, ws, goal, start) if record else None
     session = Session(
         id=sid, profile=profile, workspace=ws, provider=provider, capability=capability, plan=plan,
         registry=registry, tool_ctx=ctx, tier=start, max_tier=max_tier,
@@ -129,10 +129,16 @@ def open_session(
     session.tool_notes.extend(mcp_warnings)
     if resume is not None:
         session.history, session.ledger = resume.history, resume.ledger
-    if transcript:
-        transcript.write(
-            "session", id=sid, profile=profile.name, provider=profile.provider, model=profile.model,
-            workspace=str(ws), goal=goal, tier=session.tier.label, pid=os.getpid(),
-            profile_ref=str(profile.source) + ("#" + profile.name if profile.name else "") if profile.source else profile.name,
-        )
     return session
+
+
+def _open_transcript(sid: str, profile: Profile, ws: Path, goal: str | None, start: Tier) -> Transcript:
+    """The session's transcript, its opening record written at once: a run killed a moment later
+    leaves a session that says what it was (its goal, model, tier), never an empty file."""
+    transcript = Transcript(sessions_dir() / f"{sid}.jsonl")
+    transcript.write(
+        "session", id=sid, profile=profile.name, provider=profile.provider, model=profile.model,
+        workspace=str(ws), goal=goal, tier=start.label, pid=os.getpid(),
+        profile_ref=str(profile.source) + ("#" + profile.name if profile.name else "") if profile.source else profile.name,
+    )
+    return transcript

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -14,6 +13,8 @@ from agentcli.core.errors import UsageError
 from agentcli.core.events import StopReason
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from agentcli.agent.approval import Approver
     from agentcli.agent.session import Session
     from agentcli.agent.store import SavedSession
@@ -145,8 +146,8 @@ async def drive(session: Session, approver: Approver, goal: str | None, render: 
 class NothingToDo(UsageError):
     """`agent run -c` without a goal on a conversation that already has its answer (exit 2)."""
 
-    def __init__(self, session_id: str) -> None:
-        super().__init__(f"nothing to do: session {session_id} already ended with an answer, and no new goal was given",
+    def __init__(self, session_id: str, why: str = "already ended with an answer") -> None:
+        super().__init__(f"nothing to do: session {session_id} {why}, and no new goal was given",
                          hint=f'agent run -c "what next"  (or open it: agent chat --resume {session_id})')
 
 
@@ -262,6 +263,8 @@ def execute(
         if (not goal and finished(saved) and saved.end is not None
                 and not (sys.stdin.isatty() and not json_out and not quiet)):
             raise NothingToDo(saved.id)
+        if not goal and not saved.history and not saved.meta.get("goal"):  # killed before its first record
+            raise NothingToDo(saved.id, "was stopped before it began")
     elif not goal:
         raise UsageError("no goal given", hint='agent run "what you want done" --profile NAME')
     prof, rule = load_routed(profile, workspace, model, max_turns)

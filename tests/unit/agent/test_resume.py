@@ -132,3 +132,20 @@ def test_run_continue_starts_where_the_session_had_got_to(tmp_path: Path) -> Non
     transcript.close()
     assert start("-c", "again")["tier"] == "walk"
     assert start("-c", "again", "--tier", "crawl")["tier"] == "crawl"
+
+
+def test_resuming_a_session_killed_before_its_first_record_says_so(tmp_path: Path) -> None:
+    """An empty transcript (killed between creating the file and writing to it): exit 2 naming why,
+    not an internal error; with a goal it runs."""
+    from typer.testing import CliRunner
+
+    from agentcli.agent.store import sessions_dir
+    from agentcli.cli.main import app
+
+    sessions_dir().mkdir(parents=True, exist_ok=True)
+    (sessions_dir() / "20260101-000000-abcdef.jsonl").write_text("")
+    args = ["run", "--resume", "20260101-000000-abcdef", "--profile", "offline", "-w", str(tmp_path), "-q"]
+    res = CliRunner().invoke(app, args, catch_exceptions=False)
+    assert res.exit_code == 2 and "stopped before it began" in res.output
+    res = CliRunner().invoke(app, [*args, "hello"], catch_exceptions=False)
+    assert res.exit_code == 0, res.output
