@@ -91,6 +91,8 @@ def apply_profile(session: Session, profile: Profile, *, transport: httpx.AsyncB
     old_provider = session.provider
     session.provider, session.profile, session.capability = provider, profile, resolved
     session.max_tier = Tier.parse(profile.tools.max_tier)
+    if session.grant is not None and session.grant.cap_from == "--tier":  # the run's --tier still holds
+        session.max_tier = min(session.max_tier, session.grant.cap)
     session.tier = min(session.tier, session.max_tier)
     session.renegotiate()  # the same plan resolve_model made, recorded in the transcript
     from agentcli.tools.edit_choice import reoffer

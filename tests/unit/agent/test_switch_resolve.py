@@ -12,6 +12,7 @@ from agentcli.agent.session import Session
 from agentcli.agent.switch import apply_profile, switch
 from agentcli.config import load_profile
 from agentcli.core.errors import ConfigError
+from agentcli.core.types import Tier
 from agentcli.providers.scripted import ScriptedProvider
 
 PROFILES = ('[profiles.p]\nprovider = "ollama"\nmodel = "qwen2.5:7b"\nurl = "http://127.0.0.1:9"\n'
@@ -49,3 +50,14 @@ def test_a_profile_value_the_model_cannot_take_changes_nothing(path: Path) -> No
         apply_profile(s, load_profile(f"{path}#bad").profile)
     assert caught.value.key == "capabilities"
     assert (s.profile, s.provider, s.capability, s.plan) == before
+
+
+def test_a_switch_keeps_the_runs_tier_flag_as_its_cap(path: Path) -> None:
+    profile = load_profile(f"{path}#p").profile
+    s = open_session(profile, path.parent / "ws", cap="crawl",
+                     provider=ScriptedProvider.from_turns([], api="ollama"))
+    switch(s, "openai/gpt-4o")  # a profile whose own max_tier is higher
+    assert s.max_tier is Tier.CRAWL and s.tier_grant().cap is Tier.CRAWL
+    plain = _session(path)
+    switch(plain, "openai/gpt-4o")
+    assert plain.max_tier is Tier.RUN  # no flag: the profile's cap, as before
