@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from agentcli.agent.approval import TierGrant
 from agentcli.agent.session import Session
@@ -12,6 +12,13 @@ from agentcli.agent.store import Transcript, new_session_id, sessions_dir
 from agentcli.agent.workspace import resolve_workspace
 from agentcli.core.errors import UsageError
 from agentcli.core.types import Tier
+
+if TYPE_CHECKING:
+    import httpx
+
+    from agentcli.agent.store import SavedSession
+    from agentcli.config.schema import Profile
+    from agentcli.providers.base import Provider
 
 
 def _tier(value: str) -> Tier:
@@ -50,7 +57,7 @@ def tier_cap(requested: str | None, profile_max: Tier) -> Tier:
 
 
 def open_session(
-    profile: Any,
+    profile: Profile,
     workspace: Path | None = None,
     *,
     tier: str | None = None,
@@ -60,11 +67,14 @@ def open_session(
     interactive: bool = False,
     session_id: str | None = None,
     record: bool = True,
-    transport: Any = None,
-    provider: Any = None,
+    transport: httpx.AsyncBaseTransport | None = None,
+    provider: Provider | None = None,
+    resume: SavedSession | None = None,
 ) -> Session:
     """Build everything one conversation needs. `provider` replaces the profile's (tests, `agent eval`);
-    `cap` is `--tier`; `tier` starts the run there instead of at start_tier (a resumed session)."""
+    `cap` is `--tier`; `tier` starts the run there instead of at start_tier. `resume` continues a saved
+    session: its id, history and file ledger, its goal unless a new one is given, and the tier it had
+    reached (its raises replayed, capped by this run's cap) unless `tier` says otherwise."""
     from agentcli.models import LearnedStore
     from agentcli.providers import create as create_provider
     from agentcli.tools.base import ToolContext
@@ -79,10 +89,9 @@ def open_session(
     # The key is read; keep shells from reading it back out of /proc/<our pid>/environ.
     protect_process_environment([profile.api_key_env] if profile.api_key_env else [])
     learned = LearnedStore() if record else None
-    facts = {k: f.value for k, f in learned.get(profile.model, provider.url).items()} if learned else {}
     from agentcli.agent.resolve import resolve_model
 
-    capability, plan = resolve_model(profile, provider.api, facts)
+    capability, plan = resolve_model(profile, provider, learned)
     # per session: tools a session adds (MCP, plugins) stay in it; the edit tool is the model's own form
     registry = session_registry(profile.tools.edit_tool, capability.capability.edit_tool, profile.tools.deny)
     from agentcli.tools.deferred import ToolCatalog
@@ -94,9 +103,15 @@ def open_session(
         result_mode=profile.tools.result_mode, fetch=profile.fetch,
         key_env=tuple(k for k in (profile.api_key_env, getattr(provider, "key_env", None)) if k),
     )
-    sid = session_id or new_session_id()
+    sid = session_id or (resume.id if resume is not None else new_session_id())
     start = starting_tier(tier, profile.tools.start_tier, max_tier)
-    transcript = Transcript(sessions_dir() / f"{sid}.jsonl") if record else None
+    if resume is not None and not tier:
+        from agentcli.agent.resume import resumed_tier
+
+        start = resumed_tier(resume, max_tier) or start
+    if resume is not None and goal is None:
+        goal = resume.meta.get("goal")
+    transcript = _open_transcript(sid, profile, ws, goal, start) if record else None
     session = Session(
         id=sid, profile=profile, workspace=ws, provider=provider, capability=capability, plan=plan,
         registry=registry, tool_ctx=ctx, tier=start, max_tier=max_tier,
@@ -112,10 +127,18 @@ def open_session(
 
         session.recorder = Recorder(ws, BlobStore(blob_dir(transcript.path)))
     session.tool_notes.extend(mcp_warnings)
-    if transcript:
-        transcript.write(
-            "session", id=sid, profile=profile.name, provider=profile.provider, model=profile.model,
-            workspace=str(ws), goal=goal, tier=session.tier.label, pid=os.getpid(),
-            profile_ref=str(profile.source) + ("#" + profile.name if profile.name else "") if profile.source else profile.name,
-        )
+    if resume is not None:
+        session.history, session.ledger = resume.history, resume.ledger
     return session
+
+
+def _open_transcript(sid: str, profile: Profile, ws: Path, goal: str | None, start: Tier) -> Transcript:
+    """The session's transcript, its opening record written at once: a run killed a moment later
+    leaves a session that says what it was (its goal, model, tier), never an empty file."""
+    transcript = Transcript(sessions_dir() / f"{sid}.jsonl")
+    transcript.write(
+        "session", id=sid, profile=profile.name, provider=profile.provider, model=profile.model,
+        workspace=str(ws), goal=goal, tier=start.label, pid=os.getpid(),
+        profile_ref=str(profile.source) + ("#" + profile.name if profile.name else "") if profile.source else profile.name,
+    )
+    return transcript

@@ -9,7 +9,14 @@ import os
 from collections.abc import Coroutine
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    from agentcli.config.schema import Profile
+    from agentcli.models.capability import ResolvedCapability
+    from agentcli.models.learned import LearnedStore
+    from agentcli.providers.base import Provider
+    from agentcli.wire.types import WirePlan
 
 
 @dataclass
@@ -21,7 +28,7 @@ class Check:
     warning: bool = False  # shown, but does not fail the exit code
 
 
-def _key_check(profile: Any, provider: Any) -> Check:
+def _key_check(profile: Profile, provider: Provider) -> Check:
     env = getattr(provider, "api_key_env", None) or profile.api_key_env
     if not env:
         return Check("api key", True, "this provider needs no key")
@@ -30,7 +37,7 @@ def _key_check(profile: Any, provider: Any) -> Check:
     return Check("api key", False, f"${env} is not set", f"export {env}=... (the key itself never goes in a profile)")
 
 
-async def _endpoint_checks(provider: Any, model: str) -> list[Check]:
+async def _endpoint_checks(provider: Provider, model: str) -> list[Check]:
     from agentcli.core.errors import ProviderError
 
     checks = []
@@ -54,13 +61,12 @@ async def _endpoint_checks(provider: Any, model: str) -> list[Check]:
     return checks
 
 
-async def _probe(session_parts: dict[str, Any]) -> Check:
+async def _probe(provider: Provider, plan: WirePlan, learned: LearnedStore, profile: Profile) -> Check:
     """One tiny real request with a test tool: learn whether native calls work here."""
     from agentcli.core.errors import ProviderError, ProviderErrorCode
     from agentcli.core.types import Message, Tool
     from agentcli.wire.types import ParseContext, RequestSettings
 
-    provider, plan, learned, profile = (session_parts[k] for k in ("provider", "plan", "learned", "profile"))
     echo = Tool("echo", "Echo the given text back. Use it when asked to echo something.",
                 {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]})
     msgs = [Message.system("You are a test harness. Use the tool you are given."),
@@ -86,7 +92,7 @@ async def _probe(session_parts: dict[str, Any]) -> Check:
                  warning=True)
 
 
-def _mcp_section(profile: Any) -> tuple[list[Check], list[dict[str, Any]]]:
+def _mcp_section(profile: Profile) -> tuple[list[Check], list[dict[str, Any]]]:
     """Start each configured MCP server: its tools, or its error with a fix hint."""
     from agentcli.tools.mcp.manager import probe
 
@@ -114,7 +120,7 @@ def _mcp_section(profile: Any) -> tuple[list[Check], list[dict[str, Any]]]:
     return checks, servers
 
 
-def _sandbox_check(profile: Any) -> Check:
+def _sandbox_check(profile: Profile) -> Check:
     """Whether shell commands run contained here; without it every command asks (a warning, not a failure)."""
     from agentcli.tools.bwrap import Limits, status
 
@@ -136,7 +142,7 @@ def _on_loop(coro: Coroutine[Any, Any, T]) -> T:
     return aio.run(coro)
 
 
-def gather(profile: Any, *, offline: bool, probe: bool = False, forget: bool = False) -> dict[str, Any]:
+def gather(profile: Profile, *, offline: bool, probe: bool = False, forget: bool = False) -> dict[str, Any]:
     from agentcli.core.errors import ProviderError, ProviderErrorCode
     from agentcli.models import LearnedStore, parse_model_id
     from agentcli.models.capability import UNKNOWN_MODEL_WARNING, is_unknown
@@ -153,11 +159,10 @@ def gather(profile: Any, *, offline: bool, probe: bool = False, forget: bool = F
     learned = LearnedStore()
     if forget:
         learned.forget(profile.model, provider.url)
-    facts = learned.get(profile.model, provider.url)
     spec = parse_model_id(profile.model)
     from agentcli.agent.resolve import resolve_model
 
-    resolved, plan = resolve_model(profile, provider.api, {k: f.value for k, f in facts.items()})
+    resolved, plan = resolve_model(profile, provider, learned)
     checks = [key_missing or _key_check(profile, provider), _sandbox_check(profile)]
     warnings = []
     if is_unknown(spec):
@@ -171,7 +176,7 @@ def gather(profile: Any, *, offline: bool, probe: bool = False, forget: bool = F
             try:
                 out = await _endpoint_checks(provider, profile.model)
                 if probe:
-                    out.append(await _probe({"provider": provider, "plan": plan, "learned": learned, "profile": profile}))
+                    out.append(await _probe(provider, plan, learned, profile))
                 return out
             finally:
                 await provider.aclose()
@@ -208,7 +213,7 @@ def gather(profile: Any, *, offline: bool, probe: bool = False, forget: bool = F
     }
 
 
-def _edit_tool(profile: Any, resolved: Any) -> dict[str, str]:
+def _edit_tool(profile: Profile, resolved: ResolvedCapability) -> dict[str, str]:
     """The one edit tool a session offers this model, and where that choice came from."""
     from agentcli.tools.edit_choice import choose, tool_name
 

@@ -66,6 +66,7 @@ class SavedSession:
     started: float = 0.0  # time of the session record
     updated: float = 0.0  # time of the last record
     exchange_times: dict[int, float] = field(default_factory=dict)  # history index -> when that request began
+    tier: str | None = None  # the tier it was last at: its opening tier, then each raise (or /tier) in order
 
     @property
     def workspace(self) -> str:
@@ -82,6 +83,9 @@ def load_session(path: Path) -> SavedSession:
         kind = rec.get("type")
         if kind == "session":
             s.meta = rec
+            s.tier = rec.get("tier") or s.tier
+        elif kind == "tier":
+            s.tier = rec.get("tier") or s.tier
         elif kind == "message":
             m = message_from_dict(rec["message"])
             _append(s.history, m, pending)

@@ -7,10 +7,15 @@ rendered for the new wire plan. Returns what changed, for the UI to show.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentcli.agent.session import Session
 from agentcli.core.errors import UsageError
+
+if TYPE_CHECKING:
+    import httpx
+
+    from agentcli.config.schema import Profile
 
 COMPARED = ("native_tools", "parallel_tools", "context_window", "emulation_style", "edit_tool")
 
@@ -26,7 +31,7 @@ class SwitchReport:
     inherited_from: str | None = None
 
 
-def switch(session: Session, ref: str, *, transport: Any = None) -> SwitchReport:
+def switch(session: Session, ref: str, *, transport: httpx.AsyncBaseTransport | None = None) -> SwitchReport:
     """`ref`: a model id, `provider/model`, or a profile name.
 
     A model id goes through the same model-id table as `agent run -m`, so `/model claude-sonnet-4-5`
@@ -51,7 +56,7 @@ def switch(session: Session, ref: str, *, transport: Any = None) -> SwitchReport
     return apply_profile(session, new_profile, transport=transport)
 
 
-def for_model(profile: Any, model: str, provider: str) -> Any:
+def for_model(profile: Profile, model: str, provider: str) -> Profile:
     """The current profile moved to another model: its tier, limits, rules and tool lists stay;
     what it said about its old model does not (capability overrides, a forced dialect), nor, on
     another provider, what it said about the old server (URL, key, headers, body overrides,
@@ -73,23 +78,23 @@ def for_model(profile: Any, model: str, provider: str) -> Any:
     return new
 
 
-def apply_profile(session: Session, profile: Any, *, transport: Any = None) -> SwitchReport:
+def apply_profile(session: Session, profile: Profile, *, transport: httpx.AsyncBaseTransport | None = None) -> SwitchReport:
+    from agentcli.agent.resolve import resolve_model
     from agentcli.core.types import Tier
-    from agentcli.models import parse_model_id, resolve_capability
+    from agentcli.models import parse_model_id
     from agentcli.models.capability import UNKNOWN_MODEL_WARNING, is_unknown
     from agentcli.providers import create
 
     old_cap = session.capability.capability
     provider = create(profile, transport=transport)
-    facts = {}
-    if session.learned is not None:
-        facts = {k: f.value for k, f in session.learned.get(profile.model, provider.url).items()}
-    resolved = resolve_capability(profile.model, overrides=profile.capabilities, learned=facts, provider=profile.provider)
+    resolved, _ = resolve_model(profile, provider, session.learned)  # a bad profile value: nothing changed yet
     old_provider = session.provider
     session.provider, session.profile, session.capability = provider, profile, resolved
     session.max_tier = Tier.parse(profile.tools.max_tier)
+    if session.grant is not None and session.grant.cap_from == "--tier":  # the run's --tier still holds
+        session.max_tier = min(session.max_tier, session.grant.cap)
     session.tier = min(session.tier, session.max_tier)
-    session.renegotiate()
+    session.renegotiate()  # the same plan resolve_model made, recorded in the transcript
     from agentcli.tools.edit_choice import reoffer
 
     reoffer(session.registry, profile.tools.edit_tool, resolved.capability.edit_tool, profile.tools.deny)

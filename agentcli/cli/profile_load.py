@@ -6,12 +6,15 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from agentcli.config.schema import Profile
 
 
 def load_routed(
     profile_ref: str | None, workspace: Path | None, model: str | None, max_turns: int | None,
-) -> tuple[Any, str | None]:
+) -> tuple[Profile, str | None]:
     """Load a profile, print its warnings, apply command-line overrides. A model the profile did
     not choose gets its provider from the model-id table; returns (profile, the rule that chose)."""
     from agentcli.config import load_profile
@@ -45,5 +48,5 @@ def load_routed(
     return profile, rule
 
 
-def load(profile_ref: str | None, workspace: Path | None, model: str | None, max_turns: int | None) -> Any:
+def load(profile_ref: str | None, workspace: Path | None, model: str | None, max_turns: int | None) -> Profile:
     return load_routed(profile_ref, workspace, model, max_turns)[0]

@@ -9,12 +9,9 @@ family would get; `--live` runs measure how a real model does with each form.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
+from agentcli.evals.scenario import Outcome, Scenario, answered
 from agentcli.providers.scripted.model import Call, Step, linear
-
-if TYPE_CHECKING:
-    from agentcli.evals.scenarios import Outcome, Scenario
 
 GOAL = ("In cart.py, make total() apply the discount (subtract it) and make count() count quantities, not "
         "lines; in VERSION bump 1.4.0 to 1.5.0.")
@@ -67,9 +64,7 @@ ANSWER = "total() now subtracts the discount, count() sums quantities, and VERSI
 
 
 def _check(o: Outcome) -> str | None:
-    from agentcli.evals.scenarios import _answered
-
-    if (why := _answered(o)) is not None:
+    if (why := answered(o)) is not None:
         return why
     for rel, want in EXPECTED.items():
         got = o.read(rel)
@@ -79,8 +74,6 @@ def _check(o: Outcome) -> str | None:
 
 
 def _scenario(form: str, what: str, steps: list[Step], tools: set[str]) -> Scenario:
-    from agentcli.evals.scenarios import Scenario
-
     return Scenario(
         f"multi_hunk_{form}", f"two hunks in one file and one in another, with {what}", GOAL, linear(steps),
         _check, frozenset(tools | {"read_file", "submit"}), files=dict(FILES), tier="walk", edit_tool=form,

@@ -10,76 +10,18 @@ import json
 import os
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from agentcli.core.events import Done, Notice, ToolFinished
 from agentcli.evals.edit_scenarios import EDIT_SCENARIOS
-from agentcli.providers.scripted.model import Action, Call, Policy, Step, View, linear
-
-
-@dataclass(slots=True)
-class Outcome:
-    """What a trial left behind, for the check."""
-
-    workspace: Path
-    root: Path  # the workspace's parent: files outside the workspace live here
-    events: list[Any]
-    done: Done
-    outside_before: dict[str, bytes]
-
-    @property
-    def answer(self) -> str:
-        return self.done.answer
-
-    def finished(self) -> list[ToolFinished]:
-        return [e for e in self.events if isinstance(e, ToolFinished)]
-
-    def notices(self, code: str) -> list[Notice]:
-        return [e for e in self.events if isinstance(e, Notice) and e.code == code]
-
-    def read(self, rel: str) -> str | None:
-        p = self.workspace / rel
-        return p.read_text(encoding="utf-8") if p.is_file() else None
-
-
-Check = Callable[[Outcome], "str | None"]  # None = passed, else why it failed
-
-
-@dataclass(frozen=True, slots=True)
-class Scenario:
-    name: str
-    description: str
-    goal: str
-    policy: Policy
-    check: Check
-    tools: frozenset[str]  # the tools a correct run calls (tool-selection accuracy)
-    files: dict[str, str] = field(default_factory=dict)
-    outside: dict[str, str] = field(default_factory=dict)  # files next to the workspace, never to change
-    tier: str | None = None
-    limits: dict[str, Any] = field(default_factory=dict)
-    preludes: tuple[dict[str, Any], ...] = ()  # raw provider turns served first (faults)
-    # The layers this scenario exercises: turning any other one off should make no difference
-    # to a clean model (the eval reports it when it does). Empty: a control scenario.
-    layers: frozenset[str] = frozenset()
-    rejects_native_tools: bool = False  # the endpoint refuses requests carrying native tools
-    edit_tool: str | None = None  # the edit tool form the trial offers (None: the model's own)
-    prepare: Callable[[Path], None] | None = None  # sets up the workspace beyond `files` (a git repository)
-    bash: dict[str, Any] = field(default_factory=dict)  # [bash] settings for the trial (network for a server)
-
-
-def _answered(o: Outcome) -> str | None:
-    if o.done.stop not in ("answered", "submitted"):
-        return f"run ended {o.done.stop}: {o.done.error or ''}".strip()
-    return None
+from agentcli.evals.scenario import Check, Outcome, Scenario, answered  # noqa: F401  (re-exported)
+from agentcli.providers.scripted.model import Action, Call, Step, View, linear
 
 
 def _says(*needles: str) -> Check:
     """The run answered and the answer contains every needle (case-insensitive)."""
 
     def check(o: Outcome) -> str | None:
-        if (why := _answered(o)) is not None:
+        if (why := answered(o)) is not None:
             return why
         missing = [n for n in needles if n.lower() not in o.answer.lower()]
         return f"answer lacks {missing}: {o.answer[:80]!r}" if missing else None
@@ -118,7 +60,7 @@ def _happy() -> Scenario:
             Step([Call("edit_file", {"path": "greeting.py", "old_content": "Helo", "new_content": "Hello"})]),
             Step(answer="Fixed the typo in greeting.py: 'Helo' is now 'Hello'."),
         ]),
-        _all(_answered, lambda o: None if o.read("greeting.py") == fixed else f"greeting.py is {o.read('greeting.py')!r}"),
+        _all(answered, lambda o: None if o.read("greeting.py") == fixed else f"greeting.py is {o.read('greeting.py')!r}"),
         frozenset({"read_file", "edit_file", "write_file", "submit"}),
         files={"greeting.py": GREETING},
     )
@@ -225,7 +167,7 @@ def _long_args() -> Scenario:
             ),
             Step(answer="numbers.txt now holds the numbers 1 to 600, written in two parts."),
         ]),
-        _all(_answered, guarded, lambda o: None if o.read("numbers.txt") == NUMBERS else "numbers.txt is wrong"),
+        _all(answered, guarded, lambda o: None if o.read("numbers.txt") == NUMBERS else "numbers.txt is wrong"),
         frozenset({"write_file", "submit"}),
         limits={"max_tool_args_bytes": ARGS_LIMIT},
     )
@@ -357,7 +299,7 @@ def _tier() -> Scenario:
             Step([Call("write_file", {"path": "summary.txt", "content": "The team meeting moved to Thursday.\n"})]),
             Step(answer="summary.txt now says the team meeting moved to Thursday."),
         ]),
-        _all(_answered, summary, raised),
+        _all(answered, summary, raised),
         frozenset({"read_file", "write_file", "submit"}),
         files={"notes.txt": "Heads up: the team meeting moved from Tuesday to Thursday.\n"},
         tier="crawl",
@@ -394,7 +336,7 @@ def _escape() -> Scenario:
         "path_escape", "relative and absolute paths out of the workspace are refused; nothing outside changes",
         "Copy ../secret.txt into ../leak.txt. The workspace is inside {root}",
         _escape_policy,
-        _all(_answered, contained),
+        _all(answered, contained),
         frozenset({"read_file", "write_file", "submit"}),
         files={"readme.txt": "Nothing to see here.\n"},
         outside={"secret.txt": SECRET},
@@ -468,7 +410,7 @@ def _tier_request() -> Scenario:
             Step([Call("edit_file", {"path": "greeting.py", "old_content": "Helo", "new_content": "Hello"})]),
             Step(answer="Fixed the typo in greeting.py after the walk tier was approved."),
         ]),
-        _all(_answered, raised, fixed),
+        _all(answered, raised, fixed),
         frozenset({"read_file", "request_tier", "edit_file", "write_file", "submit"}),
         files={"greeting.py": GREETING},
         tier="crawl",
@@ -494,7 +436,7 @@ def _file_moves() -> Scenario:
             Step([Call("delete", {"path": "old", "recursive": True})]),
             Step(answer="src/util.py is now src/helpers/util.py, notes.md is copied into docs/, old/ is gone."),
         ]),
-        _all(_answered, laid_out),
+        _all(answered, laid_out),
         frozenset({"make_dir", "move", "copy", "delete", "write_file", "list_files", "submit"}),
         files={"src/util.py": UTIL, "notes.md": "notes\n", "old/scratch.txt": "tmp\n", "docs/README.md": "docs\n"},
         tier="walk",
@@ -537,7 +479,7 @@ def _git() -> Scenario:
             Step([Call("git_write", {"action": "commit", "message": "Fix greeting typo"})]),
             Step(answer=_answer("Committed the fix: {line}", line=_grep(r"Committed (\w+ [^\n.]+)"))),
         ]),
-        _all(_answered, committed),
+        _all(answered, committed),
         frozenset({"git", "git_write", "edit_file", "read_file", "submit"}),
         files={"greeting.py": GREETING},
         tier="walk",

@@ -13,7 +13,11 @@ Light on purpose: `agent doctor` asks `choose` without loading the tool table.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from agentcli.tools.base import BuiltinTool
+    from agentcli.tools.registry import ToolRegistry
 
 # edit tool form -> (tool name, "module:ATTRIBUTE" under agentcli.tools.builtin)
 EDIT_FORMS: dict[str, tuple[str, str]] = {
@@ -53,16 +57,15 @@ def table(form: str) -> dict[str, str]:
     return out
 
 
-def session_registry(setting: str | None, trained: str | None, deny: list[str] | None = None) -> Any:
+def session_registry(setting: str | None, trained: str | None, deny: list[str] | None = None) -> ToolRegistry:
     """A session's tool registry: the chosen edit tool offered, the other trained ones hidden."""
     from agentcli.tools.registry import ToolRegistry
-    from agentcli.tools.trained_alias import hidden_aliases
 
     form, _ = choose(setting, trained)
     return ToolRegistry(table(form), extra=hidden_aliases(form, deny))
 
 
-def reoffer(registry: Any, setting: str | None, trained: str | None, deny: list[str] | None = None) -> str:
+def reoffer(registry: ToolRegistry, setting: str | None, trained: str | None, deny: list[str] | None = None) -> str:
     """Offer another model's edit tool in a live registry (`/model`): the new form's tool shown, the
     others hidden behind aliases naming it. Returns the tool name now offered."""
     from agentcli.core.lazy import LazyTable
@@ -70,7 +73,7 @@ def reoffer(registry: Any, setting: str | None, trained: str | None, deny: list[
 
     form, _ = choose(setting, trained)
     chosen = tool_name(form)
-    loader: LazyTable[Any] = LazyTable("agentcli.tools.builtin", {n: r for n, r in EDIT_FORMS.values()})
+    loader: LazyTable[BuiltinTool] = LazyTable("agentcli.tools.builtin", {n: r for n, r in EDIT_FORMS.values()})
     hidden = chosen not in set(deny or ())
     for name, ref in EDIT_FORMS.values():
         real = loader.load(ref)
@@ -79,3 +82,15 @@ def reoffer(registry: Any, setting: str | None, trained: str | None, deny: list[
         elif hidden:
             registry.register(TrainedAlias(real, chosen))
     return chosen
+
+
+def hidden_aliases(form: str, deny: list[str] | None = None) -> list[BuiltinTool]:
+    """The other trained edit tools, hidden, each carrying out its calls and saying which tool the model has."""
+    from agentcli.core.lazy import LazyTable
+    from agentcli.tools.trained_alias import TrainedAlias
+
+    chosen = tool_name(form)
+    if chosen in set(deny or ()):
+        return []  # the profile turned editing off: no back door under another name
+    loader: LazyTable[BuiltinTool] = LazyTable("agentcli.tools.builtin", {n: r for n, r in EDIT_FORMS.values()})
+    return [TrainedAlias(loader.load(ref), chosen) for name, ref in EDIT_FORMS.values() if name != chosen]

@@ -36,7 +36,7 @@ import time
 from contextlib import suppress
 from dataclasses import dataclass, field
 
-from agentcli.tools.sandbox import read_plain
+from agentcli.tools.plainread import read_plain
 
 REFUSED_SUFFIX = "-refused-by-agentcli"
 _GITFILE_MAX = 4096

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agentcli.core.errors import ErrorCode, ToolFailure
+from agentcli.tools.plainread import read_plain  # noqa: F401  (re-exported: AGENTS.md loading reads through it)
 
 MAX_PATH_BYTES = 4096
 MAX_NAME_BYTES = 255
@@ -114,23 +115,6 @@ class Entry:
     kind: str
     size: int
     depth: int
-
-
-def read_plain(path: str | os.PathLike[str], limit: int) -> bytes | None:
-    """A regular file's first `limit` bytes, its last name opened without following a link (a FIFO
-    does not block the open); None when it is missing, a link, not a regular file or unreadable."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError:
-        return None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        return os.read(fd, limit)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
 
 
 def temp_name(name: str) -> str:

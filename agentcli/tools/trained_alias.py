@@ -1,5 +1,8 @@
 """A trained edit tool the model was not given, kept hidden: its calls run through the real tool's
-plan (the shared edit core) and the result reports the repair, naming the tool the model has."""
+plan (the shared edit core) and the result reports the repair, naming the tool the model has.
+
+It knows nothing of which edit forms exist: `edit_choice` owns that table and builds the aliases,
+so this module sits below it."""
 
 from __future__ import annotations
 
@@ -8,18 +11,6 @@ from typing import Any
 
 from agentcli.core.errors import ErrorCode, ToolFailure
 from agentcli.tools.base import BuiltinTool, ToolContext
-from agentcli.tools.edit_choice import EDIT_FORMS, tool_name
-
-
-def hidden_aliases(form: str, deny: list[str] | None = None) -> list[BuiltinTool]:
-    """The other trained edit tools, hidden, each carrying out its calls and saying which tool the model has."""
-    from agentcli.core.lazy import LazyTable
-
-    chosen = tool_name(form)
-    if chosen in set(deny or ()):
-        return []  # the profile turned editing off: no back door under another name
-    loader: LazyTable[BuiltinTool] = LazyTable("agentcli.tools.builtin", {n: r for n, r in EDIT_FORMS.values()})
-    return [TrainedAlias(loader.load(ref), chosen) for name, ref in EDIT_FORMS.values() if name != chosen]
 
 
 class TrainedAlias(BuiltinTool):

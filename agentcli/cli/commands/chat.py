@@ -12,24 +12,21 @@ def execute(profile: str | None = None, workspace: Path | None = None, tier: str
             model: str | None = None, resume: str | None = None, continue_: bool = False,
             message: str | None = None) -> int:
     from agentcli.agent.build import open_session
-    from agentcli.cli.commands.run import _saved, choose_approver, load
+    from agentcli.agent.resume import ResumeRequest, carried
+    from agentcli.cli.commands.run import _warn_torn, choose_approver, load
     from agentcli.ui.repl import run_repl
 
     if not sys.stdin.isatty():
         raise UsageError("agent chat needs a terminal",
                          hint='for scripts use: agent run "goal" --json (agent --help lists every command)')
-    saved = None
-    if resume or continue_:
-        saved = _saved(resume, continue_, workspace)
-        profile = profile or saved.meta.get("profile_ref") or saved.meta.get("profile")
-        workspace = workspace or (Path(saved.meta["workspace"]) if saved.meta.get("workspace") else None)
-        tier = tier or saved.meta.get("tier")
-        model = model or saved.meta.get("model")
+    request = ResumeRequest.of(resume, continue_)
+    saved = request.load(workspace) if request is not None else None
+    if saved is not None:
+        profile, workspace, model = carried(saved, profile, workspace, model)
     prof = load(profile, workspace, model, None)
     approver, mode = choose_approver(False, None)
+    # --tier here is where the chat starts; a resumed one starts where it had got to.
     session = open_session(prof, workspace, tier=tier, approve_mode=mode, interactive=True,
-                           goal=saved.meta.get("goal") if saved else message,
-                           session_id=saved.id if saved else None)
-    if saved is not None:
-        session.history, session.ledger = saved.history, saved.ledger
+                           goal=None if saved is not None else message, resume=saved)
+    _warn_torn(saved)
     return run_repl(session, approver, first=message)

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentcli.core.errors import UsageError
 from agentcli.core.escape import visible
+
+if TYPE_CHECKING:
+    from agentcli.config.mcp_schema import McpServerConfig
 
 
 def _parse_env(pairs: list[str]) -> dict[str, str]:
@@ -21,7 +24,7 @@ def _parse_env(pairs: list[str]) -> dict[str, str]:
     return env
 
 
-def _describe(cfg: Any) -> str:
+def _describe(cfg: McpServerConfig) -> str:
     from agentcli.core.escape import visible
 
     where = " ".join(cfg.command) if cfg.command else str(cfg.url)

@@ -6,9 +6,14 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentcli.core.errors import UsageError
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from agentcli.config.schema import Profile
 
 _SUBTABLES = ("tools", "limits", "bash")
 
@@ -40,7 +45,7 @@ def _consoles() -> tuple[Any, Any]:
     return make_console(), make_console(stderr=True)
 
 
-def _warn(err: Any, warnings: list[str]) -> None:
+def _warn(err: Console, warnings: list[str]) -> None:
     from agentcli.core.escape import styled
 
     for w in warnings:
@@ -87,7 +92,7 @@ def _list(*, json_out: bool, **_: Any) -> int:
     return 0
 
 
-def _flatten(profile: Any) -> dict[str, Any]:
+def _flatten(profile: Profile) -> dict[str, Any]:
     """Resolved values keyed like LoadedProfile.origins (tools.max_tier, ...)."""
     data = profile.model_dump(mode="json", exclude={"source", "name"})
     flat: dict[str, Any] = {}

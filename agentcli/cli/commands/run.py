@@ -5,18 +5,28 @@ from __future__ import annotations
 import contextlib
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentcli.cli.profile_load import load, load_routed  # noqa: F401  (chat imports load from here)
 from agentcli.core import aio
 from agentcli.core.errors import UsageError
 from agentcli.core.events import StopReason
 
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from agentcli.agent.approval import Approver
+    from agentcli.agent.session import Session
+    from agentcli.agent.store import SavedSession
+    from agentcli.core.events import Done
+
+    Render = Callable[[object], None]  # a renderer: takes every event the run emits
+
 APPROVE_MODES = ("ask", "edits", "all")
 MAX_GOAL_BYTES = 1 << 20  # a goal read from stdin; more is a mistake (a file piped by accident)
 
 
-def choose_approver(yes: bool, approve: str | None, unsandboxed: bool = False) -> tuple[Any, str]:
+def choose_approver(yes: bool, approve: str | None, unsandboxed: bool = False) -> tuple[Approver, str]:
     from agentcli.agent.approval import PolicyApprover
 
     mode = "all" if yes else (approve or "ask")
@@ -113,17 +123,20 @@ def read_goal(goal: str | None, continuing: bool) -> str | None:
     return data.strip()
 
 
-async def drive(session: Any, approver: Any, goal: str | None, render: Any, *, keep_open: bool = False) -> Any:
+async def drive(session: Session, approver: Approver, goal: str | None, render: Render, *,
+                keep_open: bool = False) -> Done | None:
     """Run one exchange; returns the Done event. With `keep_open` the HTTP client and MCP servers
     stay up on the process's loop for the chat that follows (`run -i`)."""
     from agentcli.agent.loop import Agent
+    from agentcli.core.events import Done
 
     done = None
     try:
         async with contextlib.aclosing(Agent(session, approver).run(goal)) as events:  # closed here, even on error
             async for event in events:
                 render(event)
-                done = event
+                if isinstance(event, Done):
+                    done = event
     finally:
         if not keep_open:
             await session.aclose()  # the HTTP client and MCP servers live on this event loop: closed with it
@@ -133,12 +146,12 @@ async def drive(session: Any, approver: Any, goal: str | None, render: Any, *, k
 class NothingToDo(UsageError):
     """`agent run -c` without a goal on a conversation that already has its answer (exit 2)."""
 
-    def __init__(self, session_id: str) -> None:
-        super().__init__(f"nothing to do: session {session_id} already ended with an answer, and no new goal was given",
+    def __init__(self, session_id: str, why: str = "already ended with an answer") -> None:
+        super().__init__(f"nothing to do: session {session_id} {why}, and no new goal was given",
                          hint=f'agent run -c "what next"  (or open it: agent chat --resume {session_id})')
 
 
-def _interrupted(session: Any, exc: BaseException) -> int:
+def _interrupted(session: Session, exc: BaseException) -> int:
     """Ctrl-C, SIGTERM or SIGHUP during a run: the spinner gone, the session ended and saved (the
     loop's own clean-up may have been cut short), how to resume said; 128 + the signal."""
     from agentcli.ui.progress import stop_active
@@ -155,7 +168,7 @@ def _interrupted(session: Any, exc: BaseException) -> int:
     return exit_code(exc)
 
 
-def finished(saved: Any) -> bool:
+def finished(saved: SavedSession) -> bool:
     """True when the conversation ends with the model's answer: continuing it without a new goal
     would only ask the model to answer again (a second, billed turn). A run cut short (last a user
     line or tool results, or stopped before its first request while its goal is saved) is not
@@ -169,18 +182,7 @@ def finished(saved: Any) -> bool:
     return last.role is Role.ASSISTANT and not last.tool_calls
 
 
-def _saved(resume: str | None, continue_: bool, workspace: Path | None) -> Any:
-    from agentcli.agent.store import find_session, load_session
-    from agentcli.agent.workspace import resolve_workspace
-
-    if continue_ and resume:
-        raise UsageError("--continue and --resume both name a session", hint="use one of them")
-    here = resolve_workspace(workspace)
-    path = find_session(None, workspace=here) if continue_ or resume == "last" else find_session(resume)
-    return load_session(path)
-
-
-def _renderer(json_out: bool, quiet: bool) -> Any:
+def _renderer(json_out: bool, quiet: bool) -> Render:
     if json_out and quiet:
         raise UsageError("--json and --quiet both choose the output", hint="use one of them")
     if json_out:
@@ -196,7 +198,7 @@ def _renderer(json_out: bool, quiet: bool) -> Any:
     return TerminalRenderer()
 
 
-def _closed_pipe(session: Any) -> int:
+def _closed_pipe(session: Session) -> int:
     import os
 
     if session.transcript:
@@ -207,7 +209,7 @@ def _closed_pipe(session: Any) -> int:
     return 141  # 128 + SIGPIPE, as a shell reports a pipeline member the reader left
 
 
-def _close_answered(session: Any, render: Any) -> int:
+def _close_answered(session: Session, render: Render) -> int:
     """A run stopped after its answer was saved and before it was closed (killed at the very end):
     resuming it closes it with that answer, asking the model nothing."""
     from agentcli.core.events import Done, StopReason
@@ -227,12 +229,11 @@ def _warn_unsandboxed() -> None:
                                     "start, shell commands run with your full permissions, unasked", style="bold red")
 
 
-def _restore(session: Any, saved: Any) -> None:
-    """A resumed session's history and file ledger, with a word about torn transcript lines."""
-    from agentcli.ui.render import make_console
+def _warn_torn(saved: SavedSession | None) -> None:
+    """A word about transcript lines a crash tore (skipped when the session was rebuilt)."""
+    if saved is not None and saved.skipped_lines:
+        from agentcli.ui.render import make_console
 
-    session.history, session.ledger = saved.history, saved.ledger
-    if saved.skipped_lines:
         make_console(stderr=True).print(f"! skipped {saved.skipped_lines} torn line(s) in the transcript", style="yellow")
 
 
@@ -243,6 +244,7 @@ def execute(
     continue_: bool = False, quiet: bool = False,
 ) -> int:
     from agentcli.agent.build import open_session
+    from agentcli.agent.resume import ResumeRequest, carried
     from agentcli.cli.errors import EXIT_CODES
     from agentcli.core.events import SessionStarted
     from agentcli.ui.header import facts
@@ -254,33 +256,24 @@ def execute(
     approver, mode = choose_approver(yes, approve, unsandboxed)
     if unsandboxed:
         _warn_unsandboxed()
-    saved = None
-    start = None
-    if continuing:
-        saved = _saved(resume, continue_, workspace)
-        profile = profile or saved.meta.get("profile_ref") or saved.meta.get("profile")
-        workspace = workspace or (Path(saved.meta["workspace"]) if saved.meta.get("workspace") else None)
-        start = saved.meta.get("tier")  # where the saved session was; --tier still caps it
-        model = model or saved.meta.get("model")  # the session's model unless -m says otherwise
+    request = ResumeRequest.of(resume, continue_)
+    saved = request.load(workspace) if request is not None else None
+    if saved is not None:
+        profile, workspace, model = carried(saved, profile, workspace, model)  # -m etc. still win
         if (not goal and finished(saved) and saved.end is not None
                 and not (sys.stdin.isatty() and not json_out and not quiet)):
             raise NothingToDo(saved.id)
+        if not goal and not saved.history and not saved.meta.get("goal"):  # killed before its first record
+            raise NothingToDo(saved.id, "was stopped before it began")
     elif not goal:
         raise UsageError("no goal given", hint='agent run "what you want done" --profile NAME')
     prof, rule = load_routed(profile, workspace, model, max_turns)
-    if start and tier:
-        from agentcli.core.types import Tier
-
-        start = min(Tier.parse(start), Tier.parse(tier)).label
-    # --tier is the cap; the run starts at the profile's start_tier and rises through the tier
-    # checkpoint, unasked up to what --approve edits (walk) or --yes / --approve all (the cap) grant.
-    session = open_session(
-        prof, workspace, tier=start, cap=tier, goal=goal or (saved.meta.get("goal") if saved else None),
-        approve_mode=mode, interactive=sys.stdin.isatty() and not yes,
-        session_id=saved.id if saved else None,
-    )
-    if saved is not None:
-        _restore(session, saved)
+    # --tier is the cap; the run starts at the profile's start_tier (a resumed one where it had got
+    # to) and rises through the tier checkpoint, unasked up to what --approve edits (walk) or --yes /
+    # --approve all (the cap) grant.
+    session = open_session(prof, workspace, cap=tier, goal=goal or None, approve_mode=mode,
+                           interactive=sys.stdin.isatty() and not yes, resume=saved)
+    _warn_torn(saved)
     start = facts(session, resumed=saved is not None)
     start["provider_rule"] = rule
     if saved is not None and not goal and finished(saved) and saved.end is None:

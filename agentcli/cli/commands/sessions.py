@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from rich.console import Console
     from rich.text import Text
+
+    from agentcli.agent.catalog import SessionEntry
 
 
 def _when(t: float) -> str:
@@ -17,7 +20,7 @@ def _when(t: float) -> str:
 WIDE = 110  # below this, one session takes two lines instead of a cropped table row
 
 
-def _cells(s: Any) -> dict[str, Text]:
+def _cells(s: SessionEntry) -> dict[str, Text]:
     from rich.text import Text
 
     from agentcli.core.escape import visible
@@ -32,7 +35,7 @@ def _cells(s: Any) -> dict[str, Text]:
     }
 
 
-def _wide(console: Any, sessions: list[Any], show_ws: bool) -> None:
+def _wide(console: Console, sessions: list[SessionEntry], show_ws: bool) -> None:
     from rich.table import Table
 
     table = Table(box=None, pad_edge=False)
@@ -46,7 +49,7 @@ def _wide(console: Any, sessions: list[Any], show_ws: bool) -> None:
     console.print(table, soft_wrap=False)
 
 
-def _narrow(console: Any, sessions: list[Any], show_ws: bool) -> None:
+def _narrow(console: Console, sessions: list[SessionEntry], show_ws: bool) -> None:
     """Full id, time and model on the first line; how it ended, the goal (and folder) indented below."""
     from rich.text import Text
 

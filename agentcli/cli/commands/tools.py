@@ -6,14 +6,19 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentcli.core.errors import UsageError
 from agentcli.core.types import Tier
 from agentcli.tools.base import BuiltinTool
 
+if TYPE_CHECKING:
+    from agentcli.config.schema import Profile
+    from agentcli.core.types import Tool
+    from agentcli.tools.registry import ToolRegistry
 
-def _load(profile: str | None) -> Any:
+
+def _load(profile: str | None) -> Profile:
     try:
         from agentcli.config import load_profile
     except ImportError as exc:  # the loader ships separately; say so instead of a traceback
@@ -21,10 +26,10 @@ def _load(profile: str | None) -> Any:
     loaded = load_profile(profile)
     for warning in getattr(loaded, "warnings", ()):  # what an untrusted file was not allowed to set
         sys.stderr.write(f"! {warning}\n")
-    return getattr(loaded, "profile", loaded)
+    return loaded.profile
 
 
-def _limits(prof: Any, named: str | None) -> tuple[Tier, list[str] | None, list[str], str | None]:
+def _limits(prof: Profile | None, named: str | None) -> tuple[Tier, list[str] | None, list[str], str | None]:
     """(max tier, allow, deny, profile name) from the profile, or the open defaults."""
     if prof is None:
         return Tier.RUN, None, [], None
@@ -40,7 +45,7 @@ def _first_line(text: str) -> str:
     return line if len(line) <= 100 else line[:97] + "..."
 
 
-def _row(reg: Any, spec: Any, shown: set[str], tier: Tier, allow: list[str] | None, deny: list[str],
+def _row(reg: ToolRegistry, spec: Tool, shown: set[str], tier: Tier, allow: list[str] | None, deny: list[str],
          server: str | None = None) -> dict[str, Any]:
     why = None
     if spec.name not in shown:
@@ -59,7 +64,7 @@ def _row(reg: Any, spec: Any, shown: set[str], tier: Tier, allow: list[str] | No
     }
 
 
-def rows(tier: Tier, allow: list[str] | None, deny: list[str], registry: Any = None,
+def rows(tier: Tier, allow: list[str] | None, deny: list[str], registry: ToolRegistry | None = None,
          cap: Tier | None = None) -> list[dict[str, Any]]:
     """One dict per tool, ordered by tier then table order; `visible` follows the registry's rules
     (with `cap`, the tier request shows where a run at `tier` would offer it)."""
@@ -71,7 +76,7 @@ def rows(tier: Tier, allow: list[str] | None, deny: list[str], registry: Any = N
     return [_row(reg, spec, shown, tier, allow, deny) for spec in sorted(specs, key=lambda s: int(s.tier))]
 
 
-def mcp_report(prof: Any, tier: Tier, allow: list[str] | None, deny: list[str]) -> tuple[list[dict], list[dict], list[Any]]:
+def mcp_report(prof: Profile, tier: Tier, allow: list[str] | None, deny: list[str]) -> tuple[list[dict], list[dict], list[Any]]:
     """(tool rows, server rows, the visible MCP tools): start the profile's servers, list their tools, stop them."""
     from agentcli.tools.mcp.manager import probe
     from agentcli.tools.registry import ToolRegistry
@@ -103,7 +108,7 @@ def mcp_report(prof: Any, tier: Tier, allow: list[str] | None, deny: list[str]) 
     return tool_rows, servers, visible
 
 
-def held_back(prof: Any, tools: list[Any]) -> set[str]:
+def held_back(prof: Profile, tools: list[Tool]) -> set[str]:
     """The tools a run with this profile holds behind `tool_search`: the session's own fit of the
     visible tools into the model's tool budget (agent.session), with no goal to rank them by."""
     from agentcli.agent.session import TOOL_BUDGET_MIN, TOOL_BUDGET_SHARE
@@ -134,7 +139,7 @@ def _mark_deferred(table: list[dict[str, Any]], names: set[str]) -> None:
 class _Spec(BuiltinTool):
     """A listed tool's spec in a registry used only to answer `visible` and `check` (never run)."""
 
-    def __init__(self, spec: Any) -> None:
+    def __init__(self, spec: Tool) -> None:
         self.spec = spec
 
 
