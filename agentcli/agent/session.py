@@ -348,9 +348,9 @@ class Session:
 
     # -- model and wire plan ----------------------------------------------------------
     def learned_facts(self) -> dict[str, Any]:
-        if self.learned is None:
-            return {}
-        return {k: f.value for k, f in self.learned.get(self.profile.model, self.provider.url).items()}
+        from agentcli.agent.resolve import learned_facts
+
+        return learned_facts(self.learned, self.profile.model, self.provider.url)
 
     def renegotiate(self, extra_learned: dict[str, Any] | None = None) -> None:
         from agentcli.wire import negotiate

@@ -21,9 +21,9 @@ from agentcli.providers.openai import openai_body, openai_chunks
 Body = dict[str, Any]
 
 __all__ = [
-    "Body", "anthropic_body", "anthropic_events", "endless_chunks", "frame", "frame_sse", "gemini_body",
+    "Body", "anthropic_body", "anthropic_events", "endless_chunks", "frame_sse", "gemini_body",
     "gemini_chunks", "ollama_body", "ollama_chunks", "openai_body", "openai_chunks", "pieces", "text_body",
-    "to_chunks", "trailer",
+    "to_chunks",
 ]
 
 
@@ -63,15 +63,3 @@ def frame_sse(chunk: Body | str, event: str | None = None, newline: str = "\n") 
     return f"{head}data: {data}{newline}{newline}".encode()
 
 
-def frame(api: str, chunk: Body | str | bytes) -> bytes:
-    """One chunk as `api` frames it. bytes pass through untouched (SSE comments, garbage, half lines)."""
-    from agentcli.testing.doubles import server_class
-
-    return chunk if isinstance(chunk, bytes) else server_class(api).frame(chunk)
-
-
-def trailer(api: str) -> bytes:
-    """What ends the stream after the last chunk."""
-    from agentcli.testing.doubles import server_class
-
-    return server_class(api).trailer
