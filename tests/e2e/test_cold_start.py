@@ -105,3 +105,22 @@ def test_core_package_still_exports_every_name():
 
     assert all(getattr(core, name) is not None for name in core.__all__)
     assert callable(core.redact)
+
+
+def test_listing_saved_sessions_into_a_pipe_loads_no_console(tmp_path):
+    """Saved sessions listed into a pipe (no styles to write) are plain lines: neither rich nor the
+    transcript loader is loaded, and the listing still names the session."""
+    sessions = tmp_path / "data" / "agentcli" / "sessions"
+    sessions.mkdir(parents=True)
+    record = {"type": "session", "t": 1.0, "id": "20260101-000000-abcdef", "workspace": str(tmp_path.resolve()),
+              "goal": "list the files", "model": "m"}
+    (sessions / "20260101-000000-abcdef.jsonl").write_text(json.dumps(record) + "\n" + json.dumps(
+        {"type": "end", "t": 2.0, "stop": "answered"}) + "\n")
+    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config"), "XDG_DATA_HOME": str(tmp_path / "data"),
+           "XDG_CACHE_HOME": str(tmp_path / "cache"), "COLUMNS": "80"}
+    code = PROBE.replace("contextlib.redirect_stdout(io.StringIO()), ", "")
+    out = subprocess.run([sys.executable, "-c", code, "sessions"], capture_output=True, text=True, timeout=120,
+                         check=True, env=env, cwd=tmp_path)
+    *listing, last = out.stdout.strip().splitlines()
+    assert listing[0].startswith("20260101-000000-abcdef") and "answered · list the files" in listing[1]
+    assert not _under(set(json.loads(last)), ALSO_NEVER[("sessions",)])
