@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 from agentcli.cli.profile_load import load, load_routed  # noqa: F401  (chat imports load from here)
-from agentcli.core import aio
 from agentcli.core.errors import UsageError
 from agentcli.core.events import StopReason
 
@@ -294,6 +293,7 @@ def execute(
         render(SessionStarted(start))
     elif start["warning"]:
         sys.stderr.write(f"agent: warning: {start['warning']}\n")
+    from agentcli.core import aio  # the event loop: loaded after the header is on the screen
     from agentcli.ui.progress import stop_active
     from agentcli.ui.signals import ending_signals
 
