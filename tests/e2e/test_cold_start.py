@@ -124,3 +124,38 @@ def test_listing_saved_sessions_into_a_pipe_loads_no_console(tmp_path):
     *listing, last = out.stdout.strip().splitlines()
     assert listing[0].startswith("20260101-000000-abcdef") and "answered · list the files" in listing[1]
     assert not _under(set(json.loads(last)), ALSO_NEVER[("sessions",)])
+
+
+FIRST_WRITE = """
+import json, runpy, sys
+seen = []
+class Watch:
+    def __init__(self, f):
+        self._f = f
+    def write(self, text):
+        if text and not seen:
+            seen.append(sorted(sys.modules))
+        return self._f.write(text)
+    def __getattr__(self, name):
+        return getattr(self._f, name)
+sys.stdout, sys.stderr = Watch(sys.stdout), Watch(sys.stderr)
+sys.argv = ["agent", *sys.argv[1:]]
+try:
+    runpy.run_module("agentcli", run_name="__main__")
+except SystemExit:
+    pass
+sys.__stdout__.write("\\n" + json.dumps(seen[0] if seen else []) + "\\n")
+"""
+
+
+def test_an_offline_run_shows_its_header_before_loading_the_event_loop(tmp_path):
+    """What a person waits for before the first line: the header needs the profile and the plan,
+    not the event loop, the agent loop, the HTTP stack or the JSON repairer."""
+    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config"), "XDG_DATA_HOME": str(tmp_path / "data"),
+           "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    out = subprocess.run([sys.executable, "-c", FIRST_WRITE, "run", "list the files", "--profile", "offline"],
+                         capture_output=True, text=True, timeout=120, check=True, env=env, cwd=tmp_path,
+                         stdin=subprocess.DEVNULL)
+    before = set(json.loads(out.stdout.strip().splitlines()[-1]))
+    assert "agentcli.cli.commands.run" in before and "agentcli.config.schema" in before  # the probe saw the run
+    assert not _under(before, {"asyncio", "ssl", "httpx", "json_repair", "agentcli.core.aio", "agentcli.agent.loop"})
