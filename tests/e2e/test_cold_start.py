@@ -47,9 +47,9 @@ ALSO_NEVER = {
     ("--help",): {"rich", "agentcli.core.types", "agentcli.cli.commands"} | LISTING,
     ("run", "--help"): {"rich", "agentcli.core.types", "agentcli.cli.commands"} | LISTING,
     ("eval", "--help"): {"rich", "agentcli.core.types", "agentcli.cli.commands"} | LISTING,
-    ("parse", "{reply}"): {"agentcli.providers", "agentcli.agent", "agentcli.config.schema", "secrets"},
+    ("parse", "{reply}"): {"agentcli.providers", "agentcli.agent", "agentcli.config.schema", "secrets", "html"},
     ("tools",): {"agentcli.tools.shell_rules", "agentcli.tools.bwrap", "agentcli.tools.isolation",
-                 "agentcli.tools.sandbox_env", "agentcli.config", "agentcli.agent"} | LISTING,
+                 "agentcli.tools.sandbox_env", "agentcli.config", "agentcli.agent", "socket"} | LISTING,
     # none saved yet: the one-line answer needs no console
     ("sessions",): {"rich", "agentcli.core.types", "agentcli.agent.store", "agentcli.agent.checkpoints",
                     "agentcli.agent.serialize"} | LISTING,
