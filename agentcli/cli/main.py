@@ -311,7 +311,7 @@ def _names(info: typer.models.CommandInfo) -> str:
 
 def app_for(argv: list[str], environ: dict[str, str] | None = None) -> typer.Typer:
     """The app to run for `argv`: when its first argument names a command, the app with that
-    command alone. Typer builds a click command, with every parameter, for each command it
+    command alone (with --version first, no command at all). Typer builds a click command, with every parameter, for each command it
     holds, on every start; the one that runs is the one that matters. Anything else (root
     options, help, an unknown name, shell completion) gets the whole app, so every listing and
     every suggestion stays as it was."""
@@ -321,10 +321,13 @@ def app_for(argv: list[str], environ: dict[str, str] | None = None) -> typer.Typ
     if len(argv) < 2 or any(k.endswith("_COMPLETE") for k in env):
         return app
     name = argv[1]
-    commands = [c for c in app.registered_commands if _names(c) == name]
-    groups = [g for g in app.registered_groups if g.name == name]
-    if len(commands) + len(groups) != 1:
-        return app
+    if name in ("--version", "-V"):  # eager: answered before any command is looked up
+        commands, groups = [], []
+    else:
+        commands = [c for c in app.registered_commands if _names(c) == name]
+        groups = [g for g in app.registered_groups if g.name == name]
+        if len(commands) + len(groups) != 1:
+            return app
     import copy
 
     slim = copy.copy(app)

@@ -38,7 +38,16 @@ def test_the_one_command_app_answers_as_the_whole_app(name, data):
 def test_builds_fewer_commands_only_where_a_command_is_named():
     assert len(app_for(["agent", "sessions"], environ={}).registered_commands) == 1
     assert app_for(["agent", "profiles", "list"], environ={}).registered_groups[0].name == "profiles"
-    for argv in (["agent"], ["agent", "--help"], ["agent", "-V"], ["agent", "nosuch"], ["agent", "sesions"]):
+    for argv in (["agent"], ["agent", "--help"], ["agent", "-h", "-V"], ["agent", "nosuch"], ["agent", "sesions"]):
         assert app_for(argv, environ={}) is app  # listings and "did you mean" see every command
     assert app_for(["agent", "run"], environ={"_AGENT_COMPLETE": "bash_complete"}) is app
     assert {*NAMES} >= {"run", "chat", "sessions", "tools", "profiles", "mcp", "eval"}
+
+
+@given(tail=st.lists(st.sampled_from(["run", "--help", "--bogus", "-V", "--version", "sessions", "x"]), max_size=3),
+       flag=st.sampled_from(["--version", "-V"]))
+@settings(max_examples=60, deadline=None)
+def test_version_first_answers_as_the_whole_app(flag, tail):
+    slim = app_for(["agent", flag, *tail], environ={})
+    assert not slim.registered_commands and not slim.registered_groups
+    assert _out(slim, [flag, *tail]) == _out(app, [flag, *tail])
