@@ -129,6 +129,13 @@ async def drive(session: Any, approver: Any, goal: str | None, render: Any, *, k
     return done
 
 
+def _on_loop(coro: Any) -> Any:
+    """Run `coro` on the process's event loop, loaded here: after the header is on the screen."""
+    from agentcli.core import aio
+
+    return aio.run(coro)
+
+
 class NothingToDo(UsageError):
     """`agent run -c` without a goal on a conversation that already has its answer (exit 2)."""
 
@@ -293,13 +300,12 @@ def execute(
         render(SessionStarted(start))
     elif start["warning"]:
         sys.stderr.write(f"agent: warning: {start['warning']}\n")
-    from agentcli.core import aio  # the event loop: loaded after the header is on the screen
     from agentcli.ui.progress import stop_active
     from agentcli.ui.signals import ending_signals
 
     try:
         with ending_signals():
-            done = aio.run(drive(session, approver, goal, render, keep_open=chat_after))
+            done = _on_loop(drive(session, approver, goal, render, keep_open=chat_after))
     except BrokenPipeError:  # `agent run --json | head -1`: the reader left; end quietly
         return _closed_pipe(session)
     except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM / SIGHUP (ui.signals)
