@@ -85,7 +85,7 @@ def forms(value: str) -> tuple[str, ...]:
 
 
 class _Known:
-    """The known secrets' forms, rebuilt only when the environment or the marks change."""
+    """The known secrets' forms, rebuilt only when the secret items of the environment or the marks change."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -94,6 +94,7 @@ class _Known:
         self._env: dict[Any, Any] | None = None
         self._marks = 0
         self._built_marks = -1
+        self._relevant: tuple[tuple[str, str], ...] | None = None  # the secret items the forms were built from
         self.forms: tuple[str, ...] = ()
         self.builds = 0  # how often the forms were worked out (tests count it)
 
@@ -113,15 +114,20 @@ class _Known:
             return self.forms
         with self._lock:
             snapshot, marks = dict(env), self._marks
-            found: set[str] = set()
-            for name, value in os.environ.items():
-                if (name in self._names or is_secret_name(name)) and len(value) >= MIN_SECRET_CHARS:
+            # Keyed on the secret items alone: a change to any other variable (a tool's PWD, a
+            # library's setting) costs one scan of the names, not a rebuild of every form.
+            relevant = tuple(sorted((name, value) for name, value in os.environ.items()
+                                    if (name in self._names or is_secret_name(name)) and len(value) >= MIN_SECRET_CHARS))
+            if relevant != self._relevant or marks != self._built_marks:
+                found: set[str] = set()
+                for _, value in relevant:
                     found.update(forms(value))
-            for value in self._values:
-                found.update(forms(value))
-            self.forms = tuple(sorted(found, key=len, reverse=True))
+                for value in self._values:
+                    found.update(forms(value))
+                self.forms = tuple(sorted(found, key=len, reverse=True))
+                self._relevant = relevant
+                self.builds += 1
             self._env, self._built_marks = snapshot, marks
-            self.builds += 1
         return self.forms
 
 
