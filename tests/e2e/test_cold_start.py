@@ -55,7 +55,8 @@ ALSO_NEVER = {
                     "agentcli.agent.serialize"} | LISTING,
     ("profiles", "list"): {"agentcli.core.types", "agentcli.agent", "agentcli.tools"} | LISTING,
     ("doctor", "--offline", "--profile", "offline"): {"agentcli.agent.store", "agentcli.tools.registry",
-                                                      "agentcli.tools.shell_rules"},
+                                                      "agentcli.tools.shell_rules",
+                                                      "agentcli.config.model_routes"},  # the profile names its provider
 }
 
 
