@@ -50,17 +50,21 @@ def read_records(path: Path) -> tuple[list[dict[str, Any]], int]:
 TAIL_BYTES = 64 * 1024  # a listing reads a transcript's first record and this much of its end
 
 
-def _head_and_tail(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+def _head_and_tail(path: Path, workspace: str | None = None) -> tuple[dict[str, Any], list[dict[str, Any]] | None]:
     """The first record, and the whole records in the last TAIL_BYTES (more when no whole record
     fits there): enough to list a session (where it ran, how and when it last ended) without
-    reading a long transcript through."""
+    reading a long transcript through. With `workspace` (a real path), a transcript whose first
+    record names another folder is not read further: its tail is None."""
     with open(path, "rb") as f:
         first = f.readline(1024 * 1024)
-        size = os.fstat(f.fileno()).st_size
         try:
             head = jsonsafe.loads(first.decode("utf-8", "replace"))
         except json.JSONDecodeError:
             head = {}
+        head = head if isinstance(head, dict) else {}
+        if workspace is not None and _folder(head) != workspace:
+            return head, None
+        size = os.fstat(f.fileno()).st_size
         window = TAIL_BYTES
         while True:
             start = max(len(first), size - window)
@@ -74,7 +78,13 @@ def _head_and_tail(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
             if records or start <= len(first):
                 break
             window *= 4
-    return (head if isinstance(head, dict) else {}), records
+    return head, records
+
+
+def _folder(head: dict[str, Any]) -> str:
+    """The real path of the folder a transcript's first record says it ran in."""
+    meta = head if head.get("type") == "session" else {}
+    return os.path.realpath(str(meta.get("workspace") or "/nonexistent"))
 
 
 def _whole_records(tail: bytes, *, cut: bool) -> list[dict[str, Any]]:
@@ -103,13 +113,13 @@ def list_sessions(workspace: Path | str | None = None) -> list[SessionEntry]:
     out = []
     for p in d.glob("*.jsonl"):
         try:
-            head, tail = _head_and_tail(p)
+            head, tail = _head_and_tail(p, want)
+            if tail is None:
+                continue  # another folder's session: its first record said so
             mtime = p.stat().st_mtime
         except OSError:
             continue  # removed while listing
         meta = head if head.get("type") == "session" else {}
-        if want is not None and os.path.realpath(str(meta.get("workspace") or "/nonexistent")) != want:
-            continue
         end = next((r for r in reversed(tail) if r.get("type") == "end"), None)
         started = float(meta.get("t") or mtime)
         last = tail[-1] if tail else head

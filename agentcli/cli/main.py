@@ -305,14 +305,45 @@ def mcp_remove(
     _dispatch("mcp", action="remove", name=name, keep_profiles=keep_profiles)
 
 
+def _names(info: typer.models.CommandInfo) -> str:
+    return info.name or typer.main.get_command_name(info.callback.__name__ if info.callback else "")
+
+
+def app_for(argv: list[str], environ: dict[str, str] | None = None) -> typer.Typer:
+    """The app to run for `argv`: when its first argument names a command, the app with that
+    command alone (with --version first, no command at all). Typer builds a click command, with every parameter, for each command it
+    holds, on every start; the one that runs is the one that matters. Anything else (root
+    options, help, an unknown name, shell completion) gets the whole app, so every listing and
+    every suggestion stays as it was."""
+    import os
+
+    env = os.environ if environ is None else environ
+    if len(argv) < 2 or any(k.endswith("_COMPLETE") for k in env):
+        return app
+    name = argv[1]
+    if name in ("--version", "-V"):  # eager: answered before any command is looked up
+        commands, groups = [], []
+    else:
+        commands = [c for c in app.registered_commands if _names(c) == name]
+        groups = [g for g in app.registered_groups if g.name == name]
+        if len(commands) + len(groups) != 1:
+            return app
+    import copy
+
+    slim = copy.copy(app)
+    slim.registered_commands, slim.registered_groups = commands, groups
+    return slim
+
+
 def main() -> None:
     # pydantic scans every installed distribution's entry points for plugins on its first model
     # build (~20 ms a start); agentcli uses none, and a plugin another package installed has no
     # business running inside it. A user who sets the variable keeps their value.
     import os
+    import sys
 
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
-    app()
+    app_for(sys.argv)()
 
 
 if __name__ == "__main__":

@@ -18,17 +18,20 @@ def load_routed(
     """Load a profile, print its warnings, apply command-line overrides. A model the profile did
     not choose gets its provider from the model-id table; returns (profile, the rule that chose)."""
     from agentcli.config import load_profile
-    from agentcli.config.model_routes import provider_for
-    from agentcli.core.escape import styled
-    from agentcli.ui.console import make_console
 
     loaded = load_profile(profile_ref, workspace=workspace, interactive=sys.stdin.isatty())
-    err = make_console(stderr=True)
-    for w in loaded.warnings:
-        err.print(styled(("! ", "yellow"), (str(w), "yellow")))
+    if loaded.warnings:  # the console (and its imports) only when there is something to say
+        from agentcli.core.escape import styled
+        from agentcli.ui.console import make_console
+
+        err = make_console(stderr=True)
+        for w in loaded.warnings:
+            err.print(styled(("! ", "yellow"), (str(w), "yellow")))
     profile = loaded.profile
     rule = None
     if (model and model != profile.model) or loaded.origins.get("provider") == "default":
+        from agentcli.config.model_routes import provider_for
+
         choice = provider_for(model or profile.model, profile.provider)
         if choice.provider != profile.provider:
             # Another provider: its own endpoint and key variable, not the profile's.

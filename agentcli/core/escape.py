@@ -11,7 +11,6 @@ Consoles from `make_console` have markup and emoji codes switched off as a secon
 from __future__ import annotations
 
 import re
-import unicodedata
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -37,6 +36,8 @@ def _code(c: int) -> str:
 
 @lru_cache(maxsize=4096)
 def _shown(ch: str, strict: bool) -> str:
+    import unicodedata  # only text outside printable ASCII gets here
+
     c = ord(ch)
     cat = unicodedata.category(ch)
     if cat in _HIDDEN_CATEGORIES or c in _BLANK_LETTERS:

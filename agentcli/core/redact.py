@@ -9,26 +9,31 @@ once per environment and marks, not on every write.
 
 from __future__ import annotations
 
-import base64
 import json
 import os
 import re
 import threading
 import urllib.parse
 from collections.abc import Iterable, Mapping
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any, cast
 
 SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL", re.IGNORECASE)
 MASK = "[REDACTED]"
 MIN_SECRET_CHARS = 8  # shorter values would mask ordinary words
 
-_PATTERNS = re.compile(
+_PATTERNS = (
     r"(?:sk-(?:ant-|proj-|or-v1-)?[A-Za-z0-9_\-]{16,}"  # OpenAI / Anthropic / OpenRouter keys
     r"|AIza[0-9A-Za-z_\-]{30,}"  # Google API keys
     r"|gsk_[A-Za-z0-9]{20,}"  # Groq
     r"|(?<=Bearer )[A-Za-z0-9._\-]{12,})"
 )
+
+
+@cache
+def _compiled(pattern: str, flags: int = 0) -> re.Pattern[str]:
+    """A pattern compiled on first use: a command that never scrubs (a listing) does not pay for it."""
+    return re.compile(pattern, flags)
 
 
 def is_secret_name(name: str) -> bool:
@@ -38,6 +43,8 @@ def is_secret_name(name: str) -> bool:
 def _b64_cores(raw: bytes) -> set[str]:
     """Base64 of `raw` at each of the three byte alignments, cut to the characters that depend on
     `raw` alone: a key base64-encoded inside a longer text (a .env file, "Bearer <key>") is found too."""
+    import base64
+
     out = set()
     for shift in range(3):
         enc = base64.b64encode(b"\0" * shift + raw + b"\0\0").decode()
@@ -53,6 +60,8 @@ def _b64_cores(raw: bytes) -> set[str]:
 def forms(value: str) -> tuple[str, ...]:
     """Every form a leak of `value` may take, longest first: raw, JSON-escaped, base64 (whole and at
     every alignment, standard and URL-safe), URL-encoded (as needed and every byte), hex."""
+    import base64
+
     raw = value.encode()
     b64 = base64.b64encode(raw).decode()
     every_byte = "".join(f"%{b:02X}" for b in raw)
@@ -76,7 +85,7 @@ def forms(value: str) -> tuple[str, ...]:
 
 
 class _Known:
-    """The known secrets' forms, rebuilt only when the environment or the marks change."""
+    """The known secrets' forms, rebuilt only when the secret items of the environment or the marks change."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -85,6 +94,7 @@ class _Known:
         self._env: dict[Any, Any] | None = None
         self._marks = 0
         self._built_marks = -1
+        self._relevant: tuple[tuple[str, str], ...] | None = None  # the secret items the forms were built from
         self.forms: tuple[str, ...] = ()
         self.builds = 0  # how often the forms were worked out (tests count it)
 
@@ -104,15 +114,20 @@ class _Known:
             return self.forms
         with self._lock:
             snapshot, marks = dict(env), self._marks
-            found: set[str] = set()
-            for name, value in os.environ.items():
-                if (name in self._names or is_secret_name(name)) and len(value) >= MIN_SECRET_CHARS:
+            # Keyed on the secret items alone: a change to any other variable (a tool's PWD, a
+            # library's setting) costs one scan of the names, not a rebuild of every form.
+            relevant = tuple(sorted((name, value) for name, value in os.environ.items()
+                                    if (name in self._names or is_secret_name(name)) and len(value) >= MIN_SECRET_CHARS))
+            if relevant != self._relevant or marks != self._built_marks:
+                found: set[str] = set()
+                for _, value in relevant:
                     found.update(forms(value))
-            for value in self._values:
-                found.update(forms(value))
-            self.forms = tuple(sorted(found, key=len, reverse=True))
+                for value in self._values:
+                    found.update(forms(value))
+                self.forms = tuple(sorted(found, key=len, reverse=True))
+                self._relevant = relevant
+                self.builds += 1
             self._env, self._built_marks = snapshot, marks
-            self.builds += 1
         return self.forms
 
 
@@ -154,7 +169,7 @@ def _all_forms(extra: tuple[str, ...]) -> tuple[str, ...]:
 
 # Base64 as `base64` and `openssl base64` print it: lines of 76 or 64 characters. A key inside may
 # span a line break, so such a block is judged joined, and masked whole.
-_WRAPPED_B64 = re.compile(r"^(?:[A-Za-z0-9+/_-]{40,}={0,2}\r?\n)+[A-Za-z0-9+/_-]*={0,2}", re.MULTILINE)  # whole lines only: linear
+_WRAPPED_B64 = r"^(?:[A-Za-z0-9+/_-]{40,}={0,2}\r?\n)+[A-Za-z0-9+/_-]*={0,2}"  # whole lines only: linear
 
 
 def _wrapped(text: str, all_forms: tuple[str, ...]) -> str:
@@ -162,7 +177,7 @@ def _wrapped(text: str, all_forms: tuple[str, ...]) -> str:
         joined = "".join(m.group(0).split())
         return MASK if any(f in joined for f in all_forms) else m.group(0)
 
-    return _WRAPPED_B64.sub(judge, text)
+    return _compiled(_WRAPPED_B64, re.MULTILINE).sub(judge, text)
 
 
 def redact(text: str, extra: tuple[str, ...] = ()) -> str:
@@ -175,7 +190,7 @@ def redact(text: str, extra: tuple[str, ...] = ()) -> str:
             text = text.replace(value, MASK)
     if all_forms and "\n" in text:
         text = _wrapped(text, all_forms)
-    return _PATTERNS.sub(MASK, text)
+    return _compiled(_PATTERNS).sub(MASK, text)
 
 
 def _pending_start(text: str, all_forms: tuple[str, ...]) -> int:

@@ -8,7 +8,6 @@ provider may break another, so both are mapped here, deterministically, per requ
 
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -22,6 +21,8 @@ _UNSAFE = re.compile(r"[^a-zA-Z0-9_-]")
 
 
 def _digest(text: str, n: int = 8) -> str:
+    import hashlib
+
     return hashlib.sha1(text.encode("utf-8")).hexdigest()[:n]
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import bisect
 import dataclasses
 import functools
-import hashlib
 import json
 import re
 from typing import Any
@@ -544,6 +543,8 @@ def _without(text: str, cands: list[Candidate]) -> str:
 
 
 def _stable_id(index: int, cand: Candidate) -> str:
+    import hashlib
+
     digest = hashlib.blake2b(f"{index}\0{cand.dialect}\0{cand.name}\0{cand.raw}".encode("utf-8", "replace"), digest_size=8)
     return "call_" + digest.hexdigest()
 

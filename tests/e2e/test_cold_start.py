@@ -47,15 +47,16 @@ ALSO_NEVER = {
     ("--help",): {"rich", "agentcli.core.types", "agentcli.cli.commands"} | LISTING,
     ("run", "--help"): {"rich", "agentcli.core.types", "agentcli.cli.commands"} | LISTING,
     ("eval", "--help"): {"rich", "agentcli.core.types", "agentcli.cli.commands"} | LISTING,
-    ("parse", "{reply}"): {"agentcli.providers", "agentcli.agent", "agentcli.config.schema", "secrets"},
+    ("parse", "{reply}"): {"agentcli.providers", "agentcli.agent", "agentcli.config.schema", "secrets", "html"},
     ("tools",): {"agentcli.tools.shell_rules", "agentcli.tools.bwrap", "agentcli.tools.isolation",
-                 "agentcli.tools.sandbox_env", "agentcli.config", "agentcli.agent"} | LISTING,
+                 "agentcli.tools.sandbox_env", "agentcli.config", "agentcli.agent", "socket"} | LISTING,
     # none saved yet: the one-line answer needs no console
     ("sessions",): {"rich", "agentcli.core.types", "agentcli.agent.store", "agentcli.agent.checkpoints",
                     "agentcli.agent.serialize"} | LISTING,
     ("profiles", "list"): {"agentcli.core.types", "agentcli.agent", "agentcli.tools"} | LISTING,
     ("doctor", "--offline", "--profile", "offline"): {"agentcli.agent.store", "agentcli.tools.registry",
-                                                      "agentcli.tools.shell_rules"},
+                                                      "agentcli.tools.shell_rules",
+                                                      "agentcli.config.model_routes"},  # the profile names its provider
 }
 
 
@@ -105,3 +106,57 @@ def test_core_package_still_exports_every_name():
 
     assert all(getattr(core, name) is not None for name in core.__all__)
     assert callable(core.redact)
+
+
+def test_listing_saved_sessions_into_a_pipe_loads_no_console(tmp_path):
+    """Saved sessions listed into a pipe (no styles to write) are plain lines: neither rich nor the
+    transcript loader is loaded, and the listing still names the session."""
+    sessions = tmp_path / "data" / "agentcli" / "sessions"
+    sessions.mkdir(parents=True)
+    record = {"type": "session", "t": 1.0, "id": "20260101-000000-abcdef", "workspace": str(tmp_path.resolve()),
+              "goal": "list the files", "model": "m"}
+    (sessions / "20260101-000000-abcdef.jsonl").write_text(json.dumps(record) + "\n" + json.dumps(
+        {"type": "end", "t": 2.0, "stop": "answered"}) + "\n")
+    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config"), "XDG_DATA_HOME": str(tmp_path / "data"),
+           "XDG_CACHE_HOME": str(tmp_path / "cache"), "COLUMNS": "80"}
+    code = PROBE.replace("contextlib.redirect_stdout(io.StringIO()), ", "")
+    out = subprocess.run([sys.executable, "-c", code, "sessions"], capture_output=True, text=True, timeout=120,
+                         check=True, env=env, cwd=tmp_path)
+    *listing, last = out.stdout.strip().splitlines()
+    assert listing[0].startswith("20260101-000000-abcdef") and "answered · list the files" in listing[1]
+    assert not _under(set(json.loads(last)), ALSO_NEVER[("sessions",)])
+
+
+FIRST_WRITE = """
+import json, runpy, sys
+seen = []
+class Watch:
+    def __init__(self, f):
+        self._f = f
+    def write(self, text):
+        if text and not seen:
+            seen.append(sorted(sys.modules))
+        return self._f.write(text)
+    def __getattr__(self, name):
+        return getattr(self._f, name)
+sys.stdout, sys.stderr = Watch(sys.stdout), Watch(sys.stderr)
+sys.argv = ["agent", *sys.argv[1:]]
+try:
+    runpy.run_module("agentcli", run_name="__main__")
+except SystemExit:
+    pass
+sys.__stdout__.write("\\n" + json.dumps(seen[0] if seen else []) + "\\n")
+"""
+
+
+def test_an_offline_run_shows_its_header_before_loading_the_event_loop(tmp_path):
+    """What a person waits for before the first line: the header needs the profile and the plan,
+    not the event loop, the agent loop, the HTTP stack or the JSON repairer."""
+    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config"), "XDG_DATA_HOME": str(tmp_path / "data"),
+           "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    out = subprocess.run([sys.executable, "-c", FIRST_WRITE, "run", "list the files", "--profile", "offline"],
+                         capture_output=True, text=True, timeout=120, check=True, env=env, cwd=tmp_path,
+                         stdin=subprocess.DEVNULL)
+    before = set(json.loads(out.stdout.strip().splitlines()[-1]))
+    assert "agentcli.cli.commands.run" in before and "agentcli.config.schema" in before  # the probe saw the run
+    assert not _under(before, {"asyncio", "ssl", "httpx", "json_repair", "agentcli.core.aio", "agentcli.agent.loop"})

@@ -369,3 +369,10 @@ def test_the_known_secrets_are_worked_out_once_per_environment(monkeypatch):
     redact("x")
     redact("y")
     assert r._KNOWN.builds == before + 2
+    for i in range(20):  # other variables change between writes (a tool's working folder...): no rebuild
+        monkeypatch.setenv("PLAIN_SETTING_FOR_COUNT", f"/some/folder/{i}")
+        redact(f"record {i}")
+    assert r._KNOWN.builds == before + 2
+    monkeypatch.setenv("ANOTHER_SERVICE_TOKEN", "tok-" + "Zq7w" * 4)  # a secret's value changes: one rebuild
+    assert redact("tok-" + "Zq7w" * 4) == MASK and redact("tok-" + "Hj5k" * 4) != MASK
+    assert r._KNOWN.builds == before + 3

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agentcli.cli.profile_load import load, load_routed  # noqa: F401  (chat imports load from here)
-from agentcli.core import aio
 from agentcli.core.errors import UsageError
 from agentcli.core.events import StopReason
 
@@ -141,6 +140,13 @@ async def drive(session: Session, approver: Approver, goal: str | None, render: 
         if not keep_open:
             await session.aclose()  # the HTTP client and MCP servers live on this event loop: closed with it
     return done
+
+
+def _on_loop(coro: Any) -> Any:
+    """Run `coro` on the process's event loop, loaded here: after the header is on the screen."""
+    from agentcli.core import aio
+
+    return aio.run(coro)
 
 
 class NothingToDo(UsageError):
@@ -292,7 +298,7 @@ def execute(
 
     try:
         with ending_signals():
-            done = aio.run(drive(session, approver, goal, render, keep_open=chat_after))
+            done = _on_loop(drive(session, approver, goal, render, keep_open=chat_after))
     except BrokenPipeError:  # `agent run --json | head -1`: the reader left; end quietly
         return _closed_pipe(session)
     except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM / SIGHUP (ui.signals)

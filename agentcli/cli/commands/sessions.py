@@ -62,6 +62,34 @@ def _narrow(console: Console, sessions: list[SessionEntry], show_ws: bool) -> No
                       no_wrap=True)
 
 
+def _plain_lines(sessions: list[Any], show_ws: bool, width: int) -> list[str] | None:
+    """What `_narrow` prints on a console without styles, built without rich; None when a line
+    needs rich (a character that is not printable ASCII, a first line that would fold)."""
+    from agentcli.core.escape import visible
+    from agentcli.ui.console import is_plain
+
+    def crop(text: str) -> str:  # rich's overflow="ellipsis" on a line that may not wrap
+        return text if len(text) <= width else text[:max(width - 1, 0)] + "…"
+
+    lines = []
+    for s in sessions:
+        stop = (s.end or {}).get("stop")
+        model = visible(str(s.meta.get("model") or ""), keep_newlines=False)
+        goal = visible(str(s.meta.get("goal") or ""), keep_newlines=False)
+        ended = str(stop) if stop else "interrupted"
+        first = f"{s.id}  {_when(s.updated)}  {model}"
+        if not all(map(is_plain, (first, goal, ended))) or len(first) > width:
+            return None
+        lines.append(first)
+        if show_ws:
+            folder = visible(s.workspace, keep_newlines=False)
+            if not is_plain(folder):
+                return None
+            lines.append(crop("  " + folder))
+        lines.append(crop(f"  {ended} · {goal}"))
+    return lines
+
+
 def execute(json_out: bool = False, all_: bool = False, workspace: Path | None = None) -> int:
     from agentcli.agent.catalog import list_sessions
     from agentcli.agent.workspace import resolve_workspace
@@ -83,6 +111,17 @@ def execute(json_out: bool = False, all_: bool = False, workspace: Path | None =
         where = "" if ws is None else f" for {ws}"
         print_line(f"no sessions{where} yet" + ("" if ws is None else " (--all lists every workspace)"))
         return 0
+    from agentcli.ui.console import is_plain, plain_width
+
+    footer = "" if ws is None else f"sessions for {ws}; continue the latest with `agent run -c`"
+    width = plain_width()
+    if width is not None and width < WIDE and is_plain(footer or "-"):
+        lines = _plain_lines(sessions, ws is None, width)
+        if lines is not None:  # no styles, nothing to fold: the bytes rich would write, without rich
+            import sys
+
+            sys.stdout.write("".join(line + "\n" for line in [*lines, *([footer] if footer else [])]))
+            return 0
     from rich.text import Text
 
     from agentcli.ui.console import make_console
@@ -93,5 +132,5 @@ def execute(json_out: bool = False, all_: bool = False, workspace: Path | None =
     else:
         _wide(console, sessions, show_ws=ws is None)
     if ws is not None:
-        console.print(Text(f"sessions for {ws}; continue the latest with `agent run -c`", style="dim"))
+        console.print(Text(footer, style="dim"))
     return 0

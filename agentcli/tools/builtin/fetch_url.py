@@ -13,8 +13,6 @@ JSON as they are; other content types are refused.
 
 from __future__ import annotations
 
-import ipaddress
-import socket
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -56,6 +54,8 @@ def parse_url(url: str) -> tuple[str, str, int]:
 
 def address_problem(ip: str) -> str | None:
     """Why this address is internal (not reachable from the public internet), or None."""
+    import ipaddress
+
     addr = ipaddress.ip_address(ip)
     if isinstance(addr, ipaddress.IPv6Address) and addr.ipv4_mapped is not None:
         addr = addr.ipv4_mapped
@@ -70,6 +70,8 @@ def address_problem(ip: str) -> str | None:
 
 def resolve(host: str, port: int) -> list[str]:
     """Every address the name resolves to (an IP literal is itself)."""
+    import socket
+
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except (socket.gaierror, UnicodeError) as exc:
@@ -121,6 +123,8 @@ class FetchUrl(BuiltinTool):
         allow = ctx.fetch.allow_hosts if ctx.fetch else []
         if host in self._approved(ctx) or host_allowed(host, allow):
             return Judgement.allow(f"GET {url}")
+        import ipaddress
+
         try:
             literal = ipaddress.ip_address(host.strip("[]"))
         except ValueError:

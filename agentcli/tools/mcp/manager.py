@@ -3,21 +3,19 @@ under SERVER_TOOL names, stopped together with the session."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agentcli.core import aio
 from agentcli.core.errors import ErrorCode, ToolFailure
 from agentcli.tools.base import BuiltinTool, ToolContext
 from agentcli.tools.mcp.adapt import Listed, render_result, result_bytes, to_listed
-from agentcli.tools.mcp.connection import Connection, ServerFailure
 
 if TYPE_CHECKING:
     from agentcli.config.mcp_schema import McpServerConfig
     from agentcli.core.types import Tool
+    from agentcli.tools.mcp.connection import Connection
     from agentcli.tools.registry import ToolRegistry
 
 PREVIEW_LIMIT = 2000
@@ -30,6 +28,8 @@ class McpTool(BuiltinTool):
         self.spec, self.conn, self.remote = spec, conn, remote
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> str:
+        from agentcli.tools.mcp.connection import ServerFailure
+
         try:
             result = await self.conn.call(self.remote, args)
         except ServerFailure as exc:
@@ -82,6 +82,8 @@ class McpManager:
     """The servers of one session. `start()` is idempotent and cheap once done."""
 
     def __init__(self, servers: dict[str, McpServerConfig], workspace: Path) -> None:
+        from agentcli.tools.mcp.connection import Connection
+
         self.connections = {name: Connection(name, cfg, workspace) for name, cfg in servers.items()}
         self.listed: dict[str, list[Listed]] = {}
 
@@ -91,6 +93,10 @@ class McpManager:
     async def start(self, registry: ToolRegistry) -> list[str]:
         """Start every server not yet running, in parallel; register their tools.
         Returns one warning per server that failed (the run goes on without it)."""
+        import asyncio
+
+        from agentcli.tools.mcp.connection import ServerFailure
+
         todo = [c for c in self.connections.values() if c.session is None and c.name not in self.listed]
         if not todo:
             return []
@@ -135,6 +141,8 @@ class McpManager:
 
     async def aclose(self) -> None:
         """Stop every server (the session ends, or its event loop does)."""
+        import asyncio
+
         await asyncio.gather(*(c.close() for c in self.connections.values()), return_exceptions=True)
 
 
@@ -149,6 +157,7 @@ def manager_for(profile: Any, workspace: Path) -> tuple[McpManager | None, list[
 def probe(profile: Any, workspace: Path) -> tuple[list[ServerStatus], list[str]]:
     """Start each of the profile's servers, list its tools, stop it (for `agent doctor` and `agent tools`).
     Runs its own event loop: call it from synchronous code only."""
+    from agentcli.core import aio
     from agentcli.tools.registry import ToolRegistry
 
     manager, warnings = manager_for(profile, workspace)

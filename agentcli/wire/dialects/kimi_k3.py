@@ -14,7 +14,6 @@ reported as truncated, never executed. The think channel is reasoning (the pipel
 
 from __future__ import annotations
 
-import html
 import json
 
 from agentcli.wire.dialects._base import MAX_CALLS, Dialect
@@ -87,6 +86,8 @@ class _KimiK3(Dialect):
 
 
 def _attr(head: str, key: str) -> str:
+    import html
+
     value = attr_value(head, key)
     return html.unescape(value).strip() if value else ""
 

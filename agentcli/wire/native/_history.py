@@ -17,7 +17,6 @@ request (prompt caches keep working) and internal history is never rewritten.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 from typing import TYPE_CHECKING
 
 from agentcli.core.types import Message, Role, ToolCall, ToolResult
@@ -33,6 +32,8 @@ def _alnum9(call_id: str, salt: int) -> str:
     """9 letters or digits: the id itself when it already is, else a digest of it."""
     if salt == 0 and len(call_id) == ALNUM9 and call_id.isascii() and call_id.isalnum():
         return call_id
+    import hashlib
+
     return hashlib.sha1(f"{call_id}\0{salt}".encode()).hexdigest()[:ALNUM9]
 
 

@@ -104,3 +104,53 @@ def test_listing_reads_each_transcript_at_its_head_and_tail_and_agrees_with_a_fu
     got = {s.id: (s.workspace, (s.end or {}).get("stop"), s.updated) for s in list_sessions()}
     assert got == want
     assert {s.id for s in list_sessions("/w/1")} == {k for k, v in want.items() if v[0] == "/w/1"}
+
+
+def test_listing_a_folder_reads_other_folders_transcripts_to_their_first_record_only(monkeypatch, tmp_path):
+    """`agent sessions` and `run -c` filter by folder on the first record: a long transcript of
+    another folder costs one line read, and one of this folder its head and tail, never its middle."""
+    from agentcli.agent import catalog
+
+    here, there = tmp_path / "here", tmp_path / "there"
+    here.mkdir()
+    there.mkdir()
+    middle = b"".join(b'{"type": "message", "pad": "' + b"x" * 1000 + b'"}\n' for _ in range(4000))  # ~4 MB
+    for sid, ws in (("20260101-000000-aaaaaa", there), ("20260101-000001-bbbbbb", here)):
+        t = Transcript(sessions_dir() / f"{sid}.jsonl")
+        t.write("session", id=sid, workspace=str(ws), goal="g", model="m")
+        t.close()
+        with open(sessions_dir() / f"{sid}.jsonl", "ab") as f:
+            f.write(middle + b'{"type": "end", "t": 5.0, "stop": "answered"}\n')
+    read: dict[str, int] = {}
+
+    class Counted:
+        def __init__(self, path, mode="r", *args, **kwargs):
+            self._f, self._name = open(path, mode, *args, **kwargs), os.path.basename(path)  # noqa: SIM115
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self._f.close()
+
+        def _count(self, data):
+            read[self._name] = read.get(self._name, 0) + len(data)
+            return data
+
+        def readline(self, *a):
+            return self._count(self._f.readline(*a))
+
+        def read(self, *a):
+            return self._count(self._f.read(*a))
+
+        def __getattr__(self, name):
+            return getattr(self._f, name)
+
+    monkeypatch.setattr(catalog, "open", Counted, raising=False)
+    monkeypatch.chdir(here)
+    assert [s.id for s in list_sessions(here)] == ["20260101-000001-bbbbbb"]
+    assert [s.end for s in list_sessions(here)] == [{"type": "end", "t": 5.0, "stop": "answered"}]
+    assert find_session("last", here).name == "20260101-000001-bbbbbb.jsonl"
+    first_line = len((sessions_dir() / "20260101-000000-aaaaaa.jsonl").read_bytes().split(b"\n", 1)[0]) + 1
+    assert read["20260101-000000-aaaaaa.jsonl"] == 3 * first_line  # three listings, one line each
+    assert read["20260101-000001-bbbbbb.jsonl"] <= 3 * (first_line + catalog.TAIL_BYTES + 1) < len(middle)

@@ -57,6 +57,9 @@ def screen(monkeypatch):
     monkeypatch.setattr(render, "make_console", make_console)
     monkeypatch.setattr(console, "make_console", make_console)
     monkeypatch.setattr(approve, "make_console", make_console)
+    # Listings that skip rich on a plain stdout (sessions) render through the console here; their
+    # plain lines are compared with the console's in test_sessions_plain.
+    monkeypatch.setattr(console, "plain_width", lambda: None)
 
     def take() -> str:
         out = buf.getvalue()
