@@ -62,7 +62,7 @@ def _narrow(console: Console, sessions: list[SessionEntry], show_ws: bool) -> No
                       no_wrap=True)
 
 
-def _plain_lines(sessions: list[Any], show_ws: bool, width: int) -> list[str] | None:
+def _plain_lines(sessions: list[SessionEntry], show_ws: bool, width: int) -> list[str] | None:
     """What `_narrow` prints on a console without styles, built without rich; None when a line
     needs rich (a character that is not printable ASCII, a first line that would fold)."""
     from agentcli.core.escape import visible
