@@ -51,6 +51,7 @@ class _Gemma4(Dialect):
     name = "gemma4"
     markers = (BEGIN, "call:", "<call>")
     owns = (BEGIN,)
+    reasoning_tags = (("<|channel>", "<channel|>"),)  # the channel opens with its name, `thought`
 
     @total
     def parse(self, text: str) -> ParseResult:

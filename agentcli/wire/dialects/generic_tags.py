@@ -174,3 +174,4 @@ TOOLS_TAG = TaggedJsonDialect("tools_tag", "tools")
 # NVIDIA Nemotron (Llama-Nemotron, Nemotron Nano): <TOOLCALL>[{"name": .., "arguments": ..}]</TOOLCALL>
 NEMOTRON = TaggedJsonDialect("nemotron", "TOOLCALL")
 NEMOTRON.owns = NEMOTRON.markers
+NEMOTRON.call_wrappers = ((NEMOTRON.open, NEMOTRON.close),)

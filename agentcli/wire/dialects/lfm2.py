@@ -213,6 +213,7 @@ class _Lfm2(Dialect):
     name = "lfm2"
     markers = (BEGIN,)
     owns = (BEGIN,)
+    call_wrappers = ((BEGIN, END),)
 
     @total
     def parse(self, text: str) -> ParseResult:

@@ -91,6 +91,7 @@ class _MiniMaxM2(Dialect):
     name = "minimax_m2"
     markers = (M2_BEGIN,)
     owns = (M2_BEGIN,)
+    call_wrappers = ((M2_BEGIN, M2_END),)
 
     @total
     def parse(self, text: str) -> ParseResult:
