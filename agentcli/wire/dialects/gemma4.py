@@ -23,8 +23,8 @@ import re
 from typing import Any
 
 from agentcli.wire.dialects._base import Dialect
+from agentcli.wire.dialects._callbody import LITERALS, NUMBER, VALUE_END, WS, Reader, parse_call
 from agentcli.wire.dialects._scan import ParseResult, iter_blocks, remove_spans, total
-from agentcli.wire.dialects.functiongemma import _LITERALS, _NUMBER, _VALUE_END, _WS, _Reader, parse_call
 from agentcli.wire.types import Candidate
 
 BEGIN, END = "<|tool_call>", "<tool_call|>"
@@ -88,7 +88,7 @@ class _Gemma4(Dialect):
         return cands, rest
 
 
-class _Reader4(_Reader):
+class _Reader4(Reader):
     """The FunctionGemma reader, plus strings whose opening <|"|> was left out (see the module doc)."""
 
     def __init__(self, s: str, esc: str = ESC) -> None:
@@ -110,12 +110,12 @@ class _Reader4(_Reader):
             m = _NEXT_KEY.search(s, i)
             self._key_at = m.start() if m else -1
         if k > i and not (i <= self._key_at < k):
-            m = _VALUE_END.search(s, i)
+            m = VALUE_END.search(s, i)
             plain = s[i : m.start() if m else len(s)].strip()
-            after = _WS.match(s, k + len(ESC))
+            after = WS.match(s, k + len(ESC))
             nxt = after.end() if after else k + len(ESC)
             closes = nxt >= len(s) or s[nxt] in ",}]"
-            if closes and plain not in _LITERALS and not _NUMBER.fullmatch(plain):
+            if closes and plain not in LITERALS and not NUMBER.fullmatch(plain):
                 self.i = k + len(ESC)
                 return s[i:k]
         return super().value(depth)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from agentcli.wire.dialects import _prompt
 from agentcli.wire.dialects._callscan import decode_at
-from agentcli.wire.dialects.generic_tags import TaggedJsonDialect
+from agentcli.wire.dialects._tagged import TaggedJsonDialect
 from agentcli.wire.types import Candidate
 
 if TYPE_CHECKING:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 
 from agentcli.wire.dialects._base import Dialect
+from agentcli.wire.dialects._pairs import parse_pairs, split_name
 from agentcli.wire.dialects._scan import (
     Block,
     ParseResult,
@@ -27,7 +28,6 @@ from agentcli.wire.dialects._scan import (
     skip_ws,
     total,
 )
-from agentcli.wire.dialects.glm4_moe import parse_pairs, split_name
 from agentcli.wire.types import Candidate
 
 BEGIN, END = "<tool_calls>", "</tool_calls>"

@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from agentcli.wire.dialects._base import Dialect
+from agentcli.wire.dialects._pairs import parse_pairs, split_name
 from agentcli.wire.dialects._scan import (
     INVALID,
     ParseResult,
@@ -27,9 +28,9 @@ from agentcli.wire.dialects._scan import (
     skip_ws,
     total,
 )
-from agentcli.wire.dialects.glm4_moe import BEGIN, END, parse_pairs, split_name
 from agentcli.wire.types import Candidate
 
+BEGIN, END = "<tool_call>", "</tool_call>"  # GLM's wrapper
 HEADER = "-> tool/function_call"
 
 
