@@ -10,11 +10,10 @@ import ast
 import keyword
 import re
 import warnings
-from collections.abc import Callable
 from typing import Any
 
 from agentcli.wire.dialects._pylist import dotted, literal
-from agentcli.wire.dialects._scan import AstBudget, Block, ParseResult, iter_blocks, remove_spans
+from agentcli.wire.dialects._scan import AstBudget, Block
 from agentcli.wire.types import Candidate
 
 MAX_BODY = 200_000  # ast on larger blocks is not worth the time; no model writes one
@@ -134,19 +133,11 @@ def _value(node: ast.AST, depth: int = 0) -> Any:
     return literal(node)
 
 
-def calls_in_blocks(text: str, begin: str, end: str, dialect: str,
-                    read: Callable[[Block], list[tuple[str, dict[str, Any]]] | None]) -> ParseResult:
-    """Candidates from every `begin`…`end` block that `read` turns into calls (None: not a call
-    block, left as text); the blocks taken leave the visible text."""
-    cands: list[Candidate] = []
-    spans: list[tuple[int, int]] = []
-    for blk in iter_blocks(text, begin, end):
-        calls = read(blk)
-        if calls is None:
-            continue
-        raw = text[blk.start : blk.end]
-        cands.extend(Candidate(name, args, raw, dialect) for name, args in calls)
-        spans.append((blk.start, blk.end))
-    if not cands:
-        return [], text
-    return cands, remove_spans(text, spans)
+def block_read(text: str, blk: Block, dialect: str, calls: list[tuple[str, dict[str, Any]]] | None,
+               ) -> tuple[list[Candidate], int] | None:
+    """The candidates of one block (see _block.BlockDialect) whose body read as `calls` (None: not a
+    call block, left as text), each with the whole block as raw."""
+    if not calls:
+        return None
+    raw = text[blk.start : blk.end]
+    return [Candidate(name, args, raw, dialect) for name, args in calls], blk.end

@@ -7,34 +7,27 @@ Leaf values are returned as text (text_values) for the pipeline to decode.
 
 from __future__ import annotations
 
-from agentcli.wire.dialects._base import Dialect
+from agentcli.wire.dialects._block import BlockDialect, BlockRead
 from agentcli.wire.dialects._callbody import parse_call
-from agentcli.wire.dialects._scan import ParseResult, iter_blocks, remove_spans, total
+from agentcli.wire.dialects._scan import Block
 from agentcli.wire.types import Candidate
 
 BEGIN, END = "<start_function_call>", "<end_function_call>"
 
 
-class _FunctionGemma(Dialect):
+class _FunctionGemma(BlockDialect):
     name = "functiongemma"
     markers = (BEGIN,)
     owns = (BEGIN,)
+    begin, end = BEGIN, END
 
-    @total
-    def parse(self, text: str) -> ParseResult:
-        cands: list[Candidate] = []
-        spans: list[tuple[int, int]] = []
-        for blk in iter_blocks(text, BEGIN, END):
-            # A cut-off call counts only if its argument braces closed (parse_call checks).
-            got = parse_call(text[blk.body_start : blk.body_end])
-            if got is None:
-                continue
-            cands.append(Candidate(name=got[0], arguments=got[1], raw=text[blk.start : blk.end],
-                                   dialect=self.name, text_values=True))
-            spans.append((blk.start, blk.end))
-        if not cands:
-            return [], text
-        return cands, remove_spans(text, spans)
+    def read_block(self, text: str, blk: Block) -> BlockRead | None:
+        # A cut-off call counts only if its argument braces closed (parse_call checks).
+        got = parse_call(text[blk.body_start : blk.body_end])
+        if got is None:
+            return None
+        return [Candidate(name=got[0], arguments=got[1], raw=text[blk.start : blk.end],
+                          dialect=self.name, text_values=True)], blk.end
 
 
 FUNCTIONGEMMA = _FunctionGemma()

@@ -14,7 +14,10 @@ invoke left without </invoke>, and an invoke's end closes a last parameter left 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from agentcli.wire.dialects._base import Dialect
+from agentcli.wire.dialects._block import BlockDialect, BlockRead
 from agentcli.wire.dialects._invoke import INVOKE_BEGIN, INVOKE_END, name_attr, read_invoke
 from agentcli.wire.dialects._scan import (
     Block,
@@ -38,29 +41,33 @@ def _think_ranges(text: str) -> list[tuple[int, int]]:
     return [(b.start, b.end) for b in iter_blocks(text, "<think>", "</think>")]
 
 
-class _MiniMaxM1(Dialect):
+def _outside(blocks: Iterator[Block], thinks: list[tuple[int, int]]) -> Iterator[Block]:
+    """The blocks that start outside every think range (both come in text order: one walk over each)."""
+    ti = 0
+    for blk in blocks:
+        while ti < len(thinks) and thinks[ti][1] <= blk.start:
+            ti += 1
+        if not (ti < len(thinks) and thinks[ti][0] <= blk.start):
+            yield blk
+
+
+class _MiniMaxM1(BlockDialect):
     name = "minimax"
     markers = (M1_BEGIN,)
     empty_lists = ((M1_BEGIN, M1_END),)
+    begin, end = M1_BEGIN, M1_END
 
     @total
     def parse(self, text: str) -> ParseResult:
-        thinks = _think_ranges(text) if "<think>" in text else []
-        ti = 0  # blocks and think ranges both come in text order: one walk over each
-        cands: list[Candidate] = []
-        spans: list[tuple[int, int]] = []
-        for blk in iter_blocks(text, M1_BEGIN, M1_END):
-            while ti < len(thinks) and thinks[ti][1] <= blk.start:
-                ti += 1
-            if ti < len(thinks) and thinks[ti][0] <= blk.start:
-                continue
-            found, last = self._lines(text, blk.body_start, blk.body_end)
-            if found:
-                cands.extend(found)
-                spans.append((blk.start, blk.end if blk.closed else last))
+        found = _outside(iter_blocks(text, M1_BEGIN, M1_END), _think_ranges(text)) if "<think>" in text else None
+        cands, spans = self.blocks(text, found=found)
         if not cands:
             return [], text
         return cands, remove_spans(text, spans)
+
+    def read_block(self, text: str, blk: Block) -> BlockRead | None:
+        found, last = self._lines(text, blk.body_start, blk.body_end)
+        return found, blk.end if blk.closed else last
 
     def _lines(self, text: str, start: int, stop: int) -> tuple[list[Candidate], int]:
         """One JSON call per line (an object may span lines); a line that is not a call is skipped."""
