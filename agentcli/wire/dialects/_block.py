@@ -23,7 +23,7 @@ from agentcli.wire.types import Candidate
 # What one block reads as: its calls, and where the text cut for them ends (the block's end; a
 # dialect may end it earlier, at a cut-off block's last call, or later, at a closing turn token).
 BlockRead = tuple[list[Candidate], int]
-Reader = Callable[[str, Block], "BlockRead | None"]
+BlockReader = Callable[[str, Block], "BlockRead | None"]
 
 
 class BlockDialect(Dialect):
@@ -37,7 +37,7 @@ class BlockDialect(Dialect):
         False when its END never came), or None when the block holds none and stays text."""
         raise NotImplementedError
 
-    def blocks(self, text: str, *, read: Reader | None = None,
+    def blocks(self, text: str, *, read: BlockReader | None = None,
                found: Iterable[Block] | None = None) -> tuple[list[Candidate], list[tuple[int, int]]]:
         """(the calls, the spans to cut) of the blocks in `text`, at most about MAX_CALLS calls.
 
