@@ -17,41 +17,10 @@ from typing import Any
 
 from agentcli.core.types import ParsedResponse, Repair, ToolCall
 from agentcli.wire import dialects, failures, repair
+from agentcli.wire.dialects import _markup
 from agentcli.wire.dialects._base import MAX_CALLS
 from agentcli.wire.dialects._opaque import mask
 from agentcli.wire.types import Candidate, NativeParse, ParseContext
-
-THINK_OPEN = "<think>"
-THINK_CLOSE = "</think>"
-# Reasoning delimiters models write into text; the first pair may also arrive without its opener.
-THINK_TAGS: tuple[tuple[str, str], ...] = (
-    (THINK_OPEN, THINK_CLOSE),
-    ("<seed:think>", "</seed:think>"),  # Seed-OSS
-    ("<|START_THINKING|>", "<|END_THINKING|>"),  # Command R7B / Command A
-    ("[THINK]", "[/THINK]"),  # Magistral
-    ("◁think▷", "◁/think▷"),  # Kimi-VL thinking
-    ("<|channel>", "<channel|>"),  # Gemma 4 (the channel opens with its name, `thought`)
-    ("<|open|>think<|sep|>", "<|close|>think<|sep|>"),  # Kimi K3 think channel
-    ("<|think:start|>", "<|think:end|>"),  # Solar Open 2
-    ("<|inner_prefix|>", "<|inner_suffix|>"),  # Apertus
-)
-# Special tokens that open a section of tool calls (never prose): an unclosed reasoning block ends at one.
-CALLS_END_REASONING: tuple[str, ...] = (
-    "<|tool_calls_section_begin|>", "<|tool_call_section_begin|>", "<|tool_call_begin|>",  # Kimi K2
-    "<｜tool▁calls▁begin｜>", "<｜DSML｜function_calls>",  # DeepSeek V3/V3.1, V3.2
-    "<｜DSML｜tool_calls>", "<｜DSML｜ calls>",  # DeepSeek V4, V4.1
-    "<tool_call>",  # Qwen3 / Qwen3.5 and Hermes: a special token of their tokenizers, opened mid-thought
-    "<|tools_prefix|>",  # Apertus
-)
-
-# Call wrappers whose inside is arguments, never reasoning: a think tag written in a value (a file
-# that mentions `<think>`) is the value's text, so the reasoning split leaves it where it is.
-CALL_WRAPPERS: tuple[tuple[str, str], ...] = (
-    ("<tool_call>", "</tool_call>"), ("<function=", "</function>"), ("<invoke", "</invoke>"),
-    ("<｜DSML｜invoke", "</｜DSML｜invoke>"), ("<|tool_call_begin|>", "<|tool_call_end|>"),
-    ("<｜tool▁call▁begin｜>", "<｜tool▁call▁end｜>"), ("<TOOLCALL>", "</TOOLCALL>"),
-    ("<|tool_call_start|>", "<|tool_call_end|>"), ("<minimax:tool_call>", "</minimax:tool_call>"),
-)
 
 
 class _CallSpans:
@@ -60,7 +29,7 @@ class _CallSpans:
 
     def __init__(self, text: str) -> None:
         spans: list[tuple[int, int]] = []
-        for open_tag, close_tag in CALL_WRAPPERS:
+        for open_tag, close_tag in _markup.collected().call_wrappers:
             pos = 0
             while (o := text.find(open_tag, pos)) != -1:
                 c = text.find(close_tag, o + len(open_tag))
@@ -82,33 +51,22 @@ class _CallSpans:
         return i >= 0 and at < self.spans[i][1]
 
 
-def _harmony_analysis(text: str) -> tuple[str, list[str]]:
-    if "<|message|>" not in text:
-        return text, []
-    from agentcli.wire.dialects.harmony import split_analysis
-
-    return split_analysis(text)
-
-
-# Reasoning a pair of tags cannot delimit (a channel of a message structure): each splitter takes
-# the text and returns it without the reasoning, and the reasoning found.
-REASONING_SPLITTERS = (_harmony_analysis,)
-# Dialects too weak to keep a call whose name is not an offered tool (JSON in prose); a dialect
-# can also declare `name_strict = True`.
-_STRICT_NAMES = frozenset(("json_block",))
-
-
 def split_thinking(text: str) -> tuple[str, str]:
     """(text without reasoning, reasoning). Handles <think>..</think>, an unclosed <think> at the end,
-    and a leading reasoning that only ends with </think> (Qwen3 / DeepSeek-R1 templates open it)."""
-    if ("think>" not in text and "THINK" not in text and "think▷" not in text and "channel" not in text
-            and "think<|" not in text and "think:" not in text and "inner_" not in text):  # the common case: one scan each
+    and a leading reasoning that only ends with </think> (Qwen3 / DeepSeek-R1 templates open it);
+    likewise every reasoning pair and split the dialects declare (_markup.collected)."""
+    markup = _markup.collected()
+    for probe in markup.probes:  # the common case, no reasoning markup: one scan per probe
+        if probe in text:
+            break
+    else:
         return text, ""
     thoughts: list[str] = []
-    for splitter in REASONING_SPLITTERS:
-        text, more = splitter(text)
-        thoughts.extend(more)
-    for open_tag, close_tag in THINK_TAGS:
+    for splitter in markup.reasoning_splits:
+        if splitter.trigger in text:
+            text, more = splitter.split(text)
+            thoughts.extend(more)
+    for open_tag, close_tag in markup.reasoning_tags:
         if close_tag not in text and open_tag not in text:
             continue
         calls = _CallSpans(text)
@@ -148,7 +106,7 @@ def split_thinking(text: str) -> tuple[str, str]:
 def _calls_opened(text: str, start: int) -> int:
     """Where reasoning left open at `start` ends: at the first tool-call section token (the model
     called a tool mid-thought without closing it, as Kimi K2.5 does), else at the end of the text."""
-    hits = [i for i in (text.find(t, start) for t in CALLS_END_REASONING) if i >= 0]
+    hits = [i for i in (text.find(t, start) for t in _markup.collected().section_openers) if i >= 0]
     return min(hits, default=len(text))
 
 
@@ -217,7 +175,7 @@ def _prepared(name: str) -> _Prepared | None:
             return None
         markers = tuple(m for m in d.markers if m)
         rx = re.compile("|".join(re.escape(m) for m in sorted(markers, key=len, reverse=True))) if markers else None
-        strict = name in _STRICT_NAMES or bool(getattr(d, "name_strict", False))
+        strict = d.name_strict
         got = _PREPARED[name] = (d, markers, strict, rx)
     return got
 
@@ -388,7 +346,7 @@ def _inside_wrappers(text: str, cands: list[Candidate]) -> list[Candidate]:
     """The candidates of a markerless dialect (JSON or a call list anywhere) that stand inside another
     family's call wrapper (`<tool_call>{json}</tool_call>`): read by a generic dialect they would leave
     the wrapper on screen, so the wrapper's own dialect, later in the chain, reads them instead."""
-    if not any(open_tag in text for open_tag, _ in CALL_WRAPPERS):
+    if not any(open_tag in text for open_tag, _ in _markup.collected().call_wrappers):
         return []
     spans = _CallSpans(text)
     out: list[Candidate] = []
@@ -674,13 +632,6 @@ def _schema_types(prop: Any) -> set[str]:
     return found
 
 
-# End-of-turn tokens a server may leave at the end of the text (the stop token was not stripped).
-TURN_END = _TURN_END = ("<|im_end|>", "<|endoftext|>", "<|eot_id|>", "<|eom_id|>", "<|end_of_text|>", "<end_of_turn>",
-             "<turn|>", "<|return|>", "<|end|>", "<|call|>", "<|role_end|>", "</s>", "<|assistant_end|>")
-# Tokens that open the assistant's turn when a server leaves them in the text (Apertus).
-_TURN_START = ("<|assistant_start|>",)
-
-
 # A fenced block left empty once the call written inside it was taken out.
 _EMPTY_FENCE = re.compile(r"```[\w+-]*[ \t]*\n\s*```[ \t]*")
 
@@ -691,9 +642,10 @@ def _without_turn_end(text: str) -> str:
     if "```" in text:
         text = _EMPTY_FENCE.sub("", text)
     text = text.strip()
-    while text.endswith(_TURN_END):
+    markup = _markup.collected()  # end-of-turn and turn-opening tokens: markup, never text
+    while text.endswith(markup.turn_end):
         text = text[: text.rfind("<")].rstrip()
-    while text.startswith(_TURN_START):
+    while text.startswith(markup.turn_start):
         text = text[text.find(">") + 1 :].lstrip()
     return text
 
@@ -769,6 +721,12 @@ def _call_markup() -> tuple[str, ...]:
             if m[:1] in ("<", "[") or (m[:1].isalpha() and m.endswith(">")):
                 found.add(m)
     return tuple(sorted(found))
+
+
+# Everything above built from the dialect table is rebuilt when the table changes (_markup.forget).
+for _clear in (_chain.cache_clear, _chain_index.cache_clear, _empty_lists.cache_clear, _plain_tags.cache_clear,
+               _call_markup.cache_clear, _PREPARED.clear):
+    _markup.on_change(_clear)
 
 
 def failed_call_attempt(resp: ParsedResponse) -> bool:

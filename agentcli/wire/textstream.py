@@ -13,11 +13,10 @@ from typing import Any, NamedTuple
 
 from agentcli.core.events import StreamEvent, StreamKind
 from agentcli.wire import dialects
+from agentcli.wire.dialects import _markup
 from agentcli.wire.dialects._base import MAX_CALLS
-from agentcli.wire.pipeline import THINK_TAGS, run_dialects
+from agentcli.wire.pipeline import run_dialects
 from agentcli.wire.types import Candidate, ParseContext
-
-_THINK_CLOSE_OF = dict(THINK_TAGS)  # every family's reasoning opener -> its closer
 
 _NAME_RX = re.compile(
     r'"(?:name|tool|tool_name|function)"\s*:\s*"([A-Za-z_][\w.\-:/]{0,127})"'
@@ -95,6 +94,7 @@ class _Detector(NamedTuple):
     marker_rx: re.Pattern[str] | None
     prefixes: frozenset[str]  # the partial markers a chunk may end in (held back until the next one)
     maxlen: int
+    think_close: dict[str, str]  # every family's reasoning opener -> its closer (_markup.collected)
 
 
 @functools.lru_cache(maxsize=64)
@@ -115,8 +115,9 @@ def _detector(names: tuple[str, ...], tools: tuple[str, ...]) -> _Detector:
             found.update(f"<{t}>" for t in tools)
     markerless = tuple(d for d in loaded if not d.markers and not d.offered_only)  # offered-only forms need the tools
     markers = tuple(sorted(found, key=len, reverse=True))
-    triggers = [re.escape(m) for m in markers] + [re.escape(o) for o in _THINK_CLOSE_OF]
-    holds = set(markers) | set(_THINK_CLOSE_OF)
+    think_close = _markup.collected().close_of
+    triggers = [re.escape(m) for m in markers] + [re.escape(o) for o in think_close]
+    holds = set(markers) | set(think_close)
     if markerless:
         triggers += [r"\{", r"\[", "```", "~~~"]
         holds |= {"```", "~~~"}
@@ -124,7 +125,11 @@ def _detector(names: tuple[str, ...], tools: tuple[str, ...]) -> _Detector:
         markerless, markers, re.compile("|".join(triggers)),
         re.compile("|".join(re.escape(m) for m in markers)) if markers else None,
         frozenset(m[:k] for m in holds for k in range(1, len(m))), max((len(m) for m in holds), default=1),
+        think_close,
     )
+
+
+_markup.on_change(_detector.cache_clear)
 
 
 class TextStream:
@@ -135,7 +140,8 @@ class TextStream:
         self._ctx = ctx
         self._names = [n for n in dict.fromkeys(parsers) if n in dialects.DIALECTS]
         det = _detector(tuple(self._names), tuple(ctx.tools) if ctx is not None else ())
-        self._markerless, self._markers, self._trigger, self._marker_rx, self._prefixes, self._maxlen = det
+        self._markerless, self._markers, self._trigger, self._marker_rx, self._prefixes, self._maxlen = det[:6]
+        self._think_close_of = det.think_close
         self._buf = ""  # text / think modes: the undecided tail (small)
         self._mode = "text"  # text | think | held | fence | brace
         self._think_close = "</think>"  # the closer of the reasoning block being read
@@ -394,10 +400,10 @@ class TextStream:
                 self._emit(events, StreamKind.TEXT, len(buf) - keep)
                 return False
             tok, p = m.group(), m.start()
-            if tok in _THINK_CLOSE_OF:
+            if tok in self._think_close_of:
                 self._emit(events, StreamKind.TEXT, p)
                 self._drop(len(tok))
-                self._think_close = _THINK_CLOSE_OF[tok]
+                self._think_close = self._think_close_of[tok]
                 self._mode = "think"
                 return True
             if tok in ("```", "~~~"):

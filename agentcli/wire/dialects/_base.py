@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -12,6 +14,18 @@ if TYPE_CHECKING:
 # the first MAX_CALLS and leaves the rest as text, and a dialect may stop scanning once it has
 # found more than this many, which keeps a megabyte of calls cheap to parse.
 MAX_CALLS = 256
+
+
+@dataclass(frozen=True)
+class ReasoningSplit:
+    """Reasoning no pair of tags delimits (a channel of a message structure, Harmony's analysis).
+
+    trigger: a substring every text holding such reasoning contains; without it `split` is not run.
+    split:   text -> (the text without the reasoning, the reasoning found).
+    """
+
+    trigger: str
+    split: Callable[[str], tuple[str, list[str]]]
 
 
 class Dialect:
@@ -31,6 +45,16 @@ class Dialect:
               followed by `[]`, as `[TOOL_CALLS][]`).
     emulation dialects (emulation = True) can also describe tools in a system prompt
     and re-render history for a model prompted in that style.
+
+    The family's markup around what is not a call, declared here and collected from the whole
+    table once (_markup.py) for the reasoning split, the string masking and the stream detector:
+    reasoning_tags:  (open, close) pairs the family writes around its reasoning.
+    call_wrappers:   (open, close) pairs whose inside is a call's arguments, never reasoning: a think
+              tag written in a value (a file that mentions `<think>`) stays the value's text.
+    section_openers: special tokens that open a section of calls (never prose): a reasoning the
+              model left open ends at one (it called a tool mid-thought).
+    reasoning_split: reasoning no pair of tags delimits (see ReasoningSplit).
+    name_strict: the form is too weak (JSON in prose) to keep a call whose name is no offered tool.
     """
 
     name: str = ""
@@ -44,6 +68,11 @@ class Dialect:
     # with no tools offered it reads nothing.
     offered_only: bool = False
     emulation: bool = False
+    reasoning_tags: tuple[tuple[str, str], ...] = ()
+    call_wrappers: tuple[tuple[str, str], ...] = ()
+    section_openers: tuple[str, ...] = ()
+    reasoning_split: ReasoningSplit | None = None
+    name_strict: bool = False
 
     def parse(self, text: str) -> tuple[list[Candidate], str]:
         raise NotImplementedError

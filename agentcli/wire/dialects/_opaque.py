@@ -19,6 +19,7 @@ import functools
 import re
 from typing import Any
 
+from agentcli.wire.dialects import _markup
 from agentcli.wire.types import Candidate
 
 # Placeholder: OPEN, the token's index written in base-64 digits of one private-use block, CLOSE.
@@ -177,7 +178,6 @@ def _param_values(text: str) -> list[tuple[int, int]]:
 def markup_pattern() -> re.Pattern[str]:
     """Every dialect's markup worth hiding: markers, their close tags, reasoning and turn tokens."""
     from agentcli.wire import dialects
-    from agentcli.wire.pipeline import CALL_WRAPPERS, CALLS_END_REASONING, THINK_TAGS, TURN_END
 
     found: set[str] = set()
     for name in dialects.names():
@@ -189,15 +189,19 @@ def markup_pattern() -> re.Pattern[str]:
             found.add(m)
             if m.startswith("<") and m.endswith(">") and not m.startswith("</"):
                 found.add("</" + m[1:])
-    for pair in (*THINK_TAGS, *CALL_WRAPPERS):
+    declared = _markup.collected()
+    for pair in (*declared.reasoning_tags, *declared.call_wrappers):
         found.update(pair)
-    found.update(CALLS_END_REASONING)
-    found.update(TURN_END)
+    found.update(declared.section_openers)
+    found.update(declared.turn_end)
     # Only markup: tokens that open with a bracket (a word like `functools` or `Action:` in a string
     # is no hazard), never holding a quote or a line break (a one-line string holds neither). As a
     # prefix tree whose branches open with those brackets, the scan skips every other character in C.
     kept = {m for m in found if len(m) >= 3 and m[0] in "<[]" and '"' not in m and "'" not in m and "\n" not in m}
     return re.compile(_trie_pattern(sorted(kept)))
+
+
+_markup.on_change(markup_pattern.cache_clear)
 
 
 def _trie_pattern(words: list[str]) -> str:

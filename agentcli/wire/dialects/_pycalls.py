@@ -10,11 +10,10 @@ import ast
 import keyword
 import re
 import warnings
-from collections.abc import Callable
 from typing import Any
 
-from agentcli.wire.dialects._scan import AstBudget, Block, ParseResult, iter_blocks, remove_spans
-from agentcli.wire.dialects.pythonic import _dotted, _literal
+from agentcli.wire.dialects._pylist import dotted, literal
+from agentcli.wire.dialects._scan import AstBudget, Block
 from agentcli.wire.types import Candidate
 
 MAX_BODY = 200_000  # ast on larger blocks is not worth the time; no model writes one
@@ -42,7 +41,7 @@ def statement_calls(
         call = stmt.value if isinstance(stmt, ast.Expr) else None
         while (
             isinstance(call, ast.Call) and len(call.args) == 1 and not call.keywords
-            and _dotted(call.func) in wrappers and isinstance(call.args[0], ast.Call)
+            and dotted(call.func) in wrappers and isinstance(call.args[0], ast.Call)
         ):
             call = call.args[0]
         got = _call(call, namespaces)
@@ -98,7 +97,7 @@ def _rename_keyword_args(src: str) -> tuple[ast.Module | None, dict[str, str]]:
 def _call(call: ast.AST | None, namespaces: tuple[str, ...]) -> tuple[str, dict[str, object]] | None:
     if not isinstance(call, ast.Call) or call.args:
         return None
-    name = _dotted(call.func)
+    name = dotted(call.func)
     if name is None:
         return None
     for ns in namespaces:
@@ -131,22 +130,14 @@ def _value(node: ast.AST, depth: int = 0) -> Any:
         if any(k is None for k in node.keys):
             raise ValueError("dict unpacking is not a literal")
         return {_value(k, depth + 1) if k is not None else None: _value(v, depth + 1) for k, v in zip(node.keys, node.values)}
-    return _literal(node)
+    return literal(node)
 
 
-def calls_in_blocks(text: str, begin: str, end: str, dialect: str,
-                    read: Callable[[Block], list[tuple[str, dict[str, Any]]] | None]) -> ParseResult:
-    """Candidates from every `begin`…`end` block that `read` turns into calls (None: not a call
-    block, left as text); the blocks taken leave the visible text."""
-    cands: list[Candidate] = []
-    spans: list[tuple[int, int]] = []
-    for blk in iter_blocks(text, begin, end):
-        calls = read(blk)
-        if calls is None:
-            continue
-        raw = text[blk.start : blk.end]
-        cands.extend(Candidate(name, args, raw, dialect) for name, args in calls)
-        spans.append((blk.start, blk.end))
-    if not cands:
-        return [], text
-    return cands, remove_spans(text, spans)
+def block_read(text: str, blk: Block, dialect: str, calls: list[tuple[str, dict[str, Any]]] | None,
+               ) -> tuple[list[Candidate], int] | None:
+    """The candidates of one block (see _block.BlockDialect) whose body read as `calls` (None: not a
+    call block, left as text), each with the whole block as raw."""
+    if not calls:
+        return None
+    raw = text[blk.start : blk.end]
+    return [Candidate(name, args, raw, dialect) for name, args in calls], blk.end

@@ -25,6 +25,8 @@ class _Apertus(Dialect):
     markers = (PREFIX,)
     empty_lists = ((PREFIX, SUFFIX),)
     owns = (PREFIX,)
+    reasoning_tags = (("<|inner_prefix|>", "<|inner_suffix|>"),)
+    section_openers = (PREFIX,)
 
     @total
     def parse(self, text: str) -> ParseResult:

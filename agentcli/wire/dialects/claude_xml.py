@@ -30,6 +30,7 @@ _PARAM_TAIL = r"""\s+name\s*=\s*["']([^"'<>\n]{1,200})["']\s*>"""
 class ClaudeXmlDialect(Dialect):
     name = "claude_xml"
     markers = (_INVOKE + " name=", _BLOCK + ">")
+    call_wrappers = (("<" + _INVOKE, "</" + _INVOKE + ">"),)
     emulation = True
 
     def parse(self, text: str) -> tuple[list[Candidate], str]:

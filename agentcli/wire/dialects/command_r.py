@@ -50,6 +50,7 @@ class _CommandR(Dialect):
     name = "command_r"
     markers = (ACTION_BEGIN, ACTION_WORD, *_RESPONSE_TOKENS)
     owns = (ACTION_BEGIN, *_RESPONSE_TOKENS)
+    reasoning_tags = (("<|START_THINKING|>", "<|END_THINKING|>"),)  # Command R7B / Command A
 
     @total
     def parse(self, text: str) -> ParseResult:

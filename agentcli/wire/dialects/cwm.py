@@ -10,8 +10,8 @@ else the one argument `command`. A block cut off before `</tool>` is not a call.
 
 from __future__ import annotations
 
-from agentcli.wire.dialects._base import Dialect
-from agentcli.wire.dialects._scan import ParseResult, decode_json_at, iter_blocks, remove_spans, total
+from agentcli.wire.dialects._block import BlockDialect, BlockRead
+from agentcli.wire.dialects._scan import Block, decode_json_at
 from agentcli.wire.types import Candidate
 
 BEGIN, END = "<tool:", "</tool>"
@@ -46,26 +46,19 @@ def _call(block: str) -> tuple[str, dict[str, object]] | None:
     return name, {"command": rest}
 
 
-class _Cwm(Dialect):
+class _Cwm(BlockDialect):
     name = "cwm"
     markers = (BEGIN,)
     owns = ("<tool: ",)
+    begin, end = BEGIN, END
 
-    @total
-    def parse(self, text: str) -> ParseResult:
-        cands: list[Candidate] = []
-        spans: list[tuple[int, int]] = []
-        for blk in iter_blocks(text, BEGIN, END):
-            if not blk.closed:
-                continue
-            got = _call(text[blk.body_start : blk.body_end])
-            if got is None:
-                continue
-            cands.append(Candidate(name=got[0], arguments=got[1], raw=text[blk.start : blk.end], dialect=self.name))
-            spans.append((blk.start, blk.end))
-        if not cands:
-            return [], text
-        return cands, remove_spans(text, spans)
+    def read_block(self, text: str, blk: Block) -> BlockRead | None:
+        if not blk.closed:
+            return None
+        got = _call(text[blk.body_start : blk.body_end])
+        if got is None:
+            return None
+        return [Candidate(name=got[0], arguments=got[1], raw=text[blk.start : blk.end], dialect=self.name)], blk.end
 
 
 CWM = _Cwm()

@@ -131,6 +131,8 @@ class _DeepSeekTokens(Dialect):
     markers = (CALLS_BEGIN, CALL_BEGIN, _ascii(CALLS_BEGIN), _ascii(CALL_BEGIN), *OUTPUT_TOKENS)
     owns = markers
     empty_lists = ((CALLS_BEGIN, CALLS_END), (_ascii(CALLS_BEGIN), _ascii(CALLS_END)))
+    section_openers = (CALLS_BEGIN,)
+    call_wrappers = ((CALL_BEGIN, CALL_END),)
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -233,6 +235,8 @@ class _DeepSeekDSML(Dialect):
         self.sections = (section, *others)  # every wrapper of these tags: bare invokes are recovered only without one
         self.markers = (section[0], self.invoke[0])
         self.owns = (section[0],)  # the wrapper tells the versions apart; the invoke tags are shared
+        self.section_openers = (section[0],)
+        self.call_wrappers = (self.invoke,)
         self._known = (*(s[0] for s in self.sections), *(s[1] for s in self.sections), self.invoke[0],
                        self.invoke[1], f"<{tag}parameter", f"</{tag}parameter>")
 

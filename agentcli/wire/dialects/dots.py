@@ -11,9 +11,8 @@ neither form shows its content without them, and a stray token (an end with no s
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from agentcli.wire.dialects._base import Dialect
+from agentcli.wire.dialects._invoke import INVOKE_BEGIN, INVOKE_END, read_invoke
 from agentcli.wire.dialects._scan import (
     Block,
     ParseResult,
@@ -25,7 +24,6 @@ from agentcli.wire.dialects._scan import (
     skip_ws,
     total,
 )
-from agentcli.wire.dialects.minimax import INVOKE_BEGIN, INVOKE_END, MINIMAX_M2
 from agentcli.wire.types import Candidate
 
 BEGIN, END = "<dots_function_call>", "</dots_function_call>"
@@ -42,8 +40,8 @@ class _Dots(Dialect):
         spans: list[tuple[int, int]] = []
         for sec in iter_blocks(text, BEGIN, END):
             found, _last = section_calls(text, (INVOKE_BEGIN, INVOKE_END), sec.body_start, sec.body_end,
-                                         MINIMAX_M2._invoke)
-            found = [replace(c, dialect=self.name) for c in found] or self._json(text, sec)
+                                         self._invoke)
+            found = found or self._json(text, sec)
             if found:
                 cands.extend(found)
                 spans.append((sec.start, sec.end))
@@ -54,6 +52,10 @@ class _Dots(Dialect):
         if END in rest:  # a stray end token
             rest = rest.replace(END, "")
         return cands, rest
+
+    def _invoke(self, text: str, blk: Block) -> Candidate | None:
+        # an invoke left without </invoke> is cut off: no call (only MiniMax-M2 closes one at its wrapper end)
+        return read_invoke(text, blk, self.name, None)
 
     def _json(self, text: str, sec: Block) -> list[Candidate]:
         """One JSON call object filling the section."""

@@ -22,9 +22,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from agentcli.wire.dialects._base import Dialect
-from agentcli.wire.dialects._scan import ParseResult, iter_blocks, remove_spans, total
-from agentcli.wire.dialects.functiongemma import _LITERALS, _NUMBER, _VALUE_END, _WS, _Reader, parse_call
+from agentcli.wire.dialects._block import BlockDialect, BlockRead
+from agentcli.wire.dialects._callbody import LITERALS, NUMBER, VALUE_END, WS, Reader, parse_call
+from agentcli.wire.dialects._scan import Block, ParseResult, remove_spans, total
 from agentcli.wire.types import Candidate
 
 BEGIN, END = "<|tool_call>", "<tool_call|>"
@@ -47,35 +47,35 @@ def _call_name(body: str) -> str | None:
     return name if name and not any(c.isspace() or c in "<>:{}" for c in name) else None
 
 
-class _Gemma4(Dialect):
+class _Gemma4(BlockDialect):
     name = "gemma4"
     markers = (BEGIN, "call:", "<call>")
     owns = (BEGIN,)
+    reasoning_tags = (("<|channel>", "<channel|>"),)  # the channel opens with its name, `thought`
+    begin, end = BEGIN, END
+
+    def read_block(self, text: str, blk: Block) -> BlockRead | None:
+        body, end = text[blk.body_start : blk.body_end], blk.end
+        if not blk.closed and (t := body.find(TURN_END)) != -1:
+            body, end = body[:t], blk.body_start + t + len(TURN_END)  # closed by the turn's end
+        if body.startswith(":call:"):
+            body = body[1:]
+        raw = text[blk.start : end]
+        got = _parse_call(body)
+        several = _calls_in_block(body) if got is None else None
+        if got is not None:
+            return [Candidate(name=got[0], arguments=got[1], raw=raw, dialect=self.name, text_values=True)], end
+        if several:
+            return [Candidate(name=n, arguments=a, raw=raw, dialect=self.name, text_values=True) for n, a in several], end
+        if blk.closed and (name := _call_name(body)):
+            # A whole block whose arguments do not read: reported as a broken call, not shown as text.
+            return [Candidate(name=name, arguments={}, raw=raw, dialect=self.name,
+                              error="the call's arguments are not valid Gemma 4 syntax")], end
+        return None
 
     @total
     def parse(self, text: str) -> ParseResult:
-        cands: list[Candidate] = []
-        spans: list[tuple[int, int]] = []
-        for blk in iter_blocks(text, BEGIN, END):
-            body, end = text[blk.body_start : blk.body_end], blk.end
-            if not blk.closed and (t := body.find(TURN_END)) != -1:
-                body, end = body[:t], blk.body_start + t + len(TURN_END)  # closed by the turn's end
-            if body.startswith(":call:"):
-                body = body[1:]
-            raw = text[blk.start : end]
-            got = _parse_call(body)
-            several = _calls_in_block(body) if got is None else None
-            if got is not None:
-                cands.append(Candidate(name=got[0], arguments=got[1], raw=raw, dialect=self.name, text_values=True))
-            elif several:
-                cands.extend(Candidate(name=n, arguments=a, raw=raw, dialect=self.name, text_values=True) for n, a in several)
-            elif blk.closed and (name := _call_name(body)):
-                # A whole block whose arguments do not read: reported as a broken call, not shown as text.
-                cands.append(Candidate(name=name, arguments={}, raw=raw, dialect=self.name,
-                                       error="the call's arguments are not valid Gemma 4 syntax"))
-            else:
-                continue
-            spans.append((blk.start, end))
+        cands, spans = self.blocks(text)
         rest = remove_spans(text, spans) if spans else text
         if "call" in rest:
             bare, rest = _bare_calls(rest, self.name)
@@ -87,7 +87,7 @@ class _Gemma4(Dialect):
         return cands, rest
 
 
-class _Reader4(_Reader):
+class _Reader4(Reader):
     """The FunctionGemma reader, plus strings whose opening <|"|> was left out (see the module doc)."""
 
     def __init__(self, s: str, esc: str = ESC) -> None:
@@ -109,12 +109,12 @@ class _Reader4(_Reader):
             m = _NEXT_KEY.search(s, i)
             self._key_at = m.start() if m else -1
         if k > i and not (i <= self._key_at < k):
-            m = _VALUE_END.search(s, i)
+            m = VALUE_END.search(s, i)
             plain = s[i : m.start() if m else len(s)].strip()
-            after = _WS.match(s, k + len(ESC))
+            after = WS.match(s, k + len(ESC))
             nxt = after.end() if after else k + len(ESC)
             closes = nxt >= len(s) or s[nxt] in ",}]"
-            if closes and plain not in _LITERALS and not _NUMBER.fullmatch(plain):
+            if closes and plain not in LITERALS and not NUMBER.fullmatch(plain):
                 self.i = k + len(ESC)
                 return s[i:k]
         return super().value(depth)

@@ -12,8 +12,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from agentcli.wire.dialects._base import MAX_CALLS, Dialect
-from agentcli.wire.dialects._scan import ParseResult, iter_blocks, remove_spans, total
+from agentcli.wire.dialects._base import MAX_CALLS
+from agentcli.wire.dialects._block import BlockDialect, BlockRead
+from agentcli.wire.dialects._scan import Block
 from agentcli.wire.types import Candidate
 
 BAR = "\uff5c"
@@ -63,31 +64,20 @@ def _params(body: str) -> dict[str, Any] | None:
         pos = close + len(PARAM_END)
 
 
-class _GigaChat35(Dialect):
+class _GigaChat35(BlockDialect):
     name = "gigachat35"
     markers = (BEGIN,)
     owns = (BEGIN,)
+    begin, end = BEGIN, END
 
-    @total
-    def parse(self, text: str) -> ParseResult:
-        cands: list[Candidate] = []
-        spans: list[tuple[int, int]] = []
-        for blk in iter_blocks(text, BEGIN, END):
-            found = self._invokes(text[blk.body_start : blk.body_end], text[blk.start : blk.end])
-            if found is None:
-                continue
-            cands.extend(found)
-            spans.append((blk.start, blk.end))
-            if len(cands) > MAX_CALLS:
-                break
-        if not cands:
-            return [], text
-        return cands, remove_spans(text, spans)
+    def read_block(self, text: str, blk: Block) -> BlockRead | None:
+        found = self._invokes(text[blk.body_start : blk.body_end], text[blk.start : blk.end])
+        return (found, blk.end) if found is not None else None
 
     def _invokes(self, body: str, raw: str) -> list[Candidate] | None:
         out: list[Candidate] = []
         pos = 0
-        while len(out) <= MAX_CALLS:
+        while len(out) <= MAX_CALLS:  # one block holding a flood: read no further (the frame caps across blocks)
             i = body.find(INVOKE, pos)
             if i < 0:
                 break

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from agentcli.wire.dialects import _prompt
 from agentcli.wire.dialects._callscan import decode_at
-from agentcli.wire.dialects.generic_tags import TaggedJsonDialect
+from agentcli.wire.dialects._tagged import TaggedJsonDialect
 from agentcli.wire.types import Candidate
 
 if TYPE_CHECKING:
@@ -50,6 +50,10 @@ def _call(name: str, args: dict[str, Any]) -> str:
 
 class HermesDialect(TaggedJsonDialect):
     emulation = True
+    # A special token of the Qwen3 / Qwen3.5 and Hermes tokenizers, opened mid-thought: it ends a
+    # reasoning left open; its inside is a call's arguments.
+    section_openers = ("<tool_call>",)
+    call_wrappers = (("<tool_call>", "</tool_call>"),)
 
     def __init__(self) -> None:
         super().__init__("hermes", "tool_call")

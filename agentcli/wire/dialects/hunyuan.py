@@ -15,19 +15,18 @@ from __future__ import annotations
 
 import re
 
-from agentcli.wire.dialects._base import Dialect
+from agentcli.wire.dialects._block import BlockDialect, BlockRead
+from agentcli.wire.dialects._pairs import parse_pairs, split_name
 from agentcli.wire.dialects._scan import (
     Block,
     ParseResult,
     calls_from_json,
     decode_json_at,
-    iter_blocks,
     remove_spans,
     section_calls,
     skip_ws,
     total,
 )
-from agentcli.wire.dialects.glm4_moe import parse_pairs, split_name
 from agentcli.wire.types import Candidate
 
 BEGIN, END = "<tool_calls>", "</tool_calls>"
@@ -39,33 +38,32 @@ _CALL_BEGUN = re.compile(r"\s*(?:<tool_call>\s*)?([A-Za-z_][\w.\-]{0,127})[(<]")
 _SUFFIXED = re.compile(r"<(/?)(tool_calls|tool_call|tool_sep|arg_key|arg_value):[\w.\-]{1,64}>")
 
 
-class _Hunyuan(Dialect):
+class _Hunyuan(BlockDialect):
     name = "hunyuan"
     markers = ("<tool_calls",)
     # HY3's separator and the suffixed tokens are this family's alone: it reads its own wrapper,
     # so GLM's dialect (same <arg_key> pairs) never takes the inner call and leaves <tool_calls>.
     owns = (SEP, "<tool_calls:")
+    begin, end = BEGIN, END
 
     @total
     def parse(self, text: str) -> ParseResult:
         original = text
         if ":" in text and _SUFFIXED.search(text):
             text = _SUFFIXED.sub(r"<\1\2>", text)
-        cands: list[Candidate] = []
-        spans: list[tuple[int, int]] = []
-        for blk in iter_blocks(text, BEGIN, END):
-            found, end = self._section(text, blk.body_start, blk.body_end, blk.closed)
-            if not blk.closed and blk.body_end == len(text):
-                cut = self._cut_call(text, end if found else blk.body_start)
-                if cut is not None:
-                    found.append(cut)
-                    end = len(text)
-            if found:
-                cands.extend(found)
-                spans.append((blk.start, blk.end if blk.closed else end))
+        cands, spans = self.blocks(text)
         if not cands:
             return [], original  # the folded tokens are for reading, not for the text left
         return cands, remove_spans(text, spans)
+
+    def read_block(self, text: str, blk: Block) -> BlockRead | None:
+        found, end = self._section(text, blk.body_start, blk.body_end, blk.closed)
+        if not blk.closed and blk.body_end == len(text):
+            cut = self._cut_call(text, end if found else blk.body_start)
+            if cut is not None:
+                found.append(cut)
+                end = len(text)
+        return found, blk.end if blk.closed else end
 
     def _section(self, text: str, start: int, stop: int, closed: bool) -> tuple[list[Candidate], int]:
         first = skip_ws(text, start, stop)

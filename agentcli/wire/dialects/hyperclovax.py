@@ -15,21 +15,22 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentcli.wire.dialects._base import Dialect
+from agentcli.wire.dialects._block import BlockDialect, BlockRead
+from agentcli.wire.dialects._pairs import parse_pairs, split_name
 from agentcli.wire.dialects._scan import (
     INVALID,
+    Block,
     ParseResult,
     calls_from_json,
     decode_json_at,
-    iter_blocks,
     loads,
     remove_spans,
     skip_ws,
     total,
 )
-from agentcli.wire.dialects.glm4_moe import BEGIN, END, parse_pairs, split_name
 from agentcli.wire.types import Candidate
 
+BEGIN, END = "<tool_call>", "</tool_call>"  # GLM's wrapper
 HEADER = "-> tool/function_call"
 
 
@@ -38,27 +39,27 @@ def _value(raw: str) -> Any:
     return raw if got is INVALID else got
 
 
-class _HyperClovaX(Dialect):
+class _HyperClovaX(BlockDialect):
     name = "hyperclovax"
     markers = (BEGIN, HEADER)
     owns = (HEADER, "<arg_key>")  # its own chain reads GLM-style markup first (JSON values)
+    begin, end = BEGIN, END
+
+    def read_block(self, text: str, blk: Block) -> BlockRead | None:
+        if not blk.closed:
+            return None  # no </tool_call>: more pairs may have been coming
+        parts = split_name(text[blk.body_start : blk.body_end])
+        if parts is None:
+            return None
+        pairs = parse_pairs(parts[1], strict=True)
+        if pairs is None:
+            return None
+        return [Candidate(name=parts[0], arguments={k: _value(v) for k, v in pairs.items()},
+                          raw=text[blk.start : blk.end], dialect=self.name)], blk.end
 
     @total
     def parse(self, text: str) -> ParseResult:
-        cands: list[Candidate] = []
-        spans: list[tuple[int, int]] = []
-        for blk in iter_blocks(text, BEGIN, END):
-            if not blk.closed:
-                continue  # no </tool_call>: more pairs may have been coming
-            parts = split_name(text[blk.body_start : blk.body_end])
-            if parts is None:
-                continue
-            pairs = parse_pairs(parts[1], strict=True)
-            if pairs is None:
-                continue
-            cands.append(Candidate(name=parts[0], arguments={k: _value(v) for k, v in pairs.items()},
-                                   raw=text[blk.start : blk.end], dialect=self.name))
-            spans.append((blk.start, blk.end))
+        cands, spans = self.blocks(text)
         pos = 0
         while (h := text.find(HEADER, pos)) != -1:
             pos = h + len(HEADER)
@@ -74,7 +75,6 @@ class _HyperClovaX(Dialect):
             pos = got[1]  # type: ignore[index]
         if not cands:
             return [], text
-        spans.sort()
         return cands, remove_spans(text, spans)
 
 

@@ -95,6 +95,10 @@ class _KimiK2(Dialect):
     name = "kimi_k2"
     markers = (*SECTION_BEGINS, CALL_BEGIN, ARG_BEGIN, *SECTION_ENDS, CALL_END)
     owns = markers
+    reasoning_tags = (("◁think▷", "◁/think▷"),)  # Kimi-VL thinking
+    # Kimi K2.5 calls a tool mid-thought without closing it: a section or call token ends the thought.
+    section_openers = (*SECTION_BEGINS, CALL_BEGIN)
+    call_wrappers = ((CALL_BEGIN, CALL_END),)
 
     @total
     def parse(self, text: str) -> ParseResult:

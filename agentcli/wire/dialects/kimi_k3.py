@@ -36,6 +36,7 @@ class _KimiK3(Dialect):
     name = "kimi_k3"
     markers = (TOOLS_OPEN, CALL_OPEN, RESPONSE_OPEN, RESPONSE_CLOSE, MESSAGE_CLOSE, "<|open|>", "<|close|>")
     owns = markers
+    reasoning_tags = (("<|open|>think<|sep|>", "<|close|>think<|sep|>"),)  # the think channel
 
     @total
     def parse(self, text: str) -> ParseResult:

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from agentcli.wire.dialects._base import Dialect
 from agentcli.wire.dialects._callscan import call_from_obj, decode_at, is_tool_name, skip_ws
+from agentcli.wire.dialects._pairs import KEY_CLOSE, KEY_OPEN, VAL_CLOSE, VAL_OPEN, parse_pairs, split_name
 from agentcli.wire.dialects._scan import ParseResult, iter_blocks, remove_spans, total
-from agentcli.wire.dialects.glm4_moe import KEY_CLOSE, KEY_OPEN, VAL_CLOSE, VAL_OPEN, parse_pairs, split_name
 from agentcli.wire.types import Candidate
 
 WRAPPERS = (("<tool_call>", "</tool_call>"), ("<user>", "</user>"))

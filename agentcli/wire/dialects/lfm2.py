@@ -16,12 +16,13 @@ import re
 import warnings
 from typing import Any
 
-from agentcli.wire.dialects._base import MAX_CALLS, Dialect
+from agentcli.wire.dialects._base import MAX_CALLS
+from agentcli.wire.dialects._block import BlockDialect, BlockRead
 from agentcli.wire.dialects._scan import (
     AstBudget,
+    Block,
     ParseResult,
     calls_from_json,
-    iter_blocks,
     loads,
     remove_spans,
     total,
@@ -209,34 +210,33 @@ def parse_block(src: str, budget: AstBudget | None = None) -> list[tuple[str, di
     return [one] if one else None
 
 
-class _Lfm2(Dialect):
+class _Lfm2(BlockDialect):
     name = "lfm2"
     markers = (BEGIN,)
     owns = (BEGIN,)
+    call_wrappers = ((BEGIN, END),)
+    begin, end = BEGIN, END
 
     @total
     def parse(self, text: str) -> ParseResult:
-        cands: list[Candidate] = []
-        spans: list[tuple[int, int]] = []
-        budget = AstBudget(_TOKEN_BUDGET)
-        for blk in iter_blocks(text, BEGIN, END):
-            if len(cands) > MAX_CALLS:
-                break  # a flood of calls: the rest stays text
-            body = text[blk.body_start : blk.body_end]
-            raw = text[blk.start : blk.end]
-            if not blk.closed and not body.rstrip().endswith("]"):
-                continue  # cut off inside the list
-            found = self._json(body, raw)
-            if found is None:
-                calls = parse_block(body, budget)
-                if not calls:
-                    continue
-                found = [Candidate(name=n, arguments=a, raw=raw, dialect=self.name) for n, a in calls]
-            cands.extend(found)
-            spans.append((blk.start, blk.end))
+        budget = AstBudget(_TOKEN_BUDGET)  # one per reply, spent over its blocks
+        cands, spans = self.blocks(text, read=lambda t, blk: self._read(t, blk, budget))
         if not cands:
             return [], text
         return cands, remove_spans(text, spans)
+
+    def _read(self, text: str, blk: Block, budget: AstBudget) -> BlockRead | None:
+        body = text[blk.body_start : blk.body_end]
+        raw = text[blk.start : blk.end]
+        if not blk.closed and not body.rstrip().endswith("]"):
+            return None  # cut off inside the list
+        found = self._json(body, raw)
+        if found is None:
+            calls = parse_block(body, budget)
+            if not calls:
+                return None
+            found = [Candidate(name=n, arguments=a, raw=raw, dialect=self.name) for n, a in calls]
+        return found, blk.end
 
     def _json(self, body: str, raw: str) -> list[Candidate] | None:
         s = body.strip()

@@ -70,7 +70,7 @@ class Llama3JsonDialect(Dialect):
         src = body.strip()
         if m is None or not src.endswith(")"):
             return None
-        from agentcli.wire.dialects.pythonic import keyword_calls
+        from agentcli.wire.dialects._pylist import keyword_calls
 
         calls = keyword_calls(m.group(1) + src[src.index(".call(") + len(".call"):])
         if not calls:

@@ -15,8 +15,8 @@ arguments. A name line followed by prose is not a call.
 from __future__ import annotations
 
 from agentcli.wire.dialects._callscan import json_end, skip_ws
-from agentcli.wire.dialects.generic_tags import TaggedJsonDialect
-from agentcli.wire.dialects.glm4_moe import parse_pairs, split_name
+from agentcli.wire.dialects._pairs import parse_pairs, split_name
+from agentcli.wire.dialects._tagged import TaggedJsonDialect
 from agentcli.wire.types import Candidate
 
 KEY_OPEN, KEY_CLOSE = "<longcat_arg_key>", "</longcat_arg_key>"

@@ -14,26 +14,26 @@ invoke left without </invoke>, and an invoke's end closes a last parameter left 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from agentcli.wire.dialects._base import Dialect
+from agentcli.wire.dialects._block import BlockDialect, BlockRead
+from agentcli.wire.dialects._invoke import INVOKE_BEGIN, INVOKE_END, name_attr, read_invoke
 from agentcli.wire.dialects._scan import (
     Block,
     ParseResult,
-    attr_value,
     call_from_object,
     decode_json_at,
     iter_blocks,
     parse_sections,
     remove_spans,
     skip_ws,
-    tag_params,
     total,
 )
 from agentcli.wire.types import Candidate
 
 M1_BEGIN, M1_END = "<tool_calls>", "</tool_calls>"
 M2_BEGIN, M2_END = "<minimax:tool_call>", "</minimax:tool_call>"
-INVOKE_BEGIN, INVOKE_END = "<invoke name=", "</invoke>"
-PARAM_BEGIN = '<parameter name="'
 
 
 def _think_ranges(text: str) -> list[tuple[int, int]]:
@@ -41,29 +41,33 @@ def _think_ranges(text: str) -> list[tuple[int, int]]:
     return [(b.start, b.end) for b in iter_blocks(text, "<think>", "</think>")]
 
 
-class _MiniMaxM1(Dialect):
+def _outside(blocks: Iterator[Block], thinks: list[tuple[int, int]]) -> Iterator[Block]:
+    """The blocks that start outside every think range (both come in text order: one walk over each)."""
+    ti = 0
+    for blk in blocks:
+        while ti < len(thinks) and thinks[ti][1] <= blk.start:
+            ti += 1
+        if not (ti < len(thinks) and thinks[ti][0] <= blk.start):
+            yield blk
+
+
+class _MiniMaxM1(BlockDialect):
     name = "minimax"
     markers = (M1_BEGIN,)
     empty_lists = ((M1_BEGIN, M1_END),)
+    begin, end = M1_BEGIN, M1_END
 
     @total
     def parse(self, text: str) -> ParseResult:
-        thinks = _think_ranges(text) if "<think>" in text else []
-        ti = 0  # blocks and think ranges both come in text order: one walk over each
-        cands: list[Candidate] = []
-        spans: list[tuple[int, int]] = []
-        for blk in iter_blocks(text, M1_BEGIN, M1_END):
-            while ti < len(thinks) and thinks[ti][1] <= blk.start:
-                ti += 1
-            if ti < len(thinks) and thinks[ti][0] <= blk.start:
-                continue
-            found, last = self._lines(text, blk.body_start, blk.body_end)
-            if found:
-                cands.extend(found)
-                spans.append((blk.start, blk.end if blk.closed else last))
+        found = _outside(iter_blocks(text, M1_BEGIN, M1_END), _think_ranges(text)) if "<think>" in text else None
+        cands, spans = self.blocks(text, found=found)
         if not cands:
             return [], text
         return cands, remove_spans(text, spans)
+
+    def read_block(self, text: str, blk: Block) -> BlockRead | None:
+        found, last = self._lines(text, blk.body_start, blk.body_end)
+        return found, blk.end if blk.closed else last
 
     def _lines(self, text: str, start: int, stop: int) -> tuple[list[Candidate], int]:
         """One JSON call per line (an object may span lines); a line that is not a call is skipped."""
@@ -91,6 +95,7 @@ class _MiniMaxM2(Dialect):
     name = "minimax_m2"
     markers = (M2_BEGIN,)
     owns = (M2_BEGIN,)
+    call_wrappers = ((M2_BEGIN, M2_END),)
 
     @total
     def parse(self, text: str) -> ParseResult:
@@ -110,52 +115,12 @@ class _MiniMaxM2(Dialect):
         if inv == -1 or INVOKE_END in rest[inv:]:
             return None
         gt = rest.find(">", inv)
-        name = _name_attr(rest[inv + len("<invoke ") : gt + 1]) if gt != -1 else None
+        name = name_attr(rest[inv + len("<invoke ") : gt + 1]) if gt != -1 else None
         return Candidate(name=(name or "").strip(), arguments=None, raw=rest[at:], dialect=self.name,
                          error="truncated tool call (output ended inside it)")
 
     def _invoke(self, text: str, blk: Block) -> Candidate | None:
-        if not blk.closed and not text.startswith(M2_END, blk.body_end):
-            return None  # neither </invoke> nor the wrapper's end: parameters may still have been coming
-        start, stop = blk.start, blk.body_end
-        gt = text.find(">", start, stop)
-        if gt == -1:
-            return None
-        name = _name_attr(text[start + len("<invoke ") : gt + 1])
-        if not name or not name.strip():
-            return None
-        body = text[gt + 1 : stop]
-        params, complete = tag_params(body, PARAM_BEGIN, '"', "</parameter>", last_close=True)
-        if not complete:
-            last = _open_param(body)
-            if last is None:
-                return None
-            params.append(last)
-        args = {key: value for key, _, value in params if key}
-        return Candidate(name=name.strip(), arguments=args, raw="", dialect=self.name, text_values=True)
-
-
-def _name_attr(attrs: str) -> str | None:
-    """The invoke's name attribute, in double quotes or, as models sometimes write it, single ones."""
-    name = attr_value(attrs, "name")
-    if name is not None or "name='" not in attrs:
-        return name
-    i = attrs.find("name='") + len("name='")
-    j = attrs.find("'", i)
-    return attrs[i:j] if j != -1 else None
-
-
-def _open_param(body: str) -> tuple[str, str, str] | None:
-    """The last parameter of a closed invoke, left without its </parameter>: the invoke's end (or
-    the wrapper's) ends the value, as the model had finished the call."""
-    at = body.rfind(PARAM_BEGIN)
-    if at == -1:
-        return None
-    q = body.find('"', at + len(PARAM_BEGIN))
-    gt = body.find(">", q) if q != -1 else -1
-    if gt == -1:
-        return None
-    return body[at + len(PARAM_BEGIN) : q].strip(), "", body[gt + 1 :]
+        return read_invoke(text, blk, self.name, M2_END)
 
 
 MINIMAX = _MiniMaxM1()

@@ -40,6 +40,7 @@ _TRUNCATED = "truncated tool call (output ended inside it)"
 class MistralDialect(Dialect):
     name = "mistral"
     markers = (BOT,)
+    reasoning_tags = (("[THINK]", "[/THINK]"),)  # Magistral
     empty_lists = ((BOT, ""), (BOT, EOT))
     emulation = True
 

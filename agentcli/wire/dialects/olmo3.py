@@ -9,30 +9,32 @@ Anthropic XML form shares the tag).
 
 from __future__ import annotations
 
-from typing import Any
-
-from agentcli.wire.dialects._base import MAX_CALLS, Dialect
-from agentcli.wire.dialects._pycalls import calls_in_blocks, statement_calls
-from agentcli.wire.dialects._scan import AstBudget, Block, ParseResult, total
+from agentcli.wire.dialects._base import MAX_CALLS
+from agentcli.wire.dialects._block import BlockDialect, BlockRead
+from agentcli.wire.dialects._pycalls import block_read, statement_calls
+from agentcli.wire.dialects._scan import AstBudget, Block, ParseResult, remove_spans, total
 
 BEGIN, END = "<function_calls>", "</function_calls>"
 _TOKEN_BUDGET = 64 * MAX_CALLS
 
 
-class _Olmo3(Dialect):
+class _Olmo3(BlockDialect):
     name = "olmo3"
     markers = (BEGIN,)
     empty_lists = ((BEGIN, END),)
+    begin, end = BEGIN, END
 
     @total
     def parse(self, text: str) -> ParseResult:
-        budget = AstBudget(_TOKEN_BUDGET)
+        budget = AstBudget(_TOKEN_BUDGET)  # one per reply, spent over its blocks
 
-        def read(blk: Block) -> list[tuple[str, dict[str, Any]]] | None:
+        def read(text: str, blk: Block) -> BlockRead | None:
             body = text[blk.body_start : blk.body_end].strip()
-            return statement_calls(body, budget) if body and "invoke" not in body else None
+            calls = statement_calls(body, budget) if body and "invoke" not in body else None
+            return block_read(text, blk, self.name, calls)
 
-        return calls_in_blocks(text, BEGIN, END, self.name, read)
+        cands, spans = self.blocks(text, read=read)
+        return (cands, remove_spans(text, spans)) if cands else ([], text)
 
 
 OLMO3 = _Olmo3()

@@ -66,6 +66,7 @@ def _drop_drifted_close(value: str) -> str:
 class Qwen3CoderDialect(Dialect):
     name = "qwen3_coder"
     markers = ("<function=",)
+    call_wrappers = (("<function=", "</function>"),)
     emulation = True
 
     def parse(self, text: str) -> tuple[list[Candidate], str]:

@@ -32,6 +32,7 @@ class _SeedOss(Dialect):
     name = "seed_oss"
     markers = (BEGIN,)
     owns = (BEGIN,)
+    reasoning_tags = (("<seed:think>", THINK_END),)
 
     @total
     def parse(self, text: str) -> ParseResult:

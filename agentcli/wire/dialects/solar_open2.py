@@ -51,6 +51,7 @@ class _SolarOpen2(Dialect):
     name = "solar_open2"
     markers = (CALL_START,)
     owns = (CALL_START, ARG_START)
+    reasoning_tags = (("<|think:start|>", "<|think:end|>"),)
 
     @total
     def parse(self, text: str) -> ParseResult:

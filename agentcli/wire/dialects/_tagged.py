@@ -1,0 +1,143 @@
+"""JSON calls wrapped in an XML-ish tag, `<tag>{"name": .., "arguments": ..}</tag>`: the frame every
+tagged-JSON family shares (generic_tags' <tool_use>, <function_call>, <tools>, <TOOLCALL>; Hermes'
+<tool_call>; LongCat's <longcat_tool_call>), each dialect adding what its own bodies hold.
+
+The tag is the explicit signal, so inside it a malformed object is salvaged for the repair layer;
+a tag left open at the end of the text with unfinished JSON is a truncated call (reported, never run).
+"""
+
+from __future__ import annotations
+
+from agentcli.wire.dialects._base import Dialect
+from agentcli.wire.dialects._callscan import (
+    calls_from_value,
+    close_call,
+    complete_json,
+    decode_at,
+    json_end,
+    salvage_call,
+    skip_ws,
+)
+from agentcli.wire.types import Candidate
+
+
+def _json_close(text: str, body_start: int, open_tag: str, close_tag: str, close_at: int, nxt: int) -> int | None:
+    """Where the close tag after a JSON body stands when a tag written inside one of its strings
+    came first (`{"text": "a </tool_call> b"}`); None when the first close tag is the body's own.
+    The scan stops at the next opening tag after the first close (or the end), so each body is
+    read once whatever its strings hold."""
+    j = skip_ws(text, body_start)
+    if j >= len(text) or text[j] not in "{[":
+        return None
+    if close_at >= 0:
+        before = close_at
+        while before > j and text[before - 1] in " \t\r\n":
+            before -= 1
+        if text[before - 1] in "}]":
+            return None  # the body ends its JSON right there: the first close tag is its own
+    stop = len(text)
+    if close_at >= 0:
+        after = text.find(open_tag, close_at + len(close_tag))
+        stop = after if after >= 0 else len(text)
+    elif nxt >= 0:
+        return None
+    end = json_end(text, j, stop)
+    if end is None:
+        return None
+    k = skip_ws(text, end)
+    if k == close_at or not text.startswith(close_tag, k):
+        return None
+    return k
+
+
+class TaggedJsonDialect(Dialect):
+    """<tag>{"name": .., "arguments": ..}</tag>; several objects (or an array) per tag are allowed."""
+
+    def __init__(self, name: str, tag: str) -> None:
+        self.name = name
+        self.open = f"<{tag}>"
+        self.close = f"</{tag}>"
+        self.markers = (self.open,)
+        self.empty_lists = ((self.open, self.close),)
+
+    def parse(self, text: str) -> tuple[list[Candidate], str]:
+        open_tag, close_tag = self.open, self.close
+        start = text.find(open_tag)
+        if start < 0:
+            return [], text
+        out: list[Candidate] = []
+        kept: list[str] = []
+        pos = 0
+        olen, clen = len(open_tag), len(close_tag)
+        close_at = -2  # the next closing tag, found once and reused until passed (-1: none left)
+        while start >= 0:
+            body_start = start + olen
+            if close_at != -1 and close_at < body_start:
+                close_at = text.find(close_tag, body_start)
+            end = close_at
+            # An unclosed tag ends at the next opening tag or at the end of the text.
+            nxt = text.find(open_tag, body_start)
+            past = _json_close(text, body_start, open_tag, close_tag, end, nxt)
+            if past is not None:  # the tags written inside the JSON's strings are its text
+                end, nxt = past, text.find(open_tag, past)
+                close_at = end
+            closed = end >= 0 and (nxt < 0 or end < nxt)
+            if not closed:
+                end = nxt if nxt >= 0 else len(text)
+            stop = end + clen if closed else end
+            cands = self._parse_body(text[body_start:end], text[start:stop], closed)
+            if cands is None:  # not a JSON call: leave the text for other dialects
+                kept.append(text[pos:stop])
+            else:
+                kept.append(text[pos:start])
+                out.extend(cands)
+            pos = stop
+            start = nxt if nxt < 0 or nxt >= stop else text.find(open_tag, stop)
+        kept.append(text[pos:])
+        return out, "".join(kept)
+
+    def _parse_body(self, body: str, raw: str, closed: bool) -> list[Candidate] | None:
+        src = body.strip()
+        if not src or src[0] not in "{[":
+            return None
+        found: list[Candidate] = []
+        i, n = 0, len(src)
+        while True:
+            hit = decode_at(src, i)
+            if hit is None:
+                break
+            calls = calls_from_value(hit[0], need_args=False)
+            if calls is None and isinstance(hit[0], list):
+                # Inside the call tag, a stray non-object entry beside call objects is junk, not a
+                # reason to lose the calls: [{call}, "junk"] holds the one call.
+                calls = calls_from_value([v for v in hit[0] if isinstance(v, dict)], need_args=False)
+            if calls is None:
+                return found or None
+            for name, args, cid in calls:
+                found.append(Candidate(name, args, raw, self.name, id=cid))
+            i = hit[1]
+            if i == n:  # the usual case: the body is exactly one call
+                return found
+            i = skip_ws(src, i)
+            if i < n and src[i] in ",;":
+                i = skip_ws(src, i + 1)
+            if i >= n or src[i] not in "{[":
+                break
+        rest = src[i:].strip()
+        if not rest:
+            return found
+        # Malformed JSON inside the tag: salvage the name, let the repair layer fix the arguments.
+        salvaged = salvage_call(rest)
+        if salvaged is None:
+            return found or None
+        name, args = salvaged
+        if not closed and not complete_json(rest):
+            shut = close_call(rest) if rest[0] == "{" else None
+            if shut is not None:  # only the object's own brace is missing at the end of the output
+                fix = ("close_brackets", f"the {shut[0]} call object was missing {len(shut[3])} closing brace(s) at the end")
+                found.append(Candidate(shut[0], shut[1], raw, self.name, id=shut[2], fixes=(fix,)))
+                return found
+            found.append(Candidate(name, None, raw, self.name, error="truncated tool call (output ended inside it)"))
+        else:
+            found.append(Candidate(name, args, raw, self.name))
+        return found
