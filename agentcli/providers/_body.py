@@ -80,23 +80,34 @@ class _Zlib:
 
 
 class _Chain:
-    """Several codings ("gzip, deflate"): undone in reverse order of application."""
+    """Several codings ("gzip, deflate"): undone in reverse order of application. Each stage between
+    the wire and the result is bounded by the whole budget on its own (what it has made so far), not
+    by the room left for the result: a small result may come out of a larger middle stream, and a
+    bomb in an outer coding is stopped at the stage that expands it."""
 
-    def __init__(self, decoders: list[_Decoder]) -> None:
+    def __init__(self, decoders: list[_Decoder], max_bytes: int) -> None:
         self.decoders = decoders
+        self.max_bytes = max_bytes
+        self.made = [0] * len(decoders)  # bytes each stage has put out so far
+
+    def _room(self, i: int, room: int) -> int:
+        return room if i == len(self.decoders) - 1 else max(self.max_bytes - self.made[i], 0)
+
+    def _through(self, start: int, data: bytes, room: int) -> bytes:
+        for i in range(start, len(self.decoders)):
+            data = self.decoders[i].feed(data, self._room(i, room))
+            self.made[i] += len(data)
+        return data
 
     def feed(self, data: bytes, room: int) -> bytes:
-        for d in self.decoders:
-            data = d.feed(data, room)
-        return data
+        return self._through(0, data, room)
 
     def flush(self, room: int) -> bytes:
         out = b""
         for i, d in enumerate(self.decoders):
-            tail = d.flush(room)
-            for later in self.decoders[i + 1:]:
-                tail = later.feed(tail, room)
-            out += tail
+            tail = d.flush(self._room(i, room))
+            self.made[i] += len(tail)
+            out += self._through(i + 1, tail, room) if i + 1 < len(self.decoders) else tail
         return out
 
 
@@ -104,8 +115,9 @@ SUPPORTED = ("gzip", "deflate")  # what Python decodes without extra packages
 ACCEPT_ENCODING = ", ".join(SUPPORTED)  # offered on every request, so a server never picks one we cannot read
 
 
-def decoder_for(content_encoding: str) -> _Decoder:
-    """The decoder for a Content-Encoding header value; unknown codings are refused, not guessed."""
+def decoder_for(content_encoding: str, max_bytes: int) -> _Decoder:
+    """The decoder for a Content-Encoding header value; unknown codings are refused, not guessed.
+    `max_bytes` bounds every stage of a chain of codings."""
     codings = [c.strip().lower() for c in content_encoding.split(",") if c.strip()]
     codings = [c for c in codings if c != "identity"]
     if not codings:
@@ -114,7 +126,7 @@ def decoder_for(content_encoding: str) -> _Decoder:
         if c not in SUPPORTED:
             raise UnsupportedEncoding(f"the server compressed the body as {c!r}, which agentcli cannot decode")
     decoders: list[_Decoder] = [_Zlib(c) for c in reversed(codings)]
-    return decoders[0] if len(decoders) == 1 else _Chain(decoders)
+    return decoders[0] if len(decoders) == 1 else _Chain(decoders, max_bytes)
 
 
 class Budget:
@@ -142,7 +154,7 @@ class Budget:
 
 async def decoded_chunks(resp: httpx.Response, budget: Budget) -> AsyncIterator[bytes]:
     """The body's bytes, decoded exactly once, each chunk counted against `budget` before and after decoding."""
-    decoder = decoder_for(resp.headers.get("content-encoding", ""))
+    decoder = decoder_for(resp.headers.get("content-encoding", ""), budget.max_bytes)
     async for raw in resp.aiter_raw():
         budget.take(sent=len(raw))
         out = decoder.feed(raw, budget.room)
