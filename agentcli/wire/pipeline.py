@@ -16,7 +16,7 @@ import re
 from typing import Any
 
 from agentcli.core.types import ParsedResponse, Repair, ToolCall
-from agentcli.wire import dialects, failures, repair
+from agentcli.wire import dialects, failures, repair, whole_call
 from agentcli.wire.dialects import _markup
 from agentcli.wire.dialects._base import MAX_CALLS
 from agentcli.wire.dialects._opaque import mask
@@ -662,7 +662,7 @@ def finalize(native: NativeParse, ctx: ParseContext, parsers: tuple[str, ...]) -
         found, rest, text = masked.restore_candidates(found), masked.restore(rest), masked.restore(text)
     budget = repair.RepairBudget()
     if not found and not native_cands and ctx.tools and ctx.repair and rest.lstrip()[:1] in ("{", "`", "~", "f", "t", "["):
-        whole = repair.whole_reply_call(rest, ctx.tools, budget)  # one malformed call is the whole reply
+        whole = whole_call.whole_reply_call(rest, ctx.tools, budget)  # one malformed call is the whole reply
         if whole is not None:
             found = [Candidate(whole[0], whole[1], rest.strip(), "json_block", id=whole[2], error=whole[4],
                                fixes=tuple(whole[3]))]

@@ -211,13 +211,13 @@ class TextStream:
 
     def _whole_call(self, text: str) -> str | None:
         """The tool named by `text` when, with nothing shown before it, it is a reply of one broken
-        call object the final parse repairs into a call (pipeline: repair.whole_reply_call)."""
+        call object the final parse repairs into a call (pipeline: whole_call.whole_reply_call)."""
         ctx = self._ctx
         if self._shown_any or ctx is None or not ctx.tools or not ctx.repair or not text.strip():
             return None
-        from agentcli.wire import repair
+        from agentcli.wire import repair, whole_call
 
-        got = repair.whole_reply_call(text, ctx.tools, repair.RepairBudget())
+        got = whole_call.whole_reply_call(text, ctx.tools, repair.RepairBudget())
         return got[0] if got is not None else None
 
     def _start(self, name: str) -> StreamEvent:
