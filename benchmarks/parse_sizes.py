@@ -44,7 +44,7 @@ VLLM_NAMES: dict[str, str] = {
     "minimax_m2": "minimax_m2", "minimax_m3": "minimax_m3", "dots": "dots", "phi4_mini": "phi4_mini_json",
     "lfm2": "lfm2", "seed_oss": "seed_oss", "functiongemma": "functiongemma", "gemma4": "gemma4",
     "step3": "step3", "internlm2": "internlm", "jamba": "jamba", "granite": "granite", "xlam": "xlam",
-    "longcat": "longcat", "apertus": "apertus", "olmo3": "olmo3", "gigachat35": "gigachat3", "inkling": "inkling",
+    "longcat": "longcat", "apertus": "apertus", "olmo3": "olmo3", "gigachat": "gigachat3", "inkling": "inkling",
     "command_r": "cohere_command3", "pythonic": "pythonic",
 }
 
