@@ -63,6 +63,17 @@ def test_the_size_table_has_a_row_per_dialect_and_size_and_says_why_vllm_is_miss
     assert "(left out): nemotron" in text
 
 
+def test_a_size_vllm_did_not_run_is_judged_against_its_lower_bound_and_marked():
+    inputs, _ = sizes.sized_inputs((256,), only=("hermes",))
+    vllm = {"hermes": {"case": inputs["hermes"][0][0].case, "seconds": {}, "at_least": {"256": 9.0},
+                       "notes": {"256": "vLLM not run at 0K"}}}
+    (row,) = sizes.measure(inputs, once, vllm)
+    assert row.vllm_at_least and row.vllm == 9.0 and row.verdict() == "ok"
+    lines, _ = sizes.report([row], "", [])
+    assert ">=9000000.0" in lines[1] and "0 of 1 rows measured" in "\n".join(lines)
+    assert any("hermes: vLLM not run at 0K" in line for line in lines)
+
+
 def test_a_slow_row_fails_the_table():
     fast = sizes.Row("hermes", 1024, forced=1e-6, auto=2e-6, loads=1e-6, vllm=1e-6)
     slow = sizes.Row("hermes", 1024, forced=5e-6, auto=5e-6, loads=1e-6, vllm=1e-6)
