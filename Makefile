@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install sandbox demo test test-real capture-real bench fuzz lint clean mcp-npm
+.PHONY: install sandbox demo test test-real capture-real bench bench-vllm fuzz lint clean mcp-npm
 
 install: $(STAMP)
 
@@ -63,7 +63,24 @@ test-real: $(REAL_STAMP) mcp-npm
 capture-real: $(REAL_STAMP)
 	AGENTCLI_REAL=1 AGENTCLI_CAPTURE=1 $(BIN)/python -m pytest tests/real/test_capture.py
 
+# vLLM's tool parsers, the parse benchmark's comparison (benchmarks/parse_sizes.py), in their own venv
+# inside .venv: vLLM pins torch and much else. Only the CPU is used. Large (torch comes with its CUDA
+# libraries from PyPI); `make bench VLLM=0` skips it, and when it cannot install the bench says so and
+# judges against json.loads alone.
+VLLM ?= 1
+VLLM_PIN := vllm==0.33.0
+VLLM_STAMP := $(VENV)/vllm/.installed
+
+bench-vllm: $(VLLM_STAMP)
+
+$(VLLM_STAMP):
+	@test -x $(VENV)/vllm/bin/python || $(PY) -m venv $(VENV)/vllm
+	$(VENV)/vllm/bin/python -m pip install --quiet '$(VLLM_PIN)'
+	@touch $@
+
 bench: install
+	@if [ "$(VLLM)" = 1 ]; then $(MAKE) --no-print-directory bench-vllm || \
+	  echo "make: vLLM did not install; the parse bench compares against json.loads alone" >&2; fi
 	$(BIN)/python benchmarks/run.py
 
 fuzz: install

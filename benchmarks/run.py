@@ -24,8 +24,9 @@ ROOT = HERE.parent
 BENCHES: list[tuple[str, str, list[str], list[str]]] = [
     ("Cold start of every command that needs no network", "bench_startup.py", ["9"], ["3"]),
     ("Model-id parsing and capability lookup", "bench_model_id.py", [], []),
-    ("Parse cost per response (dialect fixtures, 1 MB inputs)", "bench_parse.py", [], ["--quick"]),
+    ("Parse cost per response (dialect fixtures, sizes against vLLM, 1 MB inputs)", "bench_parse.py", [], ["--quick"]),
     ("Parse time on 1 MB adversarial outputs", "bench_parse_scale.py", [], ["--quick"]),
+    ("Peak memory of agent parse on 1 MB replies", "bench_parse_memory.py", [], ["--quick"]),
     ("Loop cost per turn as the conversation grows", "bench_loop.py", [], ["--turns", "10,100"]),
     ("What each reliability layer contributes (offline eval)", "bench_eval.py", ["2"], ["1"]),
 ]

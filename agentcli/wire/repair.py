@@ -354,17 +354,23 @@ def _coerce_within(value: Any, prop: Any, fixes: list[Fix], path: str, depth: in
     return value
 
 
+# JSON-schema type -> the Python types a decoded value of it has (bool is an int subclass, so it is
+# told apart by exact type). Built once: the per-value check runs for every argument of every call.
+_PY_TYPES: dict[str, tuple[type, ...]] = {
+    "string": (str,), "integer": (int,), "number": (int, float), "boolean": (bool,), "array": (list,),
+    "object": (dict,), "null": (type(None),),
+}
+
+
 def _matches(value: Any, types: set[str]) -> bool:
-    checks = {
-        "string": lambda v: isinstance(v, str),
-        "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
-        "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
-        "boolean": lambda v: isinstance(v, bool),
-        "array": lambda v: isinstance(v, list),
-        "object": lambda v: isinstance(v, dict),
-        "null": lambda v: v is None,
-    }
-    return any(checks.get(t, lambda v: True)(value) for t in types)
+    kind = type(value)
+    for t in types:
+        want = _PY_TYPES.get(t)
+        if want is None:
+            return True  # a type this check does not know admits anything
+        if kind in want or (kind is not bool and isinstance(value, want)):
+            return True
+    return False
 
 
 def _convert(value: Any, types: set[str]) -> Any:
