@@ -8,9 +8,7 @@ Anthropic SDKs and is written out row by row in docs/retry-policy.md.
 from __future__ import annotations
 
 import email.utils
-import html
 import json
-import logging
 import random
 import re
 import sys
@@ -22,7 +20,6 @@ from typing import Any, TypeVar
 from agentcli.core import jsonsafe
 from agentcli.core.errors import ProviderError
 from agentcli.core.errors import ProviderErrorCode as Code
-from agentcli.core.events import Notice, RetryScheduled
 from agentcli.core.redact import redact
 
 T = TypeVar("T")
@@ -250,6 +247,8 @@ def summarize_body(text: str, media_type: str = "", limit: int = BODY_LIMIT) -> 
     if not is_html(text, {"content-type": media_type}):
         return trim(text, limit)
     found = _TITLE.search(text) or _H1.search(text)
+    import html
+
     words = html.unescape(_TAGS.sub(" ", found.group(1) if found else text))
     return f"an HTML page: {trim(words, 80)}" if words.strip() else "an HTML page"
 
@@ -481,6 +480,10 @@ async def run_with_retries(
         if policy.clock() - started + delay > policy.budget_s:
             raise _gave_up(failure, retries + 1, f"retry budget of {policy.budget_s:g} s spent")
         retries += 1
+        import logging  # a retry is rare: its log and events load with the first one
+
+        from agentcli.core.events import Notice, RetryScheduled
+
         logging.getLogger("agentcli.http").debug(
             "retry %d in %.2f s: %s", retries, delay, failure.message, extra={"secrets": target.secrets})
         if on_event is not None:

@@ -8,7 +8,6 @@ assembly and error mapping happen here, once.
 from __future__ import annotations
 
 import contextlib
-import logging
 import os
 import time
 from collections.abc import AsyncGenerator, Awaitable, Callable
@@ -21,7 +20,6 @@ from agentcli.config.providers import default_url as default_base_url
 from agentcli.core import jsonsafe
 from agentcli.core.errors import ProviderError
 from agentcli.core.errors import ProviderErrorCode as Code
-from agentcli.core.events import Notice
 from agentcli.core.redact import header_secrets, mark_secret_values
 from agentcli.providers._body import ACCEPT_ENCODING, Body, Budget, decoded_text, read_whole
 from agentcli.providers._credentials import masked, origin_guard, secret_names
@@ -57,6 +55,8 @@ from agentcli.providers._sse import (
 from agentcli.providers.transforms import apply_overrides, check_overrides, pipeline
 
 if TYPE_CHECKING:
+    import logging
+
     import httpx  # imported where a request is made: offline commands never load it
 
     from agentcli.config.schema import Profile
@@ -72,7 +72,11 @@ HOSTED_CONTEXT_ADVICE = ("send less: a shorter system_prompt, fewer tools (tools
                          "or pick a model with a larger context window")
 
 # AGENTCLI_DEBUG=1 attaches a private, scrubbing file handler (agentcli.cli.logging_setup).
-log = logging.getLogger("agentcli.http")
+def _log() -> logging.Logger:
+    """The HTTP log, loaded with the first request (a command that sends none never imports logging)."""
+    import logging
+
+    return logging.getLogger("agentcli.http")
 _FORCED_FAILURES = (400, 422, 500)  # statuses a server answers a tool_choice it cannot honour with
 
 
@@ -273,8 +277,8 @@ class Provider:
         if settings.stream and url in self._unstreamed:  # this endpoint failed streams before: ask it whole
             url, body = self.unstreamed(body, settings)
             settings = replace(settings, stream=False)
-        if log.isEnabledFor(logging.DEBUG):
-            log.debug("request POST %s model=%s stream=%s body_bytes=%d headers=%s", url, settings.model,
+        if _log().isEnabledFor(10):  # logging.DEBUG
+            _log().debug("request POST %s model=%s stream=%s body_bytes=%d headers=%s", url, settings.model,
                       settings.stream, _body_bytes(body), masked(self.client.headers, self.credential_headers),
                       extra={"secrets": target.secrets})
         try:
@@ -322,7 +326,7 @@ class Provider:
         except _Dropped as dropped:
             if not again_if_dropped:
                 raise dropped.error from None
-            log.debug("%s %s: the connection was closed before a reply (%s); once more on a new one",
+            _log().debug("%s %s: the connection was closed before a reply (%s); once more on a new one",
                       method, url, dropped.error.message, extra={"secrets": target.secrets})
         try:
             return await self._fetch_once(method, url, target, json_body)
@@ -349,13 +353,13 @@ class Provider:
         except TimeoutError:  # the whole-request bound
             raise overtime(target, limits.request_timeout, mid_stream=state.headers_in) from None
         except httpx.HTTPError as exc:
-            log.debug("%s %s failed after %.0f ms: %s", method, url, (time.monotonic() - t0) * 1000,
+            _log().debug("%s %s failed after %.0f ms: %s", method, url, (time.monotonic() - t0) * 1000,
                       type(exc).__name__, extra={"secrets": target.secrets})
             error = error_from_exception(exc, target, timeout=limits.request_timeout)
             if not state.headers_in and dropped_before_reply(exc):
                 raise _Dropped(error) from None
             raise error from None
-        log.debug("response %s %s status=%d bytes=%d %.0f ms", method, url, reply.status, len(reply.content),
+        _log().debug("response %s %s status=%d bytes=%d %.0f ms", method, url, reply.status, len(reply.content),
                   (time.monotonic() - t0) * 1000, extra={"secrets": target.secrets})
         return reply
 
@@ -391,7 +395,7 @@ class Provider:
         once the server has answered that way (a fallback costs a request every turn otherwise)."""
         stream_url = self.endpoint(settings)
         url, plain = self.unstreamed(body, settings)
-        log.debug("%s from %s; asking again without streaming", why, stream_url, extra={"secrets": target.secrets})
+        _log().debug("%s from %s; asking again without streaming", why, stream_url, extra={"secrets": target.secrets})
         try:
             parsed = await self._post(url, plain, plan, ctx, target, again_if_dropped=True)
         except ProviderError as err:
@@ -404,11 +408,13 @@ class Provider:
     def _remember_unstreamed(self, url: str, why: str, emit: OnEvent) -> None:
         if url not in self._unstreamed:
             self._unstreamed.add(url)
+            from agentcli.core.events import Notice
+
             emit(Notice("warning", f"{why}; asking this server without streaming from now on", code="stream_off"))
 
     def _json_or_raise(self, reply: Body, target: Target) -> dict[str, Any]:
         if reply.status >= 400:
-            log.debug("error body (%d): %s", reply.status, trim(reply.text), extra={"secrets": target.secrets})
+            _log().debug("error body (%d): %s", reply.status, trim(reply.text), extra={"secrets": target.secrets})
             raise error_from_status(reply.status, reply.text, reply.headers, target, self.refine_error)
         try:
             data = jsonsafe.loads(reply.content)
@@ -458,11 +464,11 @@ class Provider:
         budget = Budget(limits.max_response_bytes, limits.max_response_seconds)
         try:
             async with self.client.stream("POST", url, content=jsonsafe.body(body), headers=_JSON) as resp:
-                log.debug("response POST %s status=%d (stream) %.0f ms to headers", url, resp.status_code,
+                _log().debug("response POST %s status=%d (stream) %.0f ms to headers", url, resp.status_code,
                           (time.monotonic() - t0) * 1000, extra={"secrets": target.secrets})
                 if resp.status_code >= 400:
                     reply = await read_whole(resp, budget)
-                    log.debug("error body (%d): %s", reply.status, trim(reply.text), extra={"secrets": target.secrets})
+                    _log().debug("error body (%d): %s", reply.status, trim(reply.text), extra={"secrets": target.secrets})
                     raise error_from_status(reply.status, reply.text, reply.headers, target, self.refine_error)
                 state.headers_in = True
                 if _media_type(resp) == "application/json":  # a whole body though a stream was asked for
@@ -482,7 +488,7 @@ class Provider:
         except (ResponseTooLarge, ResponseTooSlow) as exc:
             raise too_much(exc, target) from None
         except (httpx.HTTPError, StreamStalled, BadChunk) as exc:
-            log.debug("stream from %s failed after %.0f ms: %s", url, (time.monotonic() - t0) * 1000,
+            _log().debug("stream from %s failed after %.0f ms: %s", url, (time.monotonic() - t0) * 1000,
                       type(exc).__name__, extra={"secrets": target.secrets})
             if not got_items and dropped_before_reply(exc):  # closed before any of the reply: no network fault
                 return "the server closed the stream before its first byte"
@@ -497,7 +503,7 @@ class Provider:
                 url=target.url, model=target.model, retryable=True, hint=hint_for(Code.STREAM_BROKEN, target),
             )
         events, parsed = assembler.finish()
-        log.debug("stream from %s done in %.0f ms: %d chars of text, %d tool call(s)", url,
+        _log().debug("stream from %s done in %.0f ms: %d chars of text, %d tool call(s)", url,
                   (time.monotonic() - t0) * 1000, len(parsed.text or ""), len(parsed.tool_calls),
                   extra={"secrets": target.secrets})
         for event in events:

@@ -9,6 +9,7 @@ def render(report: dict[str, Any]) -> None:
     from rich.console import Group
     from rich.panel import Panel
     from rich.table import Table
+    from rich.text import Text
 
     from agentcli.core.escape import styled
     from agentcli.ui.console import make_console
@@ -51,4 +52,4 @@ def render(report: dict[str, Any]) -> None:
         parts += ["", styled("learned: " + ", ".join(f"{k}={v['value']} ({v['source']})" for k, v in report["learned"].items()))]
     for w in report["warnings"]:
         parts += ["", styled((str(w), "yellow"))]
-    c.print(Panel(Group(*parts), title="agent doctor", expand=False))
+    c.print(Panel(Group(*parts), title=Text("agent doctor"), expand=False))  # a str title is read as markup
