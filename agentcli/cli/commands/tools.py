@@ -72,7 +72,7 @@ def rows(tier: Tier, allow: list[str] | None, deny: list[str], registry: ToolReg
 
     reg = registry or default_registry()
     shown = {t.name for t in reg.visible(tier, allow, deny, cap=cap)}
-    specs = [s for s in reg.all() if s.namespace is None]
+    specs = [s for s in reg.all() if s.namespace is None and s.model_visible]  # not the hidden trained aliases
     return [_row(reg, spec, shown, tier, allow, deny) for spec in sorted(specs, key=lambda s: int(s.tier))]
 
 
@@ -170,6 +170,24 @@ def _render(table: list[dict[str, Any]], servers: list[dict[str, Any]], title: s
             console.print(styled((line + (f" (fix: {s['hint']})" if s.get("hint") else ""), "yellow")))
 
 
+def _profile_registry(prof: Profile | None) -> ToolRegistry:
+    """The tools a session of this profile holds: its model's edit tool (apply_patch for OpenAI's,
+    str_replace_based_edit_tool for Claude, unless `[tools] edit_tool` says otherwise), the others
+    hidden; without a profile, the default set."""
+    from agentcli.tools.registry import default_registry
+
+    if prof is None:
+        return default_registry()
+    from agentcli.models import resolve_capability
+    from agentcli.tools.edit_choice import session_registry
+
+    try:
+        trained = resolve_capability(prof.model, overrides=prof.capabilities, provider=prof.provider).capability.edit_tool
+    except ValueError:  # a bad override is `agent doctor`'s to explain; the listing shows the default form
+        trained = None
+    return session_registry(prof.tools.edit_tool, trained, list(prof.tools.deny))
+
+
 def execute(profile: str | None = None, tier: str | None = None, json_out: bool = False) -> int:
     prof = _load(profile) if profile is not None else None
     max_tier, allow, deny, name = _limits(prof, profile)
@@ -178,15 +196,14 @@ def execute(profile: str | None = None, tier: str | None = None, json_out: bool 
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     effective = min(wanted, max_tier)
-    table = rows(effective, allow, deny, cap=max_tier)
+    registry = _profile_registry(prof)
+    table = rows(effective, allow, deny, registry=registry, cap=max_tier)
     servers: list[dict[str, Any]] = []
     if prof is not None and (getattr(prof, "mcp_servers", None) or getattr(prof, "mcp", None)):
-        from agentcli.tools.registry import default_registry
-
         mcp_rows, servers, mcp_tools = mcp_report(prof, effective, allow, deny)
         table += mcp_rows
         # Only runs with tool sources get a tool_search (agent.build), so only they hold tools back.
-        _mark_deferred(table, held_back(prof, [*default_registry().visible(effective, allow, deny), *mcp_tools]))
+        _mark_deferred(table, held_back(prof, [*registry.visible(effective, allow, deny), *mcp_tools]))
     if json_out:
         doc = {"profile": name, "tier": effective.label, "max_tier": max_tier.label, "tools": table,
                "mcp_servers": servers}

@@ -210,3 +210,30 @@ def test_agent_tools_with_profile_limits(monkeypatch, capsys):
     vis = {t["name"]: t["visible"] for t in doc["tools"]}
     assert doc["tier"] == "walk" and doc["max_tier"] == "walk"
     assert not vis["bash"] and not vis["search"] and vis["edit_file"]
+
+
+@pytest.mark.parametrize("name", sorted(p.stem for p in (Path(__file__).parents[3] / "agentcli/config/profiles").glob("*.toml")))
+def test_agent_tools_lists_the_edit_tool_a_session_of_the_profile_offers(name, tmp_path, capsys, monkeypatch):
+    """`agent tools --profile P` shows the tools a run with P would hold: its model's edit tool, and not
+    the trained forms it hides behind aliases (a listing of the default set named edit_file for Claude)."""
+    from agentcli.agent.build import open_session
+    from agentcli.cli.commands import tools as cmd
+    from agentcli.config import load_profile
+    from agentcli.tools.edit_choice import EDIT_FORMS
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    from agentcli.config.providers import PROVIDERS
+
+    for facts in PROVIDERS.values():  # a session is built, never used: any key will do
+        if facts.api_key_env:
+            monkeypatch.setenv(facts.api_key_env, "test-key")
+    assert cmd.execute(profile=name, tier="walk", json_out=True) == 0
+    listed = {t["name"]: t["visible"] for t in json.loads(capsys.readouterr().out)["tools"]}
+    edit_forms = {tool for tool, _ in EDIT_FORMS.values()}
+    profile = load_profile(name).profile
+    session = open_session(profile, tmp_path, cap="walk")
+    session.set_tier(Tier.WALK)
+    offered = {t.name for t in session.visible_tools()} & edit_forms
+    assert len(offered) == 1
+    assert {n for n in listed if n in edit_forms} == offered and all(listed[n] for n in offered)
