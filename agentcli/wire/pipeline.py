@@ -20,6 +20,7 @@ from agentcli.wire import dialects, failures, repair, whole_call
 from agentcli.wire.dialects import _markup
 from agentcli.wire.dialects._base import MAX_CALLS
 from agentcli.wire.dialects._opaque import mask
+from agentcli.wire.dialects._seen import Seen, holds_any
 from agentcli.wire.types import Candidate, NativeParse, ParseContext
 
 
@@ -55,12 +56,9 @@ def split_thinking(text: str) -> tuple[str, str]:
     """(text without reasoning, reasoning). Handles <think>..</think>, an unclosed <think> at the end,
     and a leading reasoning that only ends with </think> (Qwen3 / DeepSeek-R1 templates open it);
     likewise every reasoning pair and split the dialects declare (_markup.collected)."""
-    markup = _markup.collected()
-    for probe in markup.probes:  # the common case, no reasoning markup: one scan per probe
-        if probe in text:
-            break
-    else:
+    if not holds_any(text, _reasoning_markup()):  # the common case: a memchr per distinct rare character
         return text, ""
+    markup = _markup.collected()
     thoughts: list[str] = []
     for splitter in markup.reasoning_splits:
         if splitter.trigger in text:
@@ -101,6 +99,15 @@ def split_thinking(text: str) -> tuple[str, str]:
         if close_tag in text:  # a close tag left with no opener and nothing after it: markup, never text
             text = _drop_outside_calls(text, close_tag)
     return text, "\n\n".join(t.strip() for t in thoughts if t.strip())
+
+
+@functools.cache
+def _reasoning_markup() -> tuple[str, ...]:
+    """Every reasoning tag and split trigger: a text holding none has no reasoning to split (each
+    pair and split below runs only when one of its own stands in the text)."""
+    markup = _markup.collected()
+    return tuple(dict.fromkeys((*(t for pair in markup.reasoning_tags for t in pair),
+                                *(s.trigger for s in markup.reasoning_splits))))
 
 
 def _calls_opened(text: str, start: int) -> int:
@@ -291,7 +298,7 @@ class _ChainIndex:
         self.owns = {n: frozenset(o) for n, o in owns.items() if o}
         self.markers = tuple(dict.fromkeys(m for n in self.names for m in (*self.prepared[n][1], *owns[n])))
 
-    def present(self, seen: str | _Seen) -> frozenset[str]:
+    def present(self, seen: str | Seen) -> frozenset[str]:
         """The chain's markers that stand in the text."""
         return frozenset(m for m in self.markers if m in seen)
 
@@ -361,51 +368,9 @@ def _inside_wrappers(text: str, cands: list[Candidate]) -> list[Candidate]:
     return out
 
 
-def _seen(text: str) -> str | _Seen:
+def _seen(text: str) -> str | Seen:
     """What to ask `marker in ...`: a short reply itself (a plain scan costs less than bookkeeping)."""
-    return text if len(text) < _SEEN_FROM else _Seen(text)
-
-
-class _Seen:
-    """`marker in text` for one text, each marker answered once, cheaply.
-
-    The chain asks about ~140 markers (~75 distinct) per reply, and on a 1 MB reply a scan per
-    marker adds up. Markers are grouped by their first character: one pass finds where that
-    character stands; when it is rare (absent `<` in prose, two `<` around a huge call: at most one
-    place per KiB) each marker is checked only at those places, else it gets a scan of its own.
-    The rule is a density, not a count, so a text and four copies of it take the same path. Work
-    stays linear: one pass per first character, then a scan or at most len/1024 checks per marker.
-    """
-
-    __slots__ = ("text", "_memo", "_at")
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self._memo: dict[str, bool] = {}
-        self._at: dict[str, list[int] | None] = {}
-
-    def _places(self, first: str) -> list[int] | None:
-        """Where `first` stands in the text, or None when it stands in more than one place per KiB."""
-        if first not in self._at:
-            most = len(self.text) >> 10
-            places: list[int] = []
-            i = self.text.find(first)
-            while i >= 0 and len(places) <= most:
-                places.append(i)
-                i = self.text.find(first, i + 1)
-            self._at[first] = places if len(places) <= most else None
-        return self._at[first]
-
-    def __contains__(self, marker: str) -> bool:
-        known = self._memo.get(marker)
-        if known is None:
-            places = self._places(marker[:1]) if marker else None
-            if places is None:
-                known = marker in self.text
-            else:
-                known = any(self.text.startswith(marker, i) for i in places)
-            self._memo[marker] = known
-        return known
+    return text if len(text) < _SEEN_FROM else Seen(text)
 
 
 _SEEN_FROM = 8192  # characters: below this a reply is scanned per marker directly
@@ -415,6 +380,59 @@ _FENCES = ("```", "~~~")
 
 def _fences(text: str) -> list[tuple[int, int]]:
     """The fenced code blocks of `text` (an unclosed one runs to the end), in one pass over its fence lines."""
+    if "`" not in text and "~" not in text:  # a memchr each: most replies hold no fence character
+        return []
+    starts = _fence_starts(text)
+    if starts is None:
+        return _fences_by_line(text)
+    spans: list[tuple[int, int]] = []
+    opened = -1
+    for pos in starts:
+        if opened < 0:
+            opened = pos
+        else:
+            nl = text.find("\n", pos)
+            spans.append((opened, len(text) if nl < 0 else nl))
+            opened = -1
+    if opened >= 0:
+        spans.append((opened, len(text)))
+    return spans
+
+
+_FENCE_MISSES = 256  # fence characters off any fence line looked at before the text is read line by line
+
+
+def _fence_starts(text: str) -> list[int] | None:
+    """Where each fence line starts, in order, found from the places of the fence characters (a
+    memchr each) instead of from every line; None after _FENCE_MISSES places that start no fence
+    line (backticks all over the prose), where _fences_by_line costs less."""
+    found: list[int] = []
+    misses = 0
+    for ch in "`~":
+        fence = ch * 3
+        i = text.find(ch)
+        while i >= 0:
+            if text.startswith(fence, i):
+                line = text.rfind("\n", 0, i) + 1
+                if _NOT_SPACE().search(text, line, i) is None:  # only spaces before it on its line
+                    found.append(line)
+                    nl = text.find("\n", i)
+                    i = -1 if nl < 0 else text.find(ch, nl)
+                    continue
+            misses += 1
+            if misses > _FENCE_MISSES:
+                return None
+            i = text.find(ch, i + 1)
+    return sorted(found)
+
+
+@functools.cache
+def _NOT_SPACE() -> re.Pattern[str]:  # noqa: N802 - a pattern, compiled on first use
+    return re.compile(r"[^ ]")
+
+
+def _fences_by_line(text: str) -> list[tuple[int, int]]:
+    """_fences read line by line (text dense in fence characters)."""
     if "```" not in text and "~~~" not in text:
         return []
     spans: list[tuple[int, int]] = []
@@ -500,11 +518,31 @@ def _without(text: str, cands: list[Candidate]) -> str:
     return "".join(out)
 
 
+_ID_WHOLE = 4096  # characters of a call's raw text hashed whole for its id; a longer one is summed
+
+
 def _stable_id(index: int, cand: Candidate) -> str:
+    """The id of a call written in text (the model gave none): the same call text at the same place
+    gets the same id, on every run. A raw text longer than _ID_WHOLE is hashed as its length, both
+    ends and a CRC-32 of the whole: blake2b over 100 KB costs ~110 us, the CRC a fifth of that, and
+    two calls differing only inside still differ in that sum."""
     import hashlib
 
-    digest = hashlib.blake2b(f"{index}\0{cand.dialect}\0{cand.name}\0{cand.raw}".encode("utf-8", "replace"), digest_size=8)
+    raw = cand.raw or ""
+    if len(raw) > _ID_WHOLE:
+        raw = _summed(raw)
+    digest = hashlib.blake2b(f"{index}\0{cand.dialect}\0{cand.name}\0{raw}".encode("utf-8", "replace"), digest_size=8)
     return "call_" + digest.hexdigest()
+
+
+@functools.lru_cache(maxsize=2)  # the last block's raw, not a store of old replies
+def _summed(raw: str) -> str:
+    """A long raw text as its length, a CRC-32 of the whole and both ends; computed once for the
+    calls read from one block, which share its raw."""
+    import zlib
+
+    half = _ID_WHOLE // 2
+    return f"{len(raw)}\0{zlib.crc32(raw.encode('utf-8', 'replace')):08x}\0{raw[:half]}\0{raw[-half:]}"
 
 
 def _canon(args: Any) -> str:
@@ -724,7 +762,7 @@ def _call_markup() -> tuple[str, ...]:
 
 
 # Everything above built from the dialect table is rebuilt when the table changes (_markup.forget).
-for _clear in (_chain.cache_clear, _chain_index.cache_clear, _empty_lists.cache_clear, _plain_tags.cache_clear,
+for _clear in (_reasoning_markup.cache_clear, _chain.cache_clear, _chain_index.cache_clear, _empty_lists.cache_clear, _plain_tags.cache_clear,
                _call_markup.cache_clear, _PREPARED.clear):
     _markup.on_change(_clear)
 
