@@ -20,7 +20,7 @@ from agentcli.wire import dialects, failures, repair, whole_call
 from agentcli.wire.dialects import _markup
 from agentcli.wire.dialects._base import MAX_CALLS
 from agentcli.wire.dialects._opaque import mask
-from agentcli.wire.dialects._seen import Seen, holds_any
+from agentcli.wire.dialects._seen import Seen, find_long, grouped, holds, holds_any
 from agentcli.wire.types import Candidate, NativeParse, ParseContext
 
 
@@ -192,6 +192,14 @@ def _reach(text: str, markers: tuple[str, ...], rx: re.Pattern[str] | None, limi
     no more than that many)."""
     if rx is None or len(text) <= limit * min(len(m) for m in markers):
         return len(text)
+    bound = 0  # each occurrence of a marker holds its rarest character: a count of those bounds them
+    for ch, group in grouped(markers):
+        if ch in text:
+            bound += text.count(ch) * len(group)
+            if bound > limit:
+                break
+    else:
+        return len(text)
     total = 0
     for marker in markers:
         total += text.count(marker)
@@ -235,7 +243,7 @@ def _run_dialects(text: str, names: list[str], ctx: ParseContext | None, limit: 
             break  # a flood of calls: what is left stays text
         prep = index.prepared[name]
         d, markers, strict, rx = prep
-        if d.offered_only and not (ctx is not None and any(f"<{t}>" in text for t in ctx.tools)):
+        if d.offered_only and not (ctx is not None and any(holds(text, f"<{t}>") for t in ctx.tools)):
             continue  # its calls are tags named after offered tools: none of those tags, nothing to read
         if markers and index.marker_sets[name].isdisjoint(present):
             continue  # none of its markers: the dialect cannot match
@@ -270,7 +278,7 @@ def _run_dialects(text: str, names: list[str], ctx: ParseContext | None, limit: 
         if len(cands) > budget:
             cands, capped = cands[:budget], True
         found.extend(cands)
-        if rest is not text:
+        if rest is not text and rest != text:  # a copy of the same text (a join, a strip of nothing) changes nothing
             text, seen = rest, _seen(rest)  # a dialect may also drop its own no-op directives (a lone token, "directly answer")
             present = index.present(seen)
     empty = _empty_lists(tuple(names))
@@ -284,7 +292,7 @@ class _ChainIndex:
     the chain, and which dialects own a wrapper. Per reply each distinct marker is asked once
     (`present`), instead of each dialect asking about its own, twice (about 300 checks)."""
 
-    __slots__ = ("names", "prepared", "marker_sets", "markers", "owns")
+    __slots__ = ("names", "prepared", "marker_sets", "markers", "owns", "groups")
 
     def __init__(self, names: tuple[str, ...]) -> None:
         self.prepared: dict[str, _Prepared] = {}
@@ -297,10 +305,13 @@ class _ChainIndex:
         owns = {n: tuple(p[0].owns) for n, p in self.prepared.items()}
         self.owns = {n: frozenset(o) for n, o in owns.items() if o}
         self.markers = tuple(dict.fromkeys(m for n in self.names for m in (*self.prepared[n][1], *owns[n])))
+        self.groups = grouped(self.markers)
 
     def present(self, seen: str | Seen) -> frozenset[str]:
-        """The chain's markers that stand in the text."""
-        return frozenset(m for m in self.markers if m in seen)
+        """The chain's markers that stand in the text. Markers are grouped by their rarest character
+        (dialects/_seen.py): where that character is absent (one memchr), none of its group is asked."""
+        text = seen.text if isinstance(seen, Seen) else seen
+        return frozenset(m for ch, group in self.groups if ch in text for m in group if m in seen)
 
     def ordered(self, present: frozenset[str]) -> tuple[str, ...]:
         """The chain with the dialects whose own markup (Dialect.owns) is in the text moved to the
@@ -456,7 +467,7 @@ def _fences_by_line(text: str) -> list[tuple[int, int]]:
 def _in_fence(text: str, raw: str | None, fences: list[tuple[int, int]]) -> bool:
     if not fences or not raw:
         return False
-    at = text.find(raw)
+    at = find_long(text, raw)
     return at >= 0 and any(a <= at < b for a, b in fences)
 
 

@@ -57,8 +57,31 @@ def holds(text: str, needle: str) -> bool:
     return False
 
 
+_HEAD = 64  # characters of a long needle looked for first
+_VERIFIED = 16  # places of that head checked one by one before the needle is looked for whole
+
+
+def find_long(text: str, needle: str, start: int = 0) -> int:
+    """`text.find(needle, start)` for a long needle (a call's raw text, up to megabytes): its head is
+    found (the whole needle's search prepares a table over all of it, as costly as a scan of the
+    text) and the rest compared in place; after _VERIFIED false starts the plain search decides."""
+    if len(needle) <= 2 * _HEAD:
+        return text.find(needle, start)
+    head = needle[:_HEAD]
+    at = text.find(head, start)
+    tries = 0
+    while at >= 0:
+        if text.startswith(needle, at):
+            return at
+        tries += 1
+        if tries == _VERIFIED:
+            return text.find(needle, at + 1)
+        at = text.find(head, at + 1)
+    return -1
+
+
 @functools.lru_cache(maxsize=64)
-def _grouped(needles: tuple[str, ...]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+def grouped(needles: tuple[str, ...]) -> tuple[tuple[str, tuple[str, ...]], ...]:
     """`needles` grouped by their rarest character, in first-seen order."""
     groups: dict[str, list[str]] = {}
     for n in needles:
@@ -69,7 +92,7 @@ def _grouped(needles: tuple[str, ...]) -> tuple[tuple[str, tuple[str, ...]], ...
 def holds_any(text: str, needles: tuple[str, ...]) -> bool:
     """Whether `text` holds one of `needles`: one memchr per distinct rarest character, then only
     the needles whose character stands in the text are looked for (by `holds`)."""
-    for ch, group in _grouped(needles):
+    for ch, group in grouped(needles):
         if ch in text and any(holds(text, n) for n in group):
             return True
     return False
