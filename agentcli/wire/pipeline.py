@@ -52,11 +52,11 @@ class _CallSpans:
         return i >= 0 and at < self.spans[i][1]
 
 
-def split_thinking(text: str) -> tuple[str, str]:
+def split_thinking(text: str, seen: Seen | None = None) -> tuple[str, str]:
     """(text without reasoning, reasoning). Handles <think>..</think>, an unclosed <think> at the end,
     and a leading reasoning that only ends with </think> (Qwen3 / DeepSeek-R1 templates open it);
     likewise every reasoning pair and split the dialects declare (_markup.collected)."""
-    if not holds_any(text, _reasoning_markup()):  # the common case: a memchr per distinct rare character
+    if not holds_any(text, _reasoning_markup(), seen):  # the common case: a memchr per distinct rare character
         return text, ""
     markup = _markup.collected()
     thoughts: list[str] = []
@@ -228,14 +228,17 @@ def run_dialects(text: str, names: list[str], ctx: ParseContext | None = None) -
     return masked.restore_candidates(found), masked.restore(rest)
 
 
-def _run_dialects(text: str, names: list[str], ctx: ParseContext | None, limit: int) -> tuple[list[Candidate], str, bool]:
-    """run_dialects reading at most `limit` calls; the flag says calls past the limit were left out."""
+def _run_dialects(text: str, names: list[str], ctx: ParseContext | None, limit: int,
+                  seen: str | Seen | None = None) -> tuple[list[Candidate], str, bool]:
+    """run_dialects reading at most `limit` calls; the flag says calls past the limit were left out.
+    `seen`: the text's marker index when the caller already built it (`_seen(text)`)."""
     found: list[Candidate] = []
     capped = False
     if not text:
         return found, text, capped  # a native-call turn's empty text: nothing to read
     index = _chain_index(tuple(names))
-    seen = _seen(text)
+    if seen is None:
+        seen = _seen(text)
     present = index.present(seen)
     for name in index.ordered(present):
         budget = limit - len(found)
@@ -702,11 +705,13 @@ def _without_turn_end(text: str) -> str:
 def finalize(native: NativeParse, ctx: ParseContext, parsers: tuple[str, ...]) -> ParsedResponse:
     """Native fields + text dialects + repair -> the response the loop acts on."""
     masked = mask(native.text or "")  # markup quoted in a string argument is that argument's text
-    text, thought = split_thinking(masked.text)
+    marks = _seen(masked.text)  # one marker index for the reasoning split and, text unchanged, the chain
+    text, thought = split_thinking(masked.text, marks if isinstance(marks, Seen) else None)
     thinking = "\n\n".join(t for t in ((native.thinking or "").strip(), masked.restore(thought)) if t)
 
     native_cands = native.candidates[:MAX_CALLS]
-    found, rest, capped = _run_dialects(text, chain(ctx, parsers), ctx, MAX_CALLS - len(native_cands))
+    found, rest, capped = _run_dialects(text, chain(ctx, parsers), ctx, MAX_CALLS - len(native_cands),
+                                        marks if text is masked.text else None)
     if masked.changed:
         found, rest, text = masked.restore_candidates(found), masked.restore(rest), masked.restore(text)
     budget = repair.RepairBudget()

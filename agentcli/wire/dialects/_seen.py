@@ -89,13 +89,23 @@ def grouped(needles: tuple[str, ...]) -> tuple[tuple[str, tuple[str, ...]], ...]
     return tuple((ch, tuple(g)) for ch, g in groups.items())
 
 
-def holds_any(text: str, needles: tuple[str, ...]) -> bool:
+def holds_any(text: str, needles: tuple[str, ...], seen: Seen | None = None) -> bool:
     """Whether `text` holds one of `needles`: one memchr per distinct rarest character, then only
-    the needles whose character stands in the text are looked for (by `holds`)."""
+    the needles whose character stands in the text are looked for, where it stands when it is
+    rare (`seen`, the text's Seen when the caller has one, shares those places)."""
     for ch, group in grouped(needles):
-        if ch in text and any(holds(text, n) for n in group):
-            return True
+        if ch in text:
+            if seen is None:
+                seen = Seen(text)
+            if any(n in seen for n in group):
+                return True
     return False
+
+
+# Places of a key character closer than this are one stretch of the text: markup clusters (a
+# reply's tokens stand together around its calls), and a marker is looked for in each stretch.
+_GAP = 64
+_PLACES = 64  # places a text of any size may hold before its character counts as dense
 
 
 class Seen:
@@ -103,10 +113,12 @@ class Seen:
 
     The chain asks about ~140 markers (~75 distinct) per reply, and on a 1 MB reply a scan per
     marker adds up. Markers are grouped by their rarest character (see `key`): one pass finds where
-    that character stands; when it is rare (absent `<` in prose, two `<` around a huge call: at most
-    one place per KiB) each marker is checked only at those places, else it gets a scan of its own.
-    The rule is a density, not a count, so a text and four copies of it take the same path. Work
-    stays linear: one pass per key character, then a scan or at most len/1024 checks per marker.
+    that character stands, as stretches of nearby places (markup clusters around a reply's calls).
+    When there are few stretches (absent `|` in prose, two clusters of tokens around a huge call: at
+    most one stretch per KiB, and no more places than _PLACES or one per KiB) a marker is looked for only
+    within them, else it gets a scan of its own. The rule is a density, not a count, so a text and
+    four copies of it take the same path. Work stays linear: one pass per key character, then a
+    scan or at most len/1024 bounded searches per marker.
     """
 
     __slots__ = ("text", "_memo", "_at")
@@ -114,18 +126,28 @@ class Seen:
     def __init__(self, text: str) -> None:
         self.text = text
         self._memo: dict[str, bool] = {}
-        self._at: dict[str, list[int] | None] = {}
+        self._at: dict[str, list[tuple[int, int]] | None] = {}
 
-    def _places(self, ch: str) -> list[int] | None:
-        """Where `ch` stands in the text, or None when it stands in more than one place per KiB."""
+    def _stretches(self, ch: str) -> list[tuple[int, int]] | None:
+        """The (first, last) places of `ch` in each stretch of the text, or None when `ch` stands
+        too densely (see the class doc)."""
         if ch not in self._at:
-            most = len(self.text) >> 10
-            places: list[int] = []
-            i = self.text.find(ch)
-            while i >= 0 and len(places) <= most:
-                places.append(i)
-                i = self.text.find(ch, i + 1)
-            self._at[ch] = places if len(places) <= most else None
+            text = self.text
+            most, places_most = len(text) >> 10, max(_PLACES, len(text) >> 10)
+            stretches: list[tuple[int, int]] = []
+            count = 0
+            i = text.find(ch)
+            while i >= 0:
+                count += 1
+                if stretches and i - stretches[-1][1] <= _GAP:
+                    stretches[-1] = (stretches[-1][0], i)
+                else:
+                    stretches.append((i, i))
+                if len(stretches) > most or count > places_most:
+                    self._at[ch] = None
+                    return None
+                i = text.find(ch, i + 1)
+            self._at[ch] = stretches
         return self._at[ch]
 
     def __contains__(self, marker: str) -> bool:
@@ -135,10 +157,11 @@ class Seen:
                 known = True
             else:
                 ch, off = key(marker)
-                places = self._places(ch)
-                if places is None:
+                stretches = self._stretches(ch)
+                if stretches is None:
                     known = marker in self.text
-                else:
-                    known = any(self.text.startswith(marker, i - off) for i in places if i >= off)
+                else:  # an occurrence has its key character at a place: it lies within that stretch
+                    size, text = len(marker), self.text
+                    known = any(text.find(marker, max(0, a - off), b - off + size) >= 0 for a, b in stretches)
             self._memo[marker] = known
         return known
