@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from agentcli.wire.dialects import _markup
-from agentcli.wire.dialects._seen import holds
+from agentcli.wire.dialects._seen import SHORT, holds
 from agentcli.wire.types import Candidate
 
 # Placeholder: OPEN, the token's index written in base-64 digits of one private-use block, CLOSE.
@@ -159,8 +159,8 @@ def _hits(text: str, rx: re.Pattern[str]) -> Iterator[re.Match[str]]:
     character of _FIRSTS, the pattern is tried only where one of those stands (found by memchr):
     a regex scan of 100 KB of prose costs some 400 us, the memchr a few. A text dense in brackets
     that are no markup (`[[1, 2], [3]]`) gets the plain scan after _MISSES tries."""
-    if rx is not markup_pattern():
-        yield from rx.finditer(text)
+    if len(text) < SHORT or rx is not markup_pattern():
+        yield from rx.finditer(text)  # a short text: the pattern's own scan costs less than the steps
         return
     nxt = {c: text.find(c) for c in _FIRSTS}
     pos = misses = 0

@@ -40,9 +40,14 @@ def key(needle: str) -> tuple[str, int]:
 _PROBES = 16  # places of the key character checked one by one before the needle gets its own scan
 
 
+# Characters below which a text is searched plainly: a scan of a few KB costs less than the Python
+# steps of finding places (a reply of 1 KB is read in microseconds either way).
+SHORT = 4096
+
+
 def holds(text: str, needle: str) -> bool:
     """`needle in text`, found where the needle's rarest character stands (see the module doc)."""
-    if len(needle) < 2:
+    if len(needle) < 2 or len(text) < SHORT:
         return needle in text
     ch, off = key(needle)
     i = text.find(ch, off)
@@ -93,6 +98,8 @@ def holds_any(text: str, needles: tuple[str, ...], seen: Seen | None = None) -> 
     """Whether `text` holds one of `needles`: one memchr per distinct rarest character, then only
     the needles whose character stands in the text are looked for, where it stands when it is
     rare (`seen`, the text's Seen when the caller has one, shares those places)."""
+    if seen is None and len(text) < SHORT:
+        return any(ch in text and any(n in text for n in group) for ch, group in grouped(needles))
     for ch, group in grouped(needles):
         if ch in text:
             if seen is None:

@@ -27,7 +27,7 @@ needles = st.one_of(st.sampled_from(PIECES), st.lists(st.sampled_from(PIECES), m
 
 
 @_examples
-@given(texts, needles)
+@given(st.one_of(texts, long_texts), needles)
 def test_holds_is_in(text: str, needle: str) -> None:
     assert _seen.holds(text, needle) == (needle in text)
 
