@@ -31,6 +31,8 @@ class _CallSpans:
     def __init__(self, text: str) -> None:
         spans: list[tuple[int, int]] = []
         for open_tag, close_tag in _markup.collected().call_wrappers:
+            if not holds(text, open_tag):  # most wrappers are absent: a memchr on a rare character says so
+                continue
             pos = 0
             while (o := text.find(open_tag, pos)) != -1:
                 c = text.find(close_tag, o + len(open_tag))
@@ -61,11 +63,11 @@ def split_thinking(text: str, seen: Seen | None = None) -> tuple[str, str]:
     markup = _markup.collected()
     thoughts: list[str] = []
     for splitter in markup.reasoning_splits:
-        if splitter.trigger in text:
+        if holds(text, splitter.trigger):
             text, more = splitter.split(text)
             thoughts.extend(more)
-    for open_tag, close_tag in markup.reasoning_tags:
-        if close_tag not in text and open_tag not in text:
+    for open_tag, close_tag in markup.reasoning_tags:  # each pair's tags looked for where their rare characters stand
+        if not holds(text, close_tag) and not holds(text, open_tag):
             continue
         calls = _CallSpans(text)
         start = 0
@@ -96,7 +98,7 @@ def split_thinking(text: str, seen: Seen | None = None) -> tuple[str, str]:
             thoughts.append(text[s + len(open_tag):e])
             pos = e + len(close_tag)
         text = "".join(kept)
-        if close_tag in text:  # a close tag left with no opener and nothing after it: markup, never text
+        if holds(text, close_tag):  # a close tag left with no opener and nothing after it: markup, never text
             text = _drop_outside_calls(text, close_tag)
     return text, "\n\n".join(t.strip() for t in thoughts if t.strip())
 

@@ -136,19 +136,32 @@ def _any_quoted(text: str, rx: re.Pattern[str]) -> bool:
         return next(_hits(text, rx), None) is not None
     if '"' not in text and "'" not in text:
         return False
+    line = upto = -1
+    dq = sq = 0  # quotes (double, less escaped ones; single) on the current line up to `upto`
     for k, m in enumerate(_hits(text, rx)):
         if k == _HITS_CHECKED:
             return True  # many tokens: the one linear scan of the strings decides
         at = m.start()
-        line = text.rfind("\n", 0, at) + 1
-        # an odd number of quotes before it on its line: it may stand in a string (each count only
-        # where one such character stands: a memchr says so)
-        if text.find('"', line, at) >= 0 and (
-                text.count('"', line, at) - (text.count('\\"', line, at) if text.find("\\", line, at) >= 0 else 0)) % 2:
-            return True
-        if text.find("'", line, at) >= 0 and text.count("'", line, at) % 2:
+        start = text.rfind("\n", 0, at) + 1
+        if start != line:  # a new line: count from its start; else from the last token on it
+            line = upto = start
+            dq = sq = 0
+        dq += _quotes(text, upto, at)
+        sq += text.count("'", upto, at) if text.find("'", upto, at) >= 0 else 0
+        upto = at
+        # an odd number of quotes before it on its line: it may stand in a string
+        if dq % 2 or sq % 2:
             return True
     return False
+
+
+def _quotes(text: str, a: int, b: int) -> int:
+    """Double quotes in text[a:b] less the escaped ones; each count only where a memchr finds the
+    character. Counts over pieces split at markup tokens add up: a token opens with a bracket, so
+    no escaped quote straddles a split."""
+    if text.find('"', a, b) < 0:
+        return 0
+    return text.count('"', a, b) - (text.count('\\"', a, b) if text.find("\\", a, b) >= 0 else 0)
 
 
 _MISSES = 64  # bracket places tried one by one before the pattern scans the rest itself

@@ -241,3 +241,40 @@ def test_the_flood_bound_counts_no_marker_when_their_characters_are_few(monkeypa
     many = _Scans(("<｜tool▁call▁begin｜>x" * 2000) + FILLER)
     assert pipeline._reach(many, prep[1], prep[3], 1024) == [m.start() for m in re.finditer(
         "<｜tool▁call▁begin｜>", many)][1024]
+
+
+def _any_quoted_per_token(text: str, rx: re.Pattern[str]) -> bool:
+    """The check as first written: each token's line counted from its start."""
+    if "<parameter" in text:
+        return rx.search(text) is not None
+    if '"' not in text and "'" not in text:
+        return False
+    for k, m in enumerate(rx.finditer(text)):
+        if k == _opaque._HITS_CHECKED:
+            return True
+        at = m.start()
+        line = text.rfind("\n", 0, at) + 1
+        if (text.count('"', line, at) - text.count('\\"', line, at)) % 2 or text.count("'", line, at) % 2:
+            return True
+    return False
+
+
+@_examples
+@given(st.one_of(texts, long_texts))
+def test_the_quote_check_counts_each_line_once_with_the_same_answer(text: str) -> None:
+    rx = _opaque.markup_pattern()
+    assert _opaque._any_quoted(text, rx) == _any_quoted_per_token(text, rx)
+
+
+def test_a_reply_with_reasoning_is_split_in_a_few_scans() -> None:
+    """Scans for the steps of the one pair present, not two per declared pair and ten per call-span
+    index (the split took 20 such scans of this reply when each pair and wrapper was asked by `in`)."""
+    pairs = len(_markup_pairs())
+    assert pairs > 5
+    assert _scans(pipeline.split_thinking, "<think>a</think>" + REPLY) < pairs + 2
+
+
+def _markup_pairs() -> tuple[tuple[str, str], ...]:
+    from agentcli.wire.dialects import _markup
+
+    return _markup.collected().reasoning_tags
