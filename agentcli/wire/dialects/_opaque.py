@@ -116,7 +116,7 @@ def mask(text: str, markup: re.Pattern[str] | None = None) -> Masked:
         if a < pos:
             continue  # a string inside a parameter's value: hidden with the value
         piece = text[a:b]
-        if rx.search(piece):
+        if _holds_markup(piece, rx):
             out.append(text[pos:a])
             out.append(rx.sub(hide, piece))
             pos = b
@@ -164,6 +164,11 @@ def _quotes(text: str, a: int, b: int) -> int:
     return text.count('"', a, b) - (text.count('\\"', a, b) if text.find("\\", a, b) >= 0 else 0)
 
 
+def _holds_markup(piece: str, rx: re.Pattern[str]) -> bool:
+    """rx.search(piece) is not None, by way of _hits (a long value is not scanned by the pattern)."""
+    return next(_hits(piece, rx), None) is not None
+
+
 _MISSES = 64  # bracket places tried one by one before the pattern scans the rest itself
 
 
@@ -207,7 +212,7 @@ def _string_spans(text: str, rx: re.Pattern[str]) -> list[tuple[int, int]]:
         elif c in "}])":
             if stack and stack[-1] == _PAIRS[c]:
                 stack.pop()
-        elif c in "\"'" and stack and len(tok) > 1 and tok[-1] == c and (c == '"' or stack[-1] == "(") and rx.search(tok):
+        elif c in "\"'" and stack and len(tok) > 1 and tok[-1] == c and (c == '"' or stack[-1] == "(") and _holds_markup(tok, rx):
             spans.append(m.span())
     return spans
 
