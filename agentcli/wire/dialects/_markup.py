@@ -63,6 +63,9 @@ class Collected:
     reasoning_splits: tuple[ReasoningSplit, ...]
     turn_end: tuple[str, ...]
     turn_start: tuple[str, ...]
+    # Substrings of which any reply holding reasoning markup contains one (a common part of each
+    # pair's two tags, and each split's trigger): a reply with none skips the split in a few scans.
+    probes: tuple[str, ...]
     close_of: dict[str, str]  # each reasoning opener -> its closer
 
 
@@ -80,15 +83,35 @@ def collected() -> Collected:
         return tuple(dict.fromkeys(x for p in parts for x in getattr(p, field)))
 
     tags = merged("reasoning_tags")
+    splits = merged("reasoning_splits")
     return Collected(
         reasoning_tags=tags,
         call_wrappers=merged("call_wrappers"),
         section_openers=merged("section_openers"),
-        reasoning_splits=merged("reasoning_splits"),
+        reasoning_splits=splits,
         turn_end=merged("turn_end"),
         turn_start=merged("turn_start"),
+        probes=_fewest((*(_common(o, c) for o, c in tags), *(s.trigger for s in splits))),
         close_of=dict(tags),
     )
+
+
+def _common(a: str, b: str) -> str:
+    """The longest substring of both `a` and `b` (`think>` of `<think>`, `</think>`): a text holding
+    either tag holds it. Tags are short, so the plain search is enough."""
+    best = ""
+    for i in range(len(a)):
+        for j in range(i + len(best) + 1, len(a) + 1):
+            if a[i:j] not in b:
+                break
+            best = a[i:j]
+    return best or a
+
+
+def _fewest(probes: tuple[str, ...]) -> tuple[str, ...]:
+    """`probes` without those holding another one (a text holding `seed:think>` holds `think>`)."""
+    kept = tuple(dict.fromkeys(p for p in probes if p))
+    return tuple(p for p in kept if not any(q != p and q in p for q in kept))
 
 
 _ON_CHANGE: list[Callable[[], None]] = []
