@@ -20,7 +20,7 @@ from agentcli.wire import dialects, failures, repair, whole_call
 from agentcli.wire.dialects import _markup
 from agentcli.wire.dialects._base import MAX_CALLS
 from agentcli.wire.dialects._opaque import mask
-from agentcli.wire.dialects._seen import Seen, find_long, grouped, holds, holds_any
+from agentcli.wire.dialects._seen import SHORT, Seen, find_long, grouped, holds, holds_any
 from agentcli.wire.types import Candidate, NativeParse, ParseContext
 
 
@@ -58,9 +58,12 @@ def split_thinking(text: str, seen: Seen | None = None) -> tuple[str, str]:
     """(text without reasoning, reasoning). Handles <think>..</think>, an unclosed <think> at the end,
     and a leading reasoning that only ends with </think> (Qwen3 / DeepSeek-R1 templates open it);
     likewise every reasoning pair and split the dialects declare (_markup.collected)."""
-    if not holds_any(text, _reasoning_markup(), seen):  # the common case: a memchr per distinct rare character
-        return text, ""
     markup = _markup.collected()
+    if len(text) < SHORT:  # a short reply: a scan per probe (a part common to a pair's two tags) is cheapest
+        if not any(probe in text for probe in markup.probes):
+            return text, ""
+    elif not holds_any(text, _reasoning_markup(), seen):  # a long one: a memchr per distinct rare character
+        return text, ""
     thoughts: list[str] = []
     for splitter in markup.reasoning_splits:
         if holds(text, splitter.trigger):
@@ -105,11 +108,16 @@ def split_thinking(text: str, seen: Seen | None = None) -> tuple[str, str]:
 
 @functools.cache
 def _reasoning_markup() -> tuple[str, ...]:
-    """Every reasoning tag and split trigger: a text holding none has no reasoning to split (each
-    pair and split below runs only when one of its own stands in the text)."""
+    """What a long reply holding reasoning markup holds one of: the probes (a part common to a pair's
+    two tags, each split's trigger) that hold a markup character, and, for a probe in letters only
+    (`channel`, which prose holds as often as its letters), the whole tags holding it. Each is
+    looked for where its rarest character stands (Seen), so prose pays a memchr per character."""
     markup = _markup.collected()
-    return tuple(dict.fromkeys((*(t for pair in markup.reasoning_tags for t in pair),
-                                *(s.trigger for s in markup.reasoning_splits))))
+    tags = [t for pair in markup.reasoning_tags for t in pair]
+    out: list[str] = []
+    for probe in markup.probes:
+        out.extend([probe] if not probe.isalnum() else [t for t in tags if probe in t])
+    return tuple(dict.fromkeys(out))
 
 
 def _calls_opened(text: str, start: int) -> int:
