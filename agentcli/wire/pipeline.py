@@ -20,6 +20,7 @@ from agentcli.wire import dialects, failures, repair, whole_call
 from agentcli.wire.dialects import _markup
 from agentcli.wire.dialects._base import MAX_CALLS
 from agentcli.wire.dialects._opaque import mask
+from agentcli.wire.dialects._seen import SHORT, Seen, find_long, grouped, holds, holds_any
 from agentcli.wire.types import Candidate, NativeParse, ParseContext
 
 
@@ -30,6 +31,8 @@ class _CallSpans:
     def __init__(self, text: str) -> None:
         spans: list[tuple[int, int]] = []
         for open_tag, close_tag in _markup.collected().call_wrappers:
+            if not holds(text, open_tag):  # most wrappers are absent: a memchr on a rare character says so
+                continue
             pos = 0
             while (o := text.find(open_tag, pos)) != -1:
                 c = text.find(close_tag, o + len(open_tag))
@@ -51,23 +54,23 @@ class _CallSpans:
         return i >= 0 and at < self.spans[i][1]
 
 
-def split_thinking(text: str) -> tuple[str, str]:
+def split_thinking(text: str, seen: Seen | None = None) -> tuple[str, str]:
     """(text without reasoning, reasoning). Handles <think>..</think>, an unclosed <think> at the end,
     and a leading reasoning that only ends with </think> (Qwen3 / DeepSeek-R1 templates open it);
     likewise every reasoning pair and split the dialects declare (_markup.collected)."""
     markup = _markup.collected()
-    for probe in markup.probes:  # the common case, no reasoning markup: one scan per probe
-        if probe in text:
-            break
-    else:
+    if len(text) < SHORT:  # a short reply: a scan per probe (a part common to a pair's two tags) is cheapest
+        if not any(probe in text for probe in markup.probes):
+            return text, ""
+    elif not holds_any(text, _reasoning_markup(), seen):  # a long one: a memchr per distinct rare character
         return text, ""
     thoughts: list[str] = []
     for splitter in markup.reasoning_splits:
-        if splitter.trigger in text:
+        if holds(text, splitter.trigger):
             text, more = splitter.split(text)
             thoughts.extend(more)
-    for open_tag, close_tag in markup.reasoning_tags:
-        if close_tag not in text and open_tag not in text:
+    for open_tag, close_tag in markup.reasoning_tags:  # each pair's tags looked for where their rare characters stand
+        if not holds(text, close_tag) and not holds(text, open_tag):
             continue
         calls = _CallSpans(text)
         start = 0
@@ -98,9 +101,23 @@ def split_thinking(text: str) -> tuple[str, str]:
             thoughts.append(text[s + len(open_tag):e])
             pos = e + len(close_tag)
         text = "".join(kept)
-        if close_tag in text:  # a close tag left with no opener and nothing after it: markup, never text
+        if holds(text, close_tag):  # a close tag left with no opener and nothing after it: markup, never text
             text = _drop_outside_calls(text, close_tag)
     return text, "\n\n".join(t.strip() for t in thoughts if t.strip())
+
+
+@functools.cache
+def _reasoning_markup() -> tuple[str, ...]:
+    """What a long reply holding reasoning markup holds one of: the probes (a part common to a pair's
+    two tags, each split's trigger) that hold a markup character, and, for a probe in letters only
+    (`channel`, which prose holds as often as its letters), the whole tags holding it. Each is
+    looked for where its rarest character stands (Seen), so prose pays a memchr per character."""
+    markup = _markup.collected()
+    tags = [t for pair in markup.reasoning_tags for t in pair]
+    out: list[str] = []
+    for probe in markup.probes:
+        out.extend([probe] if not probe.isalnum() else [t for t in tags if probe in t])
+    return tuple(dict.fromkeys(out))
 
 
 def _calls_opened(text: str, start: int) -> int:
@@ -185,6 +202,14 @@ def _reach(text: str, markers: tuple[str, ...], rx: re.Pattern[str] | None, limi
     no more than that many)."""
     if rx is None or len(text) <= limit * min(len(m) for m in markers):
         return len(text)
+    bound = 0  # each occurrence of a marker holds its rarest character: a count of those bounds them
+    for ch, group in grouped(markers):
+        if ch in text:
+            bound += text.count(ch) * len(group)
+            if bound > limit:
+                break
+    else:
+        return len(text)
     total = 0
     for marker in markers:
         total += text.count(marker)
@@ -213,14 +238,17 @@ def run_dialects(text: str, names: list[str], ctx: ParseContext | None = None) -
     return masked.restore_candidates(found), masked.restore(rest)
 
 
-def _run_dialects(text: str, names: list[str], ctx: ParseContext | None, limit: int) -> tuple[list[Candidate], str, bool]:
-    """run_dialects reading at most `limit` calls; the flag says calls past the limit were left out."""
+def _run_dialects(text: str, names: list[str], ctx: ParseContext | None, limit: int,
+                  seen: str | Seen | None = None) -> tuple[list[Candidate], str, bool]:
+    """run_dialects reading at most `limit` calls; the flag says calls past the limit were left out.
+    `seen`: the text's marker index when the caller already built it (`_seen(text)`)."""
     found: list[Candidate] = []
     capped = False
     if not text:
         return found, text, capped  # a native-call turn's empty text: nothing to read
     index = _chain_index(tuple(names))
-    seen = _seen(text)
+    if seen is None:
+        seen = _seen(text)
     present = index.present(seen)
     for name in index.ordered(present):
         budget = limit - len(found)
@@ -228,7 +256,7 @@ def _run_dialects(text: str, names: list[str], ctx: ParseContext | None, limit: 
             break  # a flood of calls: what is left stays text
         prep = index.prepared[name]
         d, markers, strict, rx = prep
-        if d.offered_only and not (ctx is not None and any(f"<{t}>" in text for t in ctx.tools)):
+        if d.offered_only and not (ctx is not None and any(holds(text, f"<{t}>") for t in ctx.tools)):
             continue  # its calls are tags named after offered tools: none of those tags, nothing to read
         if markers and index.marker_sets[name].isdisjoint(present):
             continue  # none of its markers: the dialect cannot match
@@ -263,7 +291,7 @@ def _run_dialects(text: str, names: list[str], ctx: ParseContext | None, limit: 
         if len(cands) > budget:
             cands, capped = cands[:budget], True
         found.extend(cands)
-        if rest is not text:
+        if rest is not text and rest != text:  # a copy of the same text (a join, a strip of nothing) changes nothing
             text, seen = rest, _seen(rest)  # a dialect may also drop its own no-op directives (a lone token, "directly answer")
             present = index.present(seen)
     empty = _empty_lists(tuple(names))
@@ -277,7 +305,7 @@ class _ChainIndex:
     the chain, and which dialects own a wrapper. Per reply each distinct marker is asked once
     (`present`), instead of each dialect asking about its own, twice (about 300 checks)."""
 
-    __slots__ = ("names", "prepared", "marker_sets", "markers", "owns")
+    __slots__ = ("names", "prepared", "marker_sets", "markers", "owns", "groups")
 
     def __init__(self, names: tuple[str, ...]) -> None:
         self.prepared: dict[str, _Prepared] = {}
@@ -290,10 +318,13 @@ class _ChainIndex:
         owns = {n: tuple(p[0].owns) for n, p in self.prepared.items()}
         self.owns = {n: frozenset(o) for n, o in owns.items() if o}
         self.markers = tuple(dict.fromkeys(m for n in self.names for m in (*self.prepared[n][1], *owns[n])))
+        self.groups = grouped(self.markers)
 
-    def present(self, seen: str | _Seen) -> frozenset[str]:
-        """The chain's markers that stand in the text."""
-        return frozenset(m for m in self.markers if m in seen)
+    def present(self, seen: str | Seen) -> frozenset[str]:
+        """The chain's markers that stand in the text. Markers are grouped by their rarest character
+        (dialects/_seen.py): where that character is absent (one memchr), none of its group is asked."""
+        text = seen.text if isinstance(seen, Seen) else seen
+        return frozenset(m for ch, group in self.groups if ch in text for m in group if m in seen)
 
     def ordered(self, present: frozenset[str]) -> tuple[str, ...]:
         """The chain with the dialects whose own markup (Dialect.owns) is in the text moved to the
@@ -361,51 +392,9 @@ def _inside_wrappers(text: str, cands: list[Candidate]) -> list[Candidate]:
     return out
 
 
-def _seen(text: str) -> str | _Seen:
+def _seen(text: str) -> str | Seen:
     """What to ask `marker in ...`: a short reply itself (a plain scan costs less than bookkeeping)."""
-    return text if len(text) < _SEEN_FROM else _Seen(text)
-
-
-class _Seen:
-    """`marker in text` for one text, each marker answered once, cheaply.
-
-    The chain asks about ~140 markers (~75 distinct) per reply, and on a 1 MB reply a scan per
-    marker adds up. Markers are grouped by their first character: one pass finds where that
-    character stands; when it is rare (absent `<` in prose, two `<` around a huge call: at most one
-    place per KiB) each marker is checked only at those places, else it gets a scan of its own.
-    The rule is a density, not a count, so a text and four copies of it take the same path. Work
-    stays linear: one pass per first character, then a scan or at most len/1024 checks per marker.
-    """
-
-    __slots__ = ("text", "_memo", "_at")
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self._memo: dict[str, bool] = {}
-        self._at: dict[str, list[int] | None] = {}
-
-    def _places(self, first: str) -> list[int] | None:
-        """Where `first` stands in the text, or None when it stands in more than one place per KiB."""
-        if first not in self._at:
-            most = len(self.text) >> 10
-            places: list[int] = []
-            i = self.text.find(first)
-            while i >= 0 and len(places) <= most:
-                places.append(i)
-                i = self.text.find(first, i + 1)
-            self._at[first] = places if len(places) <= most else None
-        return self._at[first]
-
-    def __contains__(self, marker: str) -> bool:
-        known = self._memo.get(marker)
-        if known is None:
-            places = self._places(marker[:1]) if marker else None
-            if places is None:
-                known = marker in self.text
-            else:
-                known = any(self.text.startswith(marker, i) for i in places)
-            self._memo[marker] = known
-        return known
+    return text if len(text) < _SEEN_FROM else Seen(text)
 
 
 _SEEN_FROM = 8192  # characters: below this a reply is scanned per marker directly
@@ -415,6 +404,59 @@ _FENCES = ("```", "~~~")
 
 def _fences(text: str) -> list[tuple[int, int]]:
     """The fenced code blocks of `text` (an unclosed one runs to the end), in one pass over its fence lines."""
+    if "`" not in text and "~" not in text:  # a memchr each: most replies hold no fence character
+        return []
+    starts = _fence_starts(text)
+    if starts is None:
+        return _fences_by_line(text)
+    spans: list[tuple[int, int]] = []
+    opened = -1
+    for pos in starts:
+        if opened < 0:
+            opened = pos
+        else:
+            nl = text.find("\n", pos)
+            spans.append((opened, len(text) if nl < 0 else nl))
+            opened = -1
+    if opened >= 0:
+        spans.append((opened, len(text)))
+    return spans
+
+
+_FENCE_MISSES = 256  # fence characters off any fence line looked at before the text is read line by line
+
+
+def _fence_starts(text: str) -> list[int] | None:
+    """Where each fence line starts, in order, found from the places of the fence characters (a
+    memchr each) instead of from every line; None after _FENCE_MISSES places that start no fence
+    line (backticks all over the prose), where _fences_by_line costs less."""
+    found: list[int] = []
+    misses = 0
+    for ch in "`~":
+        fence = ch * 3
+        i = text.find(ch)
+        while i >= 0:
+            if text.startswith(fence, i):
+                line = text.rfind("\n", 0, i) + 1
+                if _NOT_SPACE().search(text, line, i) is None:  # only spaces before it on its line
+                    found.append(line)
+                    nl = text.find("\n", i)
+                    i = -1 if nl < 0 else text.find(ch, nl)
+                    continue
+            misses += 1
+            if misses > _FENCE_MISSES:
+                return None
+            i = text.find(ch, i + 1)
+    return sorted(found)
+
+
+@functools.cache
+def _NOT_SPACE() -> re.Pattern[str]:  # noqa: N802 - a pattern, compiled on first use
+    return re.compile(r"[^ ]")
+
+
+def _fences_by_line(text: str) -> list[tuple[int, int]]:
+    """_fences read line by line (text dense in fence characters)."""
     if "```" not in text and "~~~" not in text:
         return []
     spans: list[tuple[int, int]] = []
@@ -438,7 +480,7 @@ def _fences(text: str) -> list[tuple[int, int]]:
 def _in_fence(text: str, raw: str | None, fences: list[tuple[int, int]]) -> bool:
     if not fences or not raw:
         return False
-    at = text.find(raw)
+    at = find_long(text, raw)
     return at >= 0 and any(a <= at < b for a, b in fences)
 
 
@@ -500,11 +542,31 @@ def _without(text: str, cands: list[Candidate]) -> str:
     return "".join(out)
 
 
+_ID_WHOLE = 4096  # characters of a call's raw text hashed whole for its id; a longer one is summed
+
+
 def _stable_id(index: int, cand: Candidate) -> str:
+    """The id of a call written in text (the model gave none): the same call text at the same place
+    gets the same id, on every run. A raw text longer than _ID_WHOLE is hashed as its length, both
+    ends and a CRC-32 of the whole: blake2b over 100 KB costs ~110 us, the CRC a fifth of that, and
+    two calls differing only inside still differ in that sum."""
     import hashlib
 
-    digest = hashlib.blake2b(f"{index}\0{cand.dialect}\0{cand.name}\0{cand.raw}".encode("utf-8", "replace"), digest_size=8)
+    raw = cand.raw or ""
+    if len(raw) > _ID_WHOLE:
+        raw = _summed(raw)
+    digest = hashlib.blake2b(f"{index}\0{cand.dialect}\0{cand.name}\0{raw}".encode("utf-8", "replace"), digest_size=8)
     return "call_" + digest.hexdigest()
+
+
+@functools.lru_cache(maxsize=2)  # the last block's raw, not a store of old replies
+def _summed(raw: str) -> str:
+    """A long raw text as its length, a CRC-32 of the whole and both ends; computed once for the
+    calls read from one block, which share its raw."""
+    import zlib
+
+    half = _ID_WHOLE // 2
+    return f"{len(raw)}\0{zlib.crc32(raw.encode('utf-8', 'replace')):08x}\0{raw[:half]}\0{raw[-half:]}"
 
 
 def _canon(args: Any) -> str:
@@ -653,11 +715,13 @@ def _without_turn_end(text: str) -> str:
 def finalize(native: NativeParse, ctx: ParseContext, parsers: tuple[str, ...]) -> ParsedResponse:
     """Native fields + text dialects + repair -> the response the loop acts on."""
     masked = mask(native.text or "")  # markup quoted in a string argument is that argument's text
-    text, thought = split_thinking(masked.text)
+    marks = _seen(masked.text)  # one marker index for the reasoning split and, text unchanged, the chain
+    text, thought = split_thinking(masked.text, marks if isinstance(marks, Seen) else None)
     thinking = "\n\n".join(t for t in ((native.thinking or "").strip(), masked.restore(thought)) if t)
 
     native_cands = native.candidates[:MAX_CALLS]
-    found, rest, capped = _run_dialects(text, chain(ctx, parsers), ctx, MAX_CALLS - len(native_cands))
+    found, rest, capped = _run_dialects(text, chain(ctx, parsers), ctx, MAX_CALLS - len(native_cands),
+                                        marks if text is masked.text else None)
     if masked.changed:
         found, rest, text = masked.restore_candidates(found), masked.restore(rest), masked.restore(text)
     budget = repair.RepairBudget()
@@ -724,7 +788,7 @@ def _call_markup() -> tuple[str, ...]:
 
 
 # Everything above built from the dialect table is rebuilt when the table changes (_markup.forget).
-for _clear in (_chain.cache_clear, _chain_index.cache_clear, _empty_lists.cache_clear, _plain_tags.cache_clear,
+for _clear in (_reasoning_markup.cache_clear, _chain.cache_clear, _chain_index.cache_clear, _empty_lists.cache_clear, _plain_tags.cache_clear,
                _call_markup.cache_clear, _PREPARED.clear):
     _markup.on_change(_clear)
 

@@ -17,9 +17,11 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
+from collections.abc import Iterator
 from typing import Any
 
 from agentcli.wire.dialects import _markup
+from agentcli.wire.dialects._seen import SHORT, holds
 from agentcli.wire.types import Candidate
 
 # Placeholder: OPEN, the token's index written in base-64 digits of one private-use block, CLOSE.
@@ -29,8 +31,12 @@ _BASE = 64
 _PLACEHOLDER = re.compile(_OPEN + "([\ue100-\ue13f]+)" + _CLOSE)
 # One token per match: a whole double- or single-quoted string on one line, a bracket, a newline,
 # or Gemma 4's string delimiter `<|"|>` (markup, not a quote).
-_TOKENS = re.compile(r'<\|"\|>|"[^"\\\n]*(?:\\.[^"\\\n]*)*"?|\'[^\'\\\n]*(?:\\.[^\'\\\n]*)*\'?|[{}\[\]()\n]')
+# Every branch opens with a literal (the brackets spelled one by one, not as a class), so the
+# regex engine skips to the next of those characters in C instead of trying each branch everywhere
+# (three times faster over long prose; the same matches).
+_TOKENS = re.compile(r'<\|"\|>|"[^"\\\n]*(?:\\.[^"\\\n]*)*"?|\'[^\'\\\n]*(?:\\.[^\'\\\n]*)*\'?|\{|\}|\[|\]|\(|\)|\n')
 _PAIRS = {"}": "{", "]": "[", ")": "("}
+_FIRSTS = "<[]"  # what every token of markup_pattern opens with (see its `kept`)
 _PARAM_OPEN = re.compile(r'<parameter(?:=[^>\n]{1,128}| name="[^"\n]{1,128}")>')
 _PARAM_CLOSE = "</parameter>"
 # A value holding any of these is not one whole value (its close tag was left out): not hidden.
@@ -101,7 +107,7 @@ def mask(text: str, markup: re.Pattern[str] | None = None) -> Masked:
         tokens.append(t.group())
         return _placeholder(len(tokens) - 1)
 
-    spans = _param_values(text) if "<parameter" in text else []
+    spans = _param_values(text) if holds(text, "<parameter") else []
     if '"' in text or "'" in text:
         spans = sorted(spans + _string_spans(text, rx))
     out: list[str] = []
@@ -110,7 +116,7 @@ def mask(text: str, markup: re.Pattern[str] | None = None) -> Masked:
         if a < pos:
             continue  # a string inside a parameter's value: hidden with the value
         piece = text[a:b]
-        if rx.search(piece):
+        if _holds_markup(piece, rx):
             out.append(text[pos:a])
             out.append(rx.sub(hide, piece))
             pos = b
@@ -126,19 +132,72 @@ _HITS_CHECKED = 8  # markup tokens looked at one by one before the strings are s
 def _any_quoted(text: str, rx: re.Pattern[str]) -> bool:
     """Whether some markup token might stand in a string or a parameter's value: one with a quote
     before it on its line (strings never span lines), or any when a parameter tag is present."""
-    if "<parameter" in text:
-        return rx.search(text) is not None
+    if holds(text, "<parameter"):
+        return next(_hits(text, rx), None) is not None
     if '"' not in text and "'" not in text:
         return False
-    for k, m in enumerate(rx.finditer(text)):
+    line = upto = -1
+    dq = sq = 0  # quotes (double, less escaped ones; single) on the current line up to `upto`
+    for k, m in enumerate(_hits(text, rx)):
         if k == _HITS_CHECKED:
             return True  # many tokens: the one linear scan of the strings decides
         at = m.start()
-        line = text.rfind("\n", 0, at) + 1
+        start = text.rfind("\n", 0, at) + 1
+        if start != line:  # a new line: count from its start; else from the last token on it
+            line = upto = start
+            dq = sq = 0
+        dq += _quotes(text, upto, at)
+        sq += text.count("'", upto, at) if text.find("'", upto, at) >= 0 else 0
+        upto = at
         # an odd number of quotes before it on its line: it may stand in a string
-        if (text.count('"', line, at) - text.count('\\"', line, at)) % 2 or text.count("'", line, at) % 2:
+        if dq % 2 or sq % 2:
             return True
     return False
+
+
+def _quotes(text: str, a: int, b: int) -> int:
+    """Double quotes in text[a:b] less the escaped ones; each count only where a memchr finds the
+    character. Counts over pieces split at markup tokens add up: a token opens with a bracket, so
+    no escaped quote straddles a split."""
+    if text.find('"', a, b) < 0:
+        return 0
+    return text.count('"', a, b) - (text.count('\\"', a, b) if text.find("\\", a, b) >= 0 else 0)
+
+
+def _holds_markup(piece: str, rx: re.Pattern[str]) -> bool:
+    """rx.search(piece) is not None, by way of _hits (a long value is not scanned by the pattern)."""
+    return next(_hits(piece, rx), None) is not None
+
+
+_MISSES = 64  # bracket places tried one by one before the pattern scans the rest itself
+
+
+def _hits(text: str, rx: re.Pattern[str]) -> Iterator[re.Match[str]]:
+    """rx.finditer(text), the same matches. For the markup pattern, whose every token opens with a
+    character of _FIRSTS, the pattern is tried only where one of those stands (found by memchr):
+    a regex scan of 100 KB of prose costs some 400 us, the memchr a few. A text dense in brackets
+    that are no markup (`[[1, 2], [3]]`) gets the plain scan after _MISSES tries."""
+    if len(text) < SHORT or rx is not markup_pattern():
+        yield from rx.finditer(text)  # a short text: the pattern's own scan costs less than the steps
+        return
+    nxt = {c: text.find(c) for c in _FIRSTS}
+    pos = misses = 0
+    while True:
+        at = min((i for i in nxt.values() if i >= 0), default=-1)
+        if at < 0:
+            return
+        ch = text[at]
+        if at >= pos:
+            m = rx.match(text, at)
+            if m is not None:
+                yield m
+                pos = m.end()
+            else:
+                misses += 1
+                if misses == _MISSES:
+                    yield from rx.finditer(text, max(pos, at + 1))
+                    return
+        nxt[ch] = text.find(ch, at + 1)
 
 
 def _string_spans(text: str, rx: re.Pattern[str]) -> list[tuple[int, int]]:
@@ -153,7 +212,7 @@ def _string_spans(text: str, rx: re.Pattern[str]) -> list[tuple[int, int]]:
         elif c in "}])":
             if stack and stack[-1] == _PAIRS[c]:
                 stack.pop()
-        elif c in "\"'" and stack and len(tok) > 1 and tok[-1] == c and (c == '"' or stack[-1] == "(") and rx.search(tok):
+        elif c in "\"'" and stack and len(tok) > 1 and tok[-1] == c and (c == '"' or stack[-1] == "(") and _holds_markup(tok, rx):
             spans.append(m.span())
     return spans
 
@@ -197,7 +256,7 @@ def markup_pattern() -> re.Pattern[str]:
     # Only markup: tokens that open with a bracket (a word like `functools` or `Action:` in a string
     # is no hazard), never holding a quote or a line break (a one-line string holds neither). As a
     # prefix tree whose branches open with those brackets, the scan skips every other character in C.
-    kept = {m for m in found if len(m) >= 3 and m[0] in "<[]" and '"' not in m and "'" not in m and "\n" not in m}
+    kept = {m for m in found if len(m) >= 3 and m[0] in _FIRSTS and '"' not in m and "'" not in m and "\n" not in m}
     return re.compile(_trie_pattern(sorted(kept)))
 
 

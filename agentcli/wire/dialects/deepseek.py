@@ -34,6 +34,7 @@ from agentcli.wire.dialects._scan import (
     tag_params,
     total,
 )
+from agentcli.wire.dialects._seen import holds
 from agentcli.wire.types import Candidate
 
 CALLS_BEGIN = "<｜tool▁calls▁begin｜>"
@@ -53,7 +54,8 @@ EOS = "<｜end▁of▁sentence｜>"
 
 def _strip_output_tokens(text: str) -> str:
     for token in OUTPUT_TOKENS:
-        text = text.replace(token, "")
+        if holds(text, token):  # most replies hold none: a look where its rare character stands, no copy
+            text = text.replace(token, "")
     return text
 
 
@@ -84,10 +86,21 @@ def _strip_fence(args: str) -> tuple[str, bool]:
     if head not in ("", "json", "JSON"):
         return s, True
     body = s[nl + 1 :] if nl != -1 else ""
-    close = body.rfind("```")
+    close = _last_fence(body)
     if close == -1:
         return body.strip(), False
     return body[:close].strip(), True
+
+
+def _last_fence(body: str) -> int:
+    """body.rfind("```"): the last backtick found from the end (a memrchr) closes it when the two
+    before it are backticks too, as they are after a fenced argument; else the plain search."""
+    last = body.rfind("`")
+    if last < 2:
+        return -1
+    if body.startswith("```", last - 2):
+        return last - 2
+    return body.rfind("```", 0, last)
 
 
 def _parse_call(body: str, raw: str, dialect: str, closed: bool) -> Candidate | None:
@@ -140,7 +153,7 @@ class _DeepSeekTokens(Dialect):
     @total
     def parse(self, text: str) -> ParseResult:
         orig = text
-        if "<|tool▁" in text:  # same length per token: positions in the copy are positions in the text
+        if holds(text, "<|tool▁"):  # same length per token: positions in the copy are positions in the text
             text = _ASCII_TOKEN.sub(lambda m: f"<｜{m.group(1)}｜>", text)
         cands: list[Candidate] = []
         spans: list[tuple[int, int]] = []

@@ -29,6 +29,7 @@ from agentcli.wire.dialects._scan import (
     skip_ws,
     total,
 )
+from agentcli.wire.dialects._seen import holds_any
 from agentcli.wire.types import Candidate
 
 SECTION_BEGINS = ("<|tool_calls_section_begin|>", "<|tool_call_section_begin|>")
@@ -102,7 +103,7 @@ class _KimiK2(Dialect):
 
     @total
     def parse(self, text: str) -> ParseResult:
-        if not any(tok in text for tok in _KIMI_ONLY):
+        if not holds_any(text, _KIMI_ONLY):  # a memchr per rare character, not a scan per token
             return [], text  # a lone <|tool_call_end|> closes LFM2's or openPangu's block, not Kimi's
         found: list[tuple[Candidate, tuple[int, int]]] = []
         blocks: list[tuple[int, int]] = []  # every begin..end region, read or not

@@ -11,6 +11,7 @@ whose one string argument holds unescaped quotes of its own kind (shell commands
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import re
 import warnings
@@ -91,22 +92,33 @@ def _call(node: ast.AST) -> tuple[str, dict[str, Any]] | None:
 
 
 def _repair(src: str) -> str:
-    """Escape raw control characters inside string literals and strip zero-padded ints."""
+    """Escape raw control characters inside string literals and strip zero-padded ints.
+
+    Inside a string the next character that matters (its quote, a backslash, a control character)
+    is found by one pattern search, so a long string argument is copied in a few slices instead of
+    character by character; outside strings (names, numbers, punctuation) the walk is per character."""
     out: list[str] = []
     quote = ""
     i, n = 0, len(src)
     while i < n:
-        ch = src[i]
         if quote:
-            if ch == "\\" and i + 1 < n:
-                out.append(src[i : i + 2])
-                i += 2
+            m = _in_string(quote).search(src, i)
+            if m is None:
+                out.append(src[i:])
+                break
+            j = m.start()
+            out.append(src[i:j])
+            ch = src[j]
+            if ch == "\\" and j + 1 < n:
+                out.append(src[j : j + 2])
+                i = j + 2
                 continue
             if ch == quote:
                 quote = ""
-            out.append({"\n": "\\n", "\r": "\\r", "\t": "\\t", "\x00": "\\x00"}.get(ch, ch))
-            i += 1
+            out.append(_ESCAPED.get(ch, ch))
+            i = j + 1
             continue
+        ch = src[i]
         if ch in "'\"":
             quote = ch
         elif ch.isdigit() and (i == 0 or not (src[i - 1].isalnum() or src[i - 1] in "._")):
@@ -127,15 +139,28 @@ def _repair(src: str) -> str:
     return "".join(out)
 
 
+_ESCAPED = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\x00": "\\x00"}
+
+
+@functools.cache
+def _in_string(quote: str) -> re.Pattern[str]:
+    """What ends or changes a run of string text quoted by `quote`: the quote, a backslash, or a
+    raw control character to escape (compiled on first use)."""
+    return re.compile("[" + re.escape(quote) + "\\\\\n\r\t\x00]")
+
+
 def _parse_expr(src: str) -> ast.AST | None:
-    for candidate in (src, _repair(src)):
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # invalid escapes in model strings warn
-                return ast.parse(candidate.strip(), mode="eval").body
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            continue
-    return None
+    tree = _parsed(src)
+    return tree if tree is not None else _parsed(_repair(src))  # repaired only when read as written fails
+
+
+def _parsed(candidate: str) -> ast.AST | None:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # invalid escapes in model strings warn
+            return ast.parse(candidate.strip(), mode="eval").body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
 
 
 def _split_top_level(src: str) -> list[str]:

@@ -4,6 +4,7 @@ empty text asks nothing (counted work, not time)."""
 from __future__ import annotations
 
 from agentcli.wire import dialects, pipeline
+from agentcli.wire.dialects import _seen
 
 
 class _Counting:
@@ -15,13 +16,37 @@ class _Counting:
         return marker in self.text
 
 
-def test_each_distinct_marker_is_asked_once_per_text():
+def test_each_distinct_marker_is_asked_at_most_once_per_text():
     index = pipeline._chain_index(tuple(dialects.DIALECTS))
-    seen = _Counting("plain prose about nothing in particular")
+    seen = _Counting("plain prose about <b>nothing</b> in [particular] | or | other")
     assert index.present(seen) == frozenset()  # type: ignore[arg-type]
-    assert sorted(seen.asked) == sorted(set(seen.asked)) == sorted(index.markers)
+    markers = [m for m in seen.asked if len(m) > 1]
+    assert sorted(markers) == sorted(set(markers))
+    assert set(markers) <= set(index.markers)
     per_dialect = sum(len(index.marker_sets[n]) for n in index.names)
     assert len(index.markers) < per_dialect  # markers shared between dialects are asked once
+
+
+def test_markers_whose_rarest_character_is_absent_are_not_asked():
+    """Prose with no markup character asks one question per distinct rare character (a memchr
+    each), and then only the markers written in letters (`functools`)."""
+    index = pipeline._chain_index(tuple(dialects.DIALECTS))
+    text = "plain prose about nothing in particular"
+    seen = _Counting(text)
+    assert index.present(seen) == frozenset()  # type: ignore[arg-type]
+    markers = [m for m in seen.asked if len(m) > 1]
+    assert all(_seen.key(m)[0] in text for m in markers)  # only words whose every character is prose's
+    assert len(markers) < len(index.markers) // 4
+
+
+def test_present_is_each_marker_asked_alone():
+    """Grouping changes the work, never the answer (a reply holding a few markers, and the same
+    reply past the size where the chain's marker index takes over)."""
+    index = pipeline._chain_index(tuple(dialects.DIALECTS))
+    for text in ('say <tool_call>{"name": "f"}</tool_call> and [TOOL_CALLS] or <|python_tag|> x',
+                 "<｜tool▁calls▁begin｜> Action: functools[ <function=f> "):
+        for t in (text, text + " filler" * 3000):
+            assert index.present(pipeline._seen(t)) == frozenset(m for m in index.markers if m in t)
 
 
 def test_the_index_is_built_once_per_chain(monkeypatch):

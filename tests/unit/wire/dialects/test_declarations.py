@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agentcli.core.events import StreamKind
-from agentcli.wire import dialects
+from agentcli.wire import dialects, pipeline
 from agentcli.wire.dialects import _markup
 from agentcli.wire.dialects._base import MAX_CALLS
 from agentcli.wire.dialects._block import BlockDialect, BlockRead
@@ -141,7 +141,8 @@ def test_declared_markup_is_collected(name):
         assert (open_tag, close_tag) in c.reasoning_tags
         assert c.close_of[open_tag] == close_tag  # the stream detector's opener -> closer
         for tag in (open_tag, close_tag):  # the split's quick check lets either tag through
-            assert any(p in tag for p in c.probes), tag
+            assert any(p in tag for p in c.probes), tag  # a short reply's check
+            assert any(p in tag for p in pipeline._reasoning_markup()), tag  # a long reply's check
     for pair in d.call_wrappers:
         assert pair in c.call_wrappers
     for token in d.section_openers:
@@ -149,6 +150,7 @@ def test_declared_markup_is_collected(name):
     if d.reasoning_split is not None:
         assert d.reasoning_split in c.reasoning_splits
         assert any(p in d.reasoning_split.trigger for p in c.probes)
+        assert any(p in d.reasoning_split.trigger for p in pipeline._reasoning_markup())
     declared = [t for pair in (*d.reasoning_tags, *d.call_wrappers) for t in pair] + list(d.section_openers)
     for tag in declared:  # quoted in a string argument, the masking hides it
         if len(tag) >= 3 and tag[0] in "<[]" and '"' not in tag:

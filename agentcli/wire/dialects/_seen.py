@@ -1,0 +1,174 @@
+"""`needle in text` for markup needles, asked by way of the needle's rarest character.
+
+A search for a short multi-character needle (`"think>" in text`) walks the whole text at about
+0.5 ns a character, while a search for one character is a memchr, some fifty times faster. Markup
+holds a character prose rarely holds (`|`, `[`, `>`, a full-width bar), so a needle is looked for
+where that character stands: absent, the answer is no after one memchr; present in a few places,
+each place is checked; present often, the needle gets its own scan, as before. The answers are
+those of `in`; only the work differs, and it stays linear (a bounded number of probes, then at
+most one scan per needle).
+"""
+
+from __future__ import annotations
+
+import functools
+
+# How common a character is in a reply, lowest first: anything outside ASCII (the full-width bars
+# and arrows of special tokens), then the brackets and bars of markup, then other punctuation,
+# then letters, digits and spaces, which every prose holds.
+_RARE = "|`~[]{}<>=@#$%^&*_\\"
+_COMMON_PUNCT = ".,:;\"'()-!?/+"
+
+
+def _rank(ch: str) -> int:
+    if ord(ch) > 127:
+        return 0
+    if ch in _RARE:
+        return 1 + _RARE.index(ch)
+    if ch in _COMMON_PUNCT:
+        return 1 + len(_RARE)
+    return 2 + len(_RARE)
+
+
+@functools.lru_cache(maxsize=1024)
+def key(needle: str) -> tuple[str, int]:
+    """(the needle's rarest character, its offset in the needle); the first of equals."""
+    best = min(range(len(needle)), key=lambda i: _rank(needle[i]))
+    return needle[best], best
+
+
+_PROBES = 16  # places of the key character checked one by one before the needle gets its own scan
+
+
+# Characters below which a text is searched plainly: a scan of a few KB costs less than the Python
+# steps of finding places (a reply of 1 KB is read in microseconds either way).
+SHORT = 4096
+
+
+def holds(text: str, needle: str) -> bool:
+    """`needle in text`, found where the needle's rarest character stands (see the module doc)."""
+    if len(needle) < 2 or len(text) < SHORT:
+        return needle in text
+    ch, off = key(needle)
+    i = text.find(ch, off)
+    tries = 0
+    while i >= 0:
+        if text.startswith(needle, i - off):
+            return True
+        tries += 1
+        if tries == _PROBES:
+            return text.find(needle, i - off + 1) >= 0
+        i = text.find(ch, i + 1)
+    return False
+
+
+_HEAD = 64  # characters of a long needle looked for first
+_VERIFIED = 16  # places of that head checked one by one before the needle is looked for whole
+
+
+def find_long(text: str, needle: str, start: int = 0) -> int:
+    """`text.find(needle, start)` for a long needle (a call's raw text, up to megabytes): its head is
+    found (the whole needle's search prepares a table over all of it, as costly as a scan of the
+    text) and the rest compared in place; after _VERIFIED false starts the plain search decides."""
+    if len(needle) <= 2 * _HEAD:
+        return text.find(needle, start)
+    head = needle[:_HEAD]
+    at = text.find(head, start)
+    tries = 0
+    while at >= 0:
+        if text.startswith(needle, at):
+            return at
+        tries += 1
+        if tries == _VERIFIED:
+            return text.find(needle, at + 1)
+        at = text.find(head, at + 1)
+    return -1
+
+
+@functools.lru_cache(maxsize=64)
+def grouped(needles: tuple[str, ...]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """`needles` grouped by their rarest character, in first-seen order."""
+    groups: dict[str, list[str]] = {}
+    for n in needles:
+        groups.setdefault(key(n)[0] if n else "", []).append(n)
+    return tuple((ch, tuple(g)) for ch, g in groups.items())
+
+
+def holds_any(text: str, needles: tuple[str, ...], seen: Seen | None = None) -> bool:
+    """Whether `text` holds one of `needles`: one memchr per distinct rarest character, then only
+    the needles whose character stands in the text are looked for, where it stands when it is
+    rare (`seen`, the text's Seen when the caller has one, shares those places)."""
+    if seen is None and len(text) < SHORT:
+        return any(ch in text and any(n in text for n in group) for ch, group in grouped(needles))
+    for ch, group in grouped(needles):
+        if ch in text:
+            if seen is None:
+                seen = Seen(text)
+            if any(n in seen for n in group):
+                return True
+    return False
+
+
+# Places of a key character closer than this are one stretch of the text: markup clusters (a
+# reply's tokens stand together around its calls), and a marker is looked for in each stretch.
+_GAP = 64
+_PLACES = 64  # places a text of any size may hold before its character counts as dense
+
+
+class Seen:
+    """`marker in text` for one text, each marker answered once, cheaply.
+
+    The chain asks about ~140 markers (~75 distinct) per reply, and on a 1 MB reply a scan per
+    marker adds up. Markers are grouped by their rarest character (see `key`): one pass finds where
+    that character stands, as stretches of nearby places (markup clusters around a reply's calls).
+    When there are few stretches (absent `|` in prose, two clusters of tokens around a huge call: at
+    most one stretch per KiB, and no more places than _PLACES or one per KiB) a marker is looked for only
+    within them, else it gets a scan of its own. The rule is a density, not a count, so a text and
+    four copies of it take the same path. Work stays linear: one pass per key character, then a
+    scan or at most len/1024 bounded searches per marker.
+    """
+
+    __slots__ = ("text", "_memo", "_at")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._memo: dict[str, bool] = {}
+        self._at: dict[str, list[tuple[int, int]] | None] = {}
+
+    def _stretches(self, ch: str) -> list[tuple[int, int]] | None:
+        """The (first, last) places of `ch` in each stretch of the text, or None when `ch` stands
+        too densely (see the class doc)."""
+        if ch not in self._at:
+            text = self.text
+            most, places_most = len(text) >> 10, max(_PLACES, len(text) >> 10)
+            stretches: list[tuple[int, int]] = []
+            count = 0
+            i = text.find(ch)
+            while i >= 0:
+                count += 1
+                if stretches and i - stretches[-1][1] <= _GAP:
+                    stretches[-1] = (stretches[-1][0], i)
+                else:
+                    stretches.append((i, i))
+                if len(stretches) > most or count > places_most:
+                    self._at[ch] = None
+                    return None
+                i = text.find(ch, i + 1)
+            self._at[ch] = stretches
+        return self._at[ch]
+
+    def __contains__(self, marker: str) -> bool:
+        known = self._memo.get(marker)
+        if known is None:
+            if not marker:
+                known = True
+            else:
+                ch, off = key(marker)
+                stretches = self._stretches(ch)
+                if stretches is None:
+                    known = marker in self.text
+                else:  # an occurrence has its key character at a place: it lies within that stretch
+                    size, text = len(marker), self.text
+                    known = any(text.find(marker, max(0, a - off), b - off + size) >= 0 for a, b in stretches)
+            self._memo[marker] = known
+        return known
