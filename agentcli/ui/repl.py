@@ -5,19 +5,23 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from agentcli.core import aio
 from agentcli.ui.render import TerminalRenderer, make_console
 from agentcli.ui.slash import COMMANDS, Repl, dispatch
 
 if TYPE_CHECKING:
+    import httpx
     from prompt_toolkit.completion import CompleteEvent, Completer, Completion
     from prompt_toolkit.document import Document
     from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
+    from agentcli.agent.approval import Approver
+    from agentcli.agent.session import Session
 
-def _completer(session: Any) -> Completer:
+
+def _completer(session: Session) -> Completer:
     from prompt_toolkit.completion import Completer, Completion
 
     class SlashCompleter(Completer):
@@ -67,7 +71,7 @@ def _key_bindings() -> KeyBindings:
     return kb
 
 
-def run_repl(session: Any, approver: Any, *, transport: Any = None, header: bool = True,
+def run_repl(session: Session, approver: Approver, *, transport: httpx.AsyncBaseTransport | None = None, header: bool = True,
              first: str | None = None) -> int:
     """The chat: `header` off when `run -i` already printed it; `first` is sent as the first line.
     Returns the exit code: 0, or 128 + the signal that ended it (SIGTERM, SIGHUP)."""
@@ -99,7 +103,7 @@ def run_repl(session: Any, approver: Any, *, transport: Any = None, header: bool
 class _Chat:
     """One chat's prompt, loop and current turn; `lines()` reads until Ctrl-D or /exit."""
 
-    def __init__(self, session: Any, approver: Any, transport: Any) -> None:
+    def __init__(self, session: Session, approver: Approver, transport: httpx.AsyncBaseTransport | None) -> None:
         from prompt_toolkit import PromptSession
         from prompt_toolkit.history import FileHistory
 

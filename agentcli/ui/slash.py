@@ -5,19 +5,26 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from agentcli.core import jsonsafe
 from agentcli.core.errors import AgentCliError, UsageError
 from agentcli.core.escape import styled, visible
 from agentcli.core.types import Role, Tier
 
+if TYPE_CHECKING:
+    import httpx
+    from rich.console import Console
+
+    from agentcli.agent.session import Session
+    from agentcli.agent.switch import SwitchReport
+
 
 @dataclass
 class Repl:
-    session: Any
-    console: Any
-    transport: Any = None
+    session: Session
+    console: Console
+    transport: httpx.AsyncBaseTransport | None = None
     running: bool = True
 
 
@@ -33,7 +40,7 @@ def _model(r: Repl, arg: str) -> None:
     _show_switch(r, rep)
 
 
-def _show_switch(r: Repl, rep: Any) -> None:
+def _show_switch(r: Repl, rep: SwitchReport) -> None:
     spec = rep.spec
     version = ".".join(map(str, spec.get("version") or [])) or "?"
     size = spec.get("size_label") or (f"{spec['size']}B" if spec.get("size") else "?")
@@ -121,7 +128,9 @@ def _undo(r: Repl, arg: str) -> None:
             r.console.print("nothing to undo")
             return
         s.ledger.exchanges.append(last_user)
-    blobs = s.recorder.blobs if s.recorder is not None else BlobStore(s.workspace / ".nonexistent")
+    kept = s.recorder.blobs if s.recorder is not None else None
+    # no contents kept (not recorded, or hashes only): undo finds no old content and refuses, saying so
+    blobs = kept if kept is not None else BlobStore(s.workspace / ".nonexistent")
     report = undo(s.workspace, blobs, s.ledger)  # refuses (UsageError) when a file changed since
     dropped = len(s.history) - report.keep
     s.truncate(report.keep)
