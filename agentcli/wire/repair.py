@@ -139,7 +139,7 @@ def _decode_string(text: str, repair: bool, fixes: list[Fix], budget: RepairBudg
         raise ArgumentError(f"arguments are not valid JSON and could not be repaired: {exc}") from None
     if not isinstance(value, (dict, list)) or (value in ({}, []) and not _looks_empty(s)):
         raise ArgumentError(f"arguments are not valid JSON and could not be repaired: {err}")
-    if (where := _invented(value, s)) is not None:
+    if (where := invented_value(value, s)) is not None:
         raise ArgumentError(f"arguments are not valid JSON: the value of {where} is missing, and a repair would "
                             f"have to invent it ({err.args[0] if err.args else err})")
     fixes.append(("json_repair", f"repaired malformed JSON arguments ({err.args[0] if err.args else err})"))
@@ -150,7 +150,7 @@ _EMPTY_STRING = re.compile(r"""(?:""|'')""")
 _NULL = re.compile(r"\b(?:null|None)\b")
 
 
-def _invented(value: Any, source: str) -> str | None:
+def invented_value(value: Any, source: str) -> str | None:
     """Where json_repair filled in a value the text does not hold, or None.
 
     It reads `{"path": "a", "content": }` as content "" (and a bare key as null): running that call

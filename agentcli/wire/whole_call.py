@@ -14,7 +14,7 @@ from typing import Any
 from agentcli.core import jsonsafe
 from agentcli.core.types import Tool
 from agentcli.wire.dialects._callscan import NAME_KEYS, call_from_obj, json_end
-from agentcli.wire.repair import MAX_REPAIR_CHARS, Fix, RepairBudget, _invented, resolve_name
+from agentcli.wire.repair import MAX_REPAIR_CHARS, Fix, RepairBudget, invented_value, resolve_name
 
 _WHOLE_FENCE = re.compile(r"\A(?:`{3,}|~{3,})[ \t]*(?:json5?|jsonc|tool_call|tool_calls?)?[ \t]*\n")
 _WHOLE_FENCE_END = re.compile(r"\n?[ \t]*(?:`{3,}|~{3,})\Z")
@@ -75,7 +75,7 @@ def whole_reply_call(text: str, tools: dict[str, Tool], budget: RepairBudget) ->
     name, args, cid = found
     if resolve_name(name, tools)[0] is None:
         return None
-    where = _invented(value, src) if fixes else None
+    where = invented_value(value, src) if fixes else None
     if where is not None:
         return name, None, cid, fixes, (f"malformed tool call: the value of {where} is missing, and a repair "
                                         "would have to invent it")
