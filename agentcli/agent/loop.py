@@ -132,9 +132,13 @@ class Agent:
         async for ev in self._request(visible):
             yield ev
         reply = self._reply
-        if not isinstance(reply, ParsedResponse):  # RunAgain: a person chose to retry the same turn
-            st.turns -= isinstance(reply, RunAgain)
-            st.outcome = reply if not isinstance(reply, ProviderError) else Stopped(StopReason.ERROR, _reason(reply))
+        if isinstance(reply, ProviderError):  # the request failed and nobody chose to retry it
+            st.outcome = Stopped(StopReason.ERROR, _reason(reply))
+            return
+        if not isinstance(reply, ParsedResponse):
+            if isinstance(reply, RunAgain):  # a person chose to retry: the same turn again
+                st.turns -= 1
+            st.outcome = reply
             return
         for ev in self._record(reply, st):
             yield ev
