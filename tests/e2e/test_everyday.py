@@ -144,3 +144,20 @@ def test_run_from_a_subfolder_follows_agents_md_from_the_repository_root_down(tm
     res = agent("run", "what is here", "--profile", "offline", "-w", str(repo / "pkg"), "--json")
     assert res.exit_code == 0, res.output
     assert _events(res)[0]["instructions"] == ["../AGENTS.md", "AGENTS.md"]
+
+
+def test_the_demo_model_reports_what_the_listing_holds_and_never_a_note_as_a_file(tmp_path):
+    """An empty folder's listing is a sentence, and a long one ends in a bracketed note: neither is a file."""
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    res = agent("run", "list the files", "--profile", "offline", "-w", str(empty), "-q")
+    assert res.exit_code == 0, res.output
+    assert "holds no files" in res.stdout and "No entries" not in res.stdout
+    full = tmp_path / "full"
+    full.mkdir()
+    (full / "sub").mkdir()
+    for n in range(3):
+        (full / f"f{n}.txt").write_text("x\n")
+    res = agent("run", "list the files", "--profile", "offline", "-w", str(full), "-q")
+    assert res.exit_code == 0, res.output
+    assert "holds 3 file(s): f0.txt, f1.txt, f2.txt." in res.stdout and "sub" not in res.stdout

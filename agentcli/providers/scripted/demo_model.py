@@ -27,7 +27,13 @@ _TEXT_EXT = (".py", ".txt", ".md", ".toml", ".json", ".cfg", ".ini", ".js", ".ts
 
 
 def _listing(view: View) -> list[str]:
-    return [ln.strip() for ln in view.ok_text("list_files").splitlines() if ln.strip() and not ln.strip().endswith("/")]
+    """The files list_files showed: one entry a line; folders end in '/', notes are bracketed, and an
+    empty folder is one sentence ("No entries in ..."), none of which is a file."""
+    text = view.ok_text("list_files")
+    if text.startswith("No entries"):
+        return []
+    rows = (ln.strip() for ln in text.splitlines())
+    return [r for r in rows if r and not r.endswith("/") and not r.startswith("[")]
 
 
 def _target(view: View) -> str | None:
@@ -91,7 +97,8 @@ def _answer(view: View, target: str | None, typo: tuple[str, str, int] | None) -
                 f"{asked[-1].content.splitlines()[0]}")
     files = _listing(view)
     head = "I am the offline demo model (no real LLM is involved), so I can only look around. "
-    seen = f"The workspace holds {len(files)} file(s): {', '.join(files[:10])}{' ...' if len(files) > 10 else ''}."
+    seen = (f"The workspace holds {len(files)} file(s): {', '.join(files[:10])}{' ...' if len(files) > 10 else ''}."
+            if files else "The workspace holds no files.")
     if target and typo:
         return head + seen + f" {target} has a typo on line {typo[2]} ('{typo[0]}'); ask me to fix it."
     return head + seen + (f" I read {target}." if target else "")
