@@ -56,7 +56,8 @@ ALSO_NEVER = {
     ("profiles", "list"): {"agentcli.core.types", "agentcli.agent", "agentcli.tools"} | LISTING,
     ("doctor", "--offline", "--profile", "offline"): {"agentcli.agent.store", "agentcli.tools.registry",
                                                       "agentcli.tools.shell_rules",
-                                                      "agentcli.config.model_routes"},  # the profile names its provider
+                                                      "agentcli.config.model_routes",  # the profile names its provider
+                                                      "agentcli.config.mcp_schema"},  # it has no MCP servers
 }
 
 
