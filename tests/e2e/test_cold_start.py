@@ -57,7 +57,12 @@ ALSO_NEVER = {
     ("doctor", "--offline", "--profile", "offline"): {"agentcli.agent.store", "agentcli.tools.registry",
                                                       "agentcli.tools.shell_rules",
                                                       "agentcli.config.model_routes",  # the profile names its provider
-                                                      "agentcli.config.mcp_schema"},  # it has no MCP servers
+                                                      "agentcli.config.mcp_schema",  # it has no MCP servers
+                                                      # it describes the provider: no reply is read, no turn written
+                                                      "agentcli.providers._body", "agentcli.providers._sse",
+                                                      "agentcli.providers._credentials",
+                                                      "agentcli.providers.scripted.model",
+                                                      "agentcli.providers.scripted.demo_model"},
 }
 
 
