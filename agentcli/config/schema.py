@@ -108,8 +108,8 @@ class BashConfig(_Strict):
     tmpfs_mb: int = Field(default=1024, ge=4)
 
 
-# Header names that carry credentials: keys never live in profiles.
-_SECRET_HEADERS = re.compile(r"^(authorization|proxy-authorization|cookie|x-api-key|api-key|x-goog-api-key)$", re.I)
+# Header names that carry credentials (compared lower-cased): keys never live in profiles.
+_SECRET_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie", "x-api-key", "api-key", "x-goog-api-key"})
 # Request body keys agentcli builds itself; a profile may not replace them.
 RESERVED_REQUEST_KEYS = frozenset(
     {"model", "messages", "tools", "tool_choice", "stream", "contents", "system", "functions"}
@@ -179,7 +179,7 @@ class Profile(_Strict):
     @classmethod
     def _headers(cls, v: dict[str, str]) -> dict[str, str]:
         for name in v:
-            if _SECRET_HEADERS.match(name.strip()):
+            if name.strip().lower() in _SECRET_HEADERS:
                 raise ValueError(f"{name!r} carries a credential; keys never live in profiles, use api_key_env")
         return v
 
