@@ -96,7 +96,8 @@ def test_no_network_command_loads_only_what_it_needs(args, tmp_path):
 # of what only a request over HTTP, an MCP server or a resumed session needs.
 RUN_NEVER = {"httpx", "jsonschema", "prompt_toolkit", "agentcli.config.mcp_schema", "agentcli.config.mcp",
              "agentcli.tools.mcp", "agentcli.tools.deferred", "agentcli.providers._body", "agentcli.providers._sse",
-             "agentcli.providers._credentials", "agentcli.agent.resume", "agentcli.ui.repl"}
+             "agentcli.providers._credentials", "agentcli.agent.resume", "agentcli.ui.repl",
+             "agentcli.providers.scripted.model"}  # the demo reads its view; the scenario policies are eval's
 
 
 def test_an_offline_run_to_the_end_loads_no_network_mcp_or_resume_machinery(tmp_path):
