@@ -19,6 +19,8 @@ if TYPE_CHECKING:
     from agentcli.agent.store import SavedSession
     from agentcli.config.schema import Profile
     from agentcli.providers.base import Provider
+    from agentcli.tools.deferred import ToolCatalog
+    from agentcli.tools.mcp.manager import McpManager
 
 
 def _tier(value: str) -> Tier:
@@ -94,10 +96,12 @@ def open_session(
     capability, plan = resolve_model(profile, provider, learned)
     # per session: tools a session adds (MCP, plugins) stay in it; the edit tool is the model's own form
     registry = session_registry(profile.tools.edit_tool, capability.capability.edit_tool, profile.tools.deny)
-    from agentcli.tools.deferred import ToolCatalog
-    from agentcli.tools.mcp.manager import manager_for
+    mcp: McpManager | None = None
+    mcp_warnings: list[str] = []
+    if profile.mcp or profile.mcp_servers:  # the MCP machinery loads only for a profile that names servers
+        from agentcli.tools.mcp.manager import manager_for
 
-    mcp, mcp_warnings = manager_for(profile, ws)
+        mcp, mcp_warnings = manager_for(profile, ws)
     ctx = ToolContext(
         workspace=Workspace(ws), bash=profile.bash, max_output_bytes=profile.limits.max_tool_output_bytes,
         result_mode=profile.tools.result_mode, fetch=profile.fetch,
@@ -117,7 +121,7 @@ def open_session(
         registry=registry, tool_ctx=ctx, tier=start, max_tier=max_tier,
         grant=TierGrant.of(approve_mode, start, max_tier, "--tier" if cap else "profile", profile_max),
         transcript=transcript, approve_mode=approve_mode, interactive=interactive, learned=learned,
-        mcp=mcp, catalog=ToolCatalog() if mcp is not None else None,  # tool_search when tools overflow
+        mcp=mcp, catalog=_catalog() if mcp is not None else None,  # tool_search when tools overflow
     )
     from agentcli.agent.instructions import Instructions
 
@@ -130,6 +134,12 @@ def open_session(
     if resume is not None:
         session.history, session.ledger = resume.history, resume.ledger
     return session
+
+
+def _catalog() -> ToolCatalog:
+    from agentcli.tools.deferred import ToolCatalog
+
+    return ToolCatalog()
 
 
 def _open_transcript(sid: str, profile: Profile, ws: Path, goal: str | None, start: Tier) -> Transcript:

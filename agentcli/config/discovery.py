@@ -216,10 +216,10 @@ def load_profile(ref: str | None, *, workspace: Path | None = None, interactive:
     A file named by path inside an untrusted workspace loads for its model settings only,
     with a warning naming what was dropped, unless that file is trusted (`agent trust FILE`).
     """
-    from agentcli.config.settings import default_profile
-
     chosen_by = None
     if ref is None or not ref.strip():
+        from agentcli.config.settings import default_profile  # only when no profile is named
+
         default = default_profile()
         ref, chosen_by = default.ref, default.origin
     ref = ref.strip()

@@ -11,10 +11,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from agentcli.config.checks import SERVER_NAME, check_server_names, http_url
+
+__all__ = ["SERVER_NAME", "McpServerConfig", "McpToolOverride", "check_server_names", "http_url"]
+
 TierName = Literal["crawl", "walk", "run"]
-# A server's name prefixes its tools' names (`git` -> `git_status`), so it uses the
-# characters every provider accepts in a function name, and stays short.
-SERVER_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$")
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
@@ -42,15 +43,15 @@ class McpServerConfig(BaseModel):
 
     command: list[str] | None = None  # stdio: program and arguments
     url: str | None = None  # streamable HTTP endpoint
-    env: dict[str, str] = Field(default_factory=dict)  # non-secret values for a stdio server
-    env_from: list[str] = Field(default_factory=list)  # variables passed through by name
+    env: dict[str, str] = {}  # non-secret values for a stdio server
+    env_from: list[str] = []  # variables passed through by name
     cwd: str | None = None  # relative to the workspace; default: the workspace
     startup_timeout: float = Field(30.0, gt=0, le=600)
     tool_timeout: float = Field(60.0, gt=0, le=3600)
     enabled_tools: list[str] | None = None  # None = every tool the server lists
-    disabled_tools: list[str] = Field(default_factory=list)
+    disabled_tools: list[str] = []
     tier: TierName | None = None  # overrides the tier of all its tools
-    tools: dict[str, McpToolOverride] = Field(default_factory=dict)  # per-tool overrides
+    tools: dict[str, McpToolOverride] = {}  # per-tool overrides
     enabled: bool = True
     # Whether this server's readOnlyHint is believed: then such a tool runs at crawl unasked.
     # Off by default: an annotation is a claim by the server, and a tool that says read-only may write.
@@ -106,25 +107,3 @@ class McpServerConfig(BaseModel):
     @property
     def transport(self) -> str:
         return "stdio" if self.command is not None else "http"
-
-
-def check_server_names(servers: dict[str, Any]) -> dict[str, Any]:
-    """Validator body shared by the profile and the settings file."""
-    for name in servers:
-        if not SERVER_NAME.match(name):
-            raise ValueError(f"server name {name!r}: use up to 32 letters, digits, '-' or '_' (it prefixes tool names)")
-    return servers
-
-
-def http_url(v: str | None, *, example: str, credentials: str, noun: str = "URL") -> str | None:
-    """An http(s) URL with a host and no credentials in it (they would land in logs and
-    transcripts); `credentials` says where a key goes instead."""
-    if v is None:
-        return v
-    v = v.strip()
-    scheme, sep, rest = v.partition("://")
-    if not sep or scheme.lower() not in ("http", "https") or not rest or rest.startswith("/"):
-        raise ValueError(f"must be an http:// or https:// {noun}, e.g. {example}")
-    if "@" in rest.split("/", 1)[0]:
-        raise ValueError("must not carry credentials (user:password@)" + (f"; {credentials}" if credentials else ""))
-    return v

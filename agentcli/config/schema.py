@@ -4,13 +4,24 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
-from agentcli.config.mcp_schema import McpServerConfig, check_server_names, http_url
+from agentcli.config.checks import check_server_names, http_url
 from agentcli.config.providers import PROVIDERS, default_api_key_env, default_url
+
+if TYPE_CHECKING:  # pragma: no cover
+    from pydantic import TypeAdapter
+
+    from agentcli.config.mcp_schema import McpServerConfig
+
+    McpServers = dict[str, McpServerConfig]
+else:
+    # At run time the field is a plain table that `Profile._mcp_servers` turns into McpServerConfig
+    # values, so the MCP models are built only for a profile that has servers (most have none).
+    McpServers = dict[str, Any]
 
 ProviderName = str  # a key of agentcli.config.providers.PROVIDERS, checked by Profile
 TierName = Literal["crawl", "walk", "run"]
@@ -37,7 +48,7 @@ class ToolsConfig(_Strict):
     # Where a run starts when --tier is not given; it rises only through a checkpoint.
     start_tier: TierName = "crawl"
     allow: list[str] | None = None  # None = every tool
-    deny: list[str] = Field(default_factory=list)
+    deny: list[str] = []
     strict: bool | None = None  # OpenAI strict mode; None = where the schema allows it
     parallel: bool = True
     # How much tool results say (seed 000 §11): concise saves context; detailed adds line
@@ -73,7 +84,7 @@ class LimitsConfig(_Strict):
 class FetchConfig(_Strict):
     """`[profiles.NAME.fetch]`: what the fetch_url tool may reach without asking."""
 
-    allow_hosts: list[str] = Field(default_factory=list)  # fetched unasked ("docs.python.org", "*.rust-lang.org")
+    allow_hosts: list[str] = []  # fetched unasked ("docs.python.org", "*.rust-lang.org")
     allow_private: bool = False  # loopback, private and link-local addresses (a local dev server)
     max_bytes: int = Field(default=2_000_000, ge=1024, le=50_000_000)  # of one response body
     timeout_seconds: float = Field(default=20.0, gt=0, le=300)
@@ -82,11 +93,11 @@ class FetchConfig(_Strict):
 class BashConfig(_Strict):
     """Shell command rules: prefixes; the strictest matching rule wins."""
 
-    allow: list[str] = Field(default_factory=list)
-    ask: list[str] = Field(default_factory=list)
-    deny: list[str] = Field(default_factory=list)
+    allow: list[str] = []
+    ask: list[str] = []
+    deny: list[str] = []
     network: bool = False  # the sandbox gets a network namespace of its own unless this is true
-    env_allow: list[str] = Field(default_factory=list)  # secret-named variables the shell may see
+    env_allow: list[str] = []  # secret-named variables the shell may see
     timeout_seconds: float = Field(default=120.0, gt=0)
     # Per command, in the sandbox (docs/security.md §4): address space, process count, file size,
     # CPU time (None: timeout_seconds + 5) and the size of /tmp and the home dir (each a tmpfs).
@@ -97,8 +108,8 @@ class BashConfig(_Strict):
     tmpfs_mb: int = Field(default=1024, ge=4)
 
 
-# Header names that carry credentials: keys never live in profiles.
-_SECRET_HEADERS = re.compile(r"^(authorization|proxy-authorization|cookie|x-api-key|api-key|x-goog-api-key)$", re.I)
+# Header names that carry credentials (compared lower-cased): keys never live in profiles.
+_SECRET_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie", "x-api-key", "api-key", "x-goog-api-key"})
 # Request body keys agentcli builds itself; a profile may not replace them.
 RESERVED_REQUEST_KEYS = frozenset(
     {"model", "messages", "tools", "tool_choice", "stream", "contents", "system", "functions"}
@@ -116,19 +127,19 @@ class Profile(_Strict):
     api_key_env: str | None = None
     stream: bool = True
     temperature: float | None = None
-    headers: dict[str, str] = Field(default_factory=dict)  # non-secret extra headers (routing, ...)
-    request: dict[str, Any] = Field(default_factory=dict)  # body overrides; reserved keys refused
-    transforms: list[str] = Field(default_factory=list)  # named provider quirk transforms
+    headers: dict[str, str] = {}  # non-secret extra headers (routing, ...)
+    request: dict[str, Any] = {}  # body overrides; reserved keys refused
+    transforms: list[str] = []  # named provider quirk transforms
     script: str | None = None  # scripted provider: file of assistant turns
     system_prompt: str | None = None
     tools: ToolsConfig = Field(default_factory=ToolsConfig)
-    capabilities: dict[str, Any] = Field(default_factory=dict)
+    capabilities: dict[str, Any] = {}
     limits: LimitsConfig = Field(default_factory=LimitsConfig)
     bash: BashConfig = Field(default_factory=BashConfig)
     fetch: FetchConfig = Field(default_factory=FetchConfig)
     # MCP servers: defined here, or shared in config.toml and enabled by name (docs/mcp.md).
-    mcp_servers: dict[str, McpServerConfig] = Field(default_factory=dict)
-    mcp: list[str] = Field(default_factory=list)
+    mcp_servers: McpServers = {}
+    mcp: list[str] = []
 
     # Set by the loader, not by the file.
     source: Path | None = Field(default=None, exclude=True)
@@ -151,8 +162,12 @@ class Profile(_Strict):
 
     @field_validator("mcp_servers")
     @classmethod
-    def _mcp_names(cls, v: dict[str, McpServerConfig]) -> dict[str, McpServerConfig]:
-        return check_server_names(v)
+    def _mcp_servers(cls, v: dict[str, Any]) -> dict[str, McpServerConfig]:
+        """Each table validated as an McpServerConfig; an error keeps its location
+        (`mcp_servers.NAME.key`: pydantic prefixes the field to the adapter's own path)."""
+        if not v:
+            return v
+        return _servers_adapter().validate_python(check_server_names(v))
 
     @field_validator("url")
     @classmethod
@@ -164,7 +179,7 @@ class Profile(_Strict):
     @classmethod
     def _headers(cls, v: dict[str, str]) -> dict[str, str]:
         for name in v:
-            if _SECRET_HEADERS.match(name.strip()):
+            if name.strip().lower() in _SECRET_HEADERS:
                 raise ValueError(f"{name!r} carries a credential; keys never live in profiles, use api_key_env")
         return v
 
@@ -195,6 +210,20 @@ class Profile(_Strict):
         if self.api_key_env is not None:
             return self.api_key_env or None
         return default_api_key_env(self.provider)
+
+
+_SERVERS: list[TypeAdapter[dict[str, McpServerConfig]]] = []
+
+
+def _servers_adapter() -> TypeAdapter[dict[str, McpServerConfig]]:
+    """The validator of a profile's server tables, built on first use."""
+    if not _SERVERS:
+        from pydantic import TypeAdapter
+
+        from agentcli.config.mcp_schema import McpServerConfig
+
+        _SERVERS.append(TypeAdapter(dict[str, McpServerConfig]))
+    return _SERVERS[0]
 
 
 def effective_url(profile: Profile) -> str | None:

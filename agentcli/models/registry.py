@@ -43,8 +43,8 @@ class KnownModel:
 
 
 @lru_cache(maxsize=1)
-def load() -> tuple[dict[str, list[KnownModel]], dict[str, dict[str, Any]], tuple[str, ...]]:
-    """(family -> entries, provider -> facts, keys in file order), read once on first use."""
+def _data() -> dict[str, Any]:
+    """The data file as read, once: provider facts and the model ids need no parsing."""
     path = Path(__file__).with_name("data") / DATA_FILE
     if path.is_file():
         text = path.read_text(encoding="utf-8")
@@ -52,7 +52,15 @@ def load() -> tuple[dict[str, list[KnownModel]], dict[str, dict[str, Any]], tupl
         from importlib import resources
 
         text = (resources.files("agentcli.models") / "data" / DATA_FILE).read_text(encoding="utf-8")
-    data = json.loads(text)
+    data: dict[str, Any] = json.loads(text)
+    return data
+
+
+@lru_cache(maxsize=1)
+def load() -> tuple[dict[str, list[KnownModel]], dict[str, dict[str, Any]], tuple[str, ...]]:
+    """(family -> entries, provider -> facts, keys in file order), the keys parsed once on first use
+    (only a model of a known family is looked up: an unknown one never parses the table)."""
+    data = _data()
     by_family: dict[str, list[KnownModel]] = {}
     for key, facts in data.get("models", {}).items():
         entry = KnownModel(key, parse_model_id(key), dict(facts))
@@ -74,7 +82,7 @@ def provider_facts(provider: str | None) -> dict[str, Any]:
     """Facts true of every model served through `provider`'s API."""
     if not provider:
         return {}
-    return dict(load()[1].get(provider, {}))
+    return dict(_data().get("providers", {}).get(provider, {}))
 
 
 def entries() -> list[KnownModel]:
@@ -84,4 +92,4 @@ def entries() -> list[KnownModel]:
 
 def known_model_ids() -> list[str]:
     """The data file's model ids, in file order (for /model completion)."""
-    return list(load()[2])
+    return list(_data().get("models", {}))

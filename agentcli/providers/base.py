@@ -21,8 +21,6 @@ from agentcli.core import jsonsafe
 from agentcli.core.errors import ProviderError
 from agentcli.core.errors import ProviderErrorCode as Code
 from agentcli.core.redact import header_secrets, mark_secret_values
-from agentcli.providers._body import ACCEPT_ENCODING, Body, Budget, decoded_text, read_whole
-from agentcli.providers._credentials import masked, origin_guard, secret_names
 from agentcli.providers._http import (
     DEFAULT_CONTEXT_ADVICE,
     RetryPolicy,
@@ -40,18 +38,6 @@ from agentcli.providers._http import (
     trim,
     unreadable,
 )
-from agentcli.providers._sse import (
-    BadChunk,
-    ResponseTooLarge,
-    ResponseTooSlow,
-    StreamStalled,
-    decode_json,
-    idle_lines,
-    ndjson_objects,
-    split_lines,
-    sse_events,
-    too_much,
-)
 from agentcli.providers.transforms import apply_overrides, check_overrides, pipeline
 
 if TYPE_CHECKING:
@@ -61,6 +47,7 @@ if TYPE_CHECKING:
 
     from agentcli.config.schema import Profile
     from agentcli.core.types import Message, ParsedResponse, Tool
+    from agentcli.providers._body import Body, Budget
     from agentcli.wire.types import ParseContext, RequestSettings, WirePlan
 
 OnEvent = Callable[[Any], None]
@@ -223,12 +210,17 @@ class Provider:
     @property
     def credential_headers(self) -> frozenset[str]:
         """Header names whose values are secrets: the known ones, this protocol's auth headers, the profile's own."""
+        from agentcli.providers._credentials import secret_names
+
         return secret_names(self.auth_headers(), self.profile.headers)
 
     @property
     def client(self) -> httpx.AsyncClient:
         if self._client is None:
             import httpx
+
+            from agentcli.providers._body import ACCEPT_ENCODING
+            from agentcli.providers._credentials import origin_guard
 
             limits = self.profile.limits
             # Only the codings _body decodes: httpx would also offer br/zstd when their packages happen to be installed.
@@ -278,6 +270,8 @@ class Provider:
             url, body = self.unstreamed(body, settings)
             settings = replace(settings, stream=False)
         if _log().isEnabledFor(10):  # logging.DEBUG
+            from agentcli.providers._credentials import masked
+
             _log().debug("request POST %s model=%s stream=%s body_bytes=%d headers=%s", url, settings.model,
                       settings.stream, _body_bytes(body), masked(self.client.headers, self.credential_headers),
                       extra={"secrets": target.secrets})
@@ -335,6 +329,9 @@ class Provider:
 
     async def _fetch_once(self, method: str, url: str, target: Target, json_body: Any) -> Body:
         import httpx
+
+        from agentcli.providers._body import Budget, read_whole
+        from agentcli.providers._sse import BadChunk, ResponseTooLarge, ResponseTooSlow, too_much
 
         t0 = time.monotonic()
         limits = self.profile.limits
@@ -456,6 +453,8 @@ class Provider:
         import httpx
 
         from agentcli import wire
+        from agentcli.providers._body import Budget, read_whole
+        from agentcli.providers._sse import BadChunk, ResponseTooLarge, ResponseTooSlow, StreamStalled, too_much
 
         assembler = wire.new_stream(plan, ctx)  # fresh per attempt: a retried turn never half-applies
         ended = got_items = False
@@ -511,6 +510,9 @@ class Provider:
         return parsed
 
     async def _items(self, resp: httpx.Response, budget: Budget) -> AsyncGenerator[Chunk, None]:
+        from agentcli.providers._body import decoded_text
+        from agentcli.providers._sse import idle_lines, ndjson_objects, split_lines, sse_events
+
         limits = self.profile.limits
         lines = idle_lines(split_lines(decoded_text(resp, budget)), limits.stream_idle_timeout)
         if self.stream_format == "ndjson":
@@ -550,6 +552,8 @@ def _media_type(resp: httpx.Response) -> str:
 
 def sse_json(data: dict[str, Any] | str) -> dict[str, Any]:
     """Decode an SSE data field (protocol modules call this in stream_item)."""
+    from agentcli.providers._sse import decode_json
+
     return data if isinstance(data, dict) else decode_json(data)
 
 

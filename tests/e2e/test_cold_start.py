@@ -56,7 +56,13 @@ ALSO_NEVER = {
     ("profiles", "list"): {"agentcli.core.types", "agentcli.agent", "agentcli.tools"} | LISTING,
     ("doctor", "--offline", "--profile", "offline"): {"agentcli.agent.store", "agentcli.tools.registry",
                                                       "agentcli.tools.shell_rules",
-                                                      "agentcli.config.model_routes"},  # the profile names its provider
+                                                      "agentcli.config.model_routes",  # the profile names its provider
+                                                      "agentcli.config.mcp_schema",  # it has no MCP servers
+                                                      # it describes the provider: no reply is read, no turn written
+                                                      "agentcli.providers._body", "agentcli.providers._sse",
+                                                      "agentcli.providers._credentials",
+                                                      "agentcli.providers.scripted.model",
+                                                      "agentcli.providers.scripted.demo_model"},
 }
 
 
@@ -67,7 +73,7 @@ def _loaded(args: tuple[str, ...], tmp_path) -> set[str]:
     env = {"XDG_CONFIG_HOME": str(tmp_path / "config"), "XDG_DATA_HOME": str(tmp_path / "data"),
            "XDG_CACHE_HOME": str(tmp_path / "cache")}
     out = subprocess.run([sys.executable, "-c", PROBE, *argv], capture_output=True, text=True, timeout=120,
-                         check=True, env={**os.environ, **env}, cwd=tmp_path)
+                         check=True, env={**os.environ, **env}, cwd=tmp_path, stdin=subprocess.DEVNULL)
     return set(json.loads(out.stdout.strip().splitlines()[-1]))
 
 
@@ -84,6 +90,21 @@ def test_no_network_command_loads_only_what_it_needs(args, tmp_path):
     assert "httpx" not in modules
     extra = _under(modules, NEVER | ALSO_NEVER[args])
     assert not extra, f"agent {' '.join(args)} loaded {extra}"
+
+
+# An offline run to its end (the scripted demo: no network, no MCP server, a new session) loads none
+# of what only a request over HTTP, an MCP server or a resumed session needs.
+RUN_NEVER = {"httpx", "jsonschema", "prompt_toolkit", "agentcli.config.mcp_schema", "agentcli.config.mcp",
+             "agentcli.tools.mcp", "agentcli.tools.deferred", "agentcli.providers._body", "agentcli.providers._sse",
+             "agentcli.providers._credentials", "agentcli.agent.resume", "agentcli.ui.repl",
+             "agentcli.providers.scripted.model"}  # the demo reads its view; the scenario policies are eval's
+
+
+def test_an_offline_run_to_the_end_loads_no_network_mcp_or_resume_machinery(tmp_path):
+    modules = _loaded(("run", "list the files", "--profile", "offline"), tmp_path)
+    assert "agentcli.agent.loop" in modules and "agentcli.tools.builtin.list_files" in modules  # it ran
+    extra = _under(modules, RUN_NEVER)
+    assert not extra, f"agent run (offline) loaded {extra}"
 
 
 def test_the_probe_sees_what_a_command_imports(tmp_path):

@@ -250,7 +250,6 @@ def execute(
     continue_: bool = False, quiet: bool = False,
 ) -> int:
     from agentcli.agent.build import open_session
-    from agentcli.agent.resume import ResumeRequest, carried
     from agentcli.cli.errors import EXIT_CODES
     from agentcli.core.events import SessionStarted
     from agentcli.ui.header import facts
@@ -262,8 +261,12 @@ def execute(
     approver, mode = choose_approver(yes, approve, unsandboxed)
     if unsandboxed:
         _warn_unsandboxed()
-    request = ResumeRequest.of(resume, continue_)
-    saved = request.load(workspace) if request is not None else None
+    saved = None
+    if continuing:  # a new session (the usual run) never loads the resume machinery
+        from agentcli.agent.resume import ResumeRequest, carried
+
+        request = ResumeRequest.of(resume, continue_)
+        saved = request.load(workspace) if request is not None else None
     if saved is not None:
         profile, workspace, model = carried(saved, profile, workspace, model)  # -m etc. still win
         if (not goal and finished(saved) and saved.end is not None

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from agentcli.providers.scripted.model import View, read_view
+from agentcli.providers.scripted.view import View, read_view
 from agentcli.providers.scripted.writers import Out, write_turn
 
 if TYPE_CHECKING:

@@ -11,13 +11,11 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from agentcli.core.errors import ErrorCode, ToolError
-from agentcli.core.types import Role
+from agentcli.providers.scripted.view import Exchange, View, is_validation, read_view
 
-if TYPE_CHECKING:
-    from agentcli.core.types import Message, ToolCall, ToolResult
+__all__ = ["NEUTRAL", "Action", "Call", "Exchange", "Policy", "Step", "View", "linear", "read_view"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,38 +34,6 @@ class Call:
 _UNSET = object()
 # Optional arguments whose default a model may spell out without changing the call.
 NEUTRAL: dict[str, Any] = {"start_line": 1, "recursive": False}
-
-
-@dataclass(slots=True)
-class Exchange:
-    """One past assistant turn and what came back for it."""
-
-    text: str
-    calls: list[ToolCall]
-    results: list[ToolResult]
-
-    @property
-    def model_fault(self) -> bool:
-        """A result says the call itself was wrong (bad arguments, unknown tool, too large)."""
-        return any(_is_validation(r) for r in self.results)
-
-
-@dataclass(slots=True)
-class View:
-    """What the model can see when asked for its next turn."""
-
-    goal: str
-    exchanges: list[Exchange]
-    last_user: str
-    step: int = 0
-    attempt: int = 0
-
-    def results(self, name: str | None = None) -> list[ToolResult]:
-        return [r for e in self.exchanges for r in e.results if name is None or r.tool_name == name]
-
-    def ok_text(self, name: str | None = None) -> str:
-        """Every successful result's content (of one tool, or all), joined: what the model has learned."""
-        return "\n".join(r.content for r in self.results(name) if r.ok)
 
 
 @dataclass(slots=True)
@@ -107,30 +73,9 @@ class Step:
 Policy = Callable[[View], Action]
 
 
-def _is_validation(r: ToolResult) -> bool:
-    return not r.ok and isinstance(r.error, ToolError) and r.error.code is ErrorCode.VALIDATION
-
-
-def read_view(messages: list[Message]) -> View:
-    """Goal, exchanges and the latest user line from internal history (step/attempt not set)."""
-    goal = ""
-    exchanges: list[Exchange] = []
-    last_user = ""
-    for m in messages:
-        if m.role is Role.USER:
-            goal = goal or m.text
-            last_user = m.text
-        elif m.role is Role.ASSISTANT:
-            exchanges.append(Exchange(m.text, list(m.tool_calls), []))
-            last_user = ""
-        elif m.role is Role.TOOL and exchanges:
-            exchanges[-1].results.extend(m.tool_results)
-    return View(goal, exchanges, last_user)
-
-
 def _succeeded(ex: Exchange) -> set[tuple[str, str]]:
     """Keys of the calls in this exchange that were not refused as the model's own mistake."""
-    bad = {r.call_id for r in ex.results if _is_validation(r)}
+    bad = {r.call_id for r in ex.results if is_validation(r)}
     return {Call(c.name, c.arguments).key() for c in ex.calls if c.id not in bad}
 
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agentcli.config import load_profile
 from agentcli.core.errors import ConfigError
@@ -205,3 +207,29 @@ def test_settings_file_errors(put, monkeypatch):
     assert err.message == f"{settings_file()}, key 'default_profil': unknown key"
     put(settings_file(), "default_profile = 3\n")
     assert "must be a str (got int)" in _error(None).message  # type: ignore[arg-type]
+
+
+_CREDENTIAL_HEADERS = ["authorization", "proxy-authorization", "cookie", "x-api-key", "api-key", "x-goog-api-key"]
+
+
+@given(name=st.sampled_from(_CREDENTIAL_HEADERS), flips=st.lists(st.booleans(), min_size=24, max_size=24),
+       pad=st.sampled_from(["", " ", "\t", "  "]))
+@settings(max_examples=60, deadline=None)
+def test_a_credential_header_is_refused_in_any_case_and_padding(name, flips, pad):
+    """Header names are case-insensitive on the wire, so every spelling of a credential header is refused."""
+    from pydantic import ValidationError
+
+    from agentcli.config.schema import Profile
+
+    spelled = pad + "".join(c.upper() if f else c for c, f in zip(name, flips, strict=False)) + pad
+    with pytest.raises(ValidationError, match="carries a credential"):
+        Profile(model="m", headers={spelled: "v"})
+
+
+@given(name=st.sampled_from(_CREDENTIAL_HEADERS), affix=st.sampled_from(["-hint", "s", "my-", "via-"]))
+@settings(max_examples=30, deadline=None)
+def test_a_header_that_only_contains_a_credential_name_is_kept(name, affix):
+    from agentcli.config.schema import Profile
+
+    other = affix + name if affix.endswith("-") else name + affix
+    assert Profile(model="m", headers={other: "v"}).headers == {other: "v"}

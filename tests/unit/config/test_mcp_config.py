@@ -49,6 +49,22 @@ def test_profile_servers_with_every_key(put, user_dir):
     assert (web.transport, web.enabled_tools) == ("http", ["fetch"])
 
 
+def test_profile_servers_are_models_that_copy_dump_and_revalidate(put, user_dir):
+    """The profile's field is a plain table to pydantic (the MCP models are built only for a profile
+    that has servers); what comes out is still an McpServerConfig that dumps, copies and assigns."""
+    from agentcli.config.mcp_schema import McpServerConfig
+
+    put(user_dir / "m.toml", '[profiles.m]\nmodel = "x"\n[profiles.m.mcp_servers.git]\ncommand = ["g"]\n')
+    profile = load_profile("m").profile
+    assert isinstance(profile.mcp_servers["git"], McpServerConfig)
+    assert profile.model_dump(mode="json")["mcp_servers"]["git"]["command"] == ["g"]
+    assert profile.model_copy(deep=True).mcp_servers["git"].transport == "stdio"
+    profile.mcp_servers = {"web": {"url": "http://127.0.0.1:1/mcp"}}  # validate_assignment goes the same way
+    assert profile.mcp_servers["web"].transport == "http"
+    with pytest.raises(ValueError, match="exactly one"):
+        profile.mcp_servers = {"web": {}}
+
+
 @pytest.mark.parametrize("table, key, words", [
     ('command = []', "command", "must name the program"),
     ('url = "ftp://x"', "url", "http://"),

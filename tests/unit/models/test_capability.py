@@ -375,3 +375,16 @@ def test_emulation_styles_are_the_wire_shorthands():
     from agentcli.wire.dialects import SHORTHANDS
 
     assert sorted(EMULATION_STYLES) == sorted(SHORTHANDS)
+
+
+def test_a_model_of_no_known_family_never_parses_the_table():
+    """Provider facts and the id list come from the file as read; only a lookup by family parses
+    every key (the offline demo model, and doctor on it, skip that)."""
+    registry.load.cache_clear()
+    try:
+        resolved = resolve_capability("offline-demo", provider="scripted")
+        assert resolved.registry_key is None and registry.load.cache_info().currsize == 0
+        assert registry.known_model_ids()[0] in {e.key for e in registry.entries()}
+        assert registry.provider_facts("ollama") == registry.load()[1]["ollama"] != {}
+    finally:
+        registry.load.cache_clear()
