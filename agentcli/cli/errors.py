@@ -61,7 +61,7 @@ def run_guarded(fn: Callable[..., int | None], **options: Any) -> int:
         sys.stderr.write("agent: interrupted\n")
         return EXIT_INTERRUPTED
     except BrokenPipeError:  # `agent sessions | head -1`: the reader is gone; stop quietly, like any filter
-        _silence_stdout()
+        silence_stdout()
         return EXIT_OK  # (a run cut short by it says so itself: 141, in commands/run.py)
     except AgentCliError as exc:
         label = next(lbl for typ, lbl in _LABELS if isinstance(exc, typ))
@@ -106,7 +106,7 @@ def _json_error(label: str, message: str, hint: str | None, code: int) -> None:
         pass
 
 
-def _silence_stdout() -> None:
+def silence_stdout() -> None:
     """Point stdout at /dev/null so the interpreter's last flush cannot fail again."""
     import os
 

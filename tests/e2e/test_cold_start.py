@@ -26,6 +26,7 @@ print(json.dumps(sorted(sys.modules)))
 # command -> heavy modules it may load (reading a profile needs the pydantic schema)
 ALLOWED = {
     ("--version",): set(),
+    ("-V",): set(),
     ("--help",): set(),
     ("run", "--help"): set(),
     ("eval", "--help"): set(),
@@ -43,7 +44,8 @@ NEVER = {"asyncio", "ssl", "agentcli.core.aio", "agentcli.agent.loop", "agentcli
 LISTING = {"agentcli.core.events", "agentcli.config.schema", "secrets"}
 # command -> what else it must not load: each listing command reads only what it lists.
 ALSO_NEVER = {
-    ("--version",): {"rich", "agentcli.core.types", "agentcli.cli.commands"} | LISTING,
+    ("--version",): {"typer", "agentcli.cli.app", "rich", "agentcli.core.types", "agentcli.cli.commands"} | LISTING,
+    ("-V",): {"typer", "agentcli.cli.app", "rich", "agentcli.core.types", "agentcli.cli.commands"} | LISTING,
     ("--help",): {"rich", "agentcli.core.types", "agentcli.cli.commands"} | LISTING,
     ("run", "--help"): {"rich", "agentcli.core.types", "agentcli.cli.commands"} | LISTING,
     ("eval", "--help"): {"rich", "agentcli.core.types", "agentcli.cli.commands"} | LISTING,
