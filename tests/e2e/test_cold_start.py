@@ -53,8 +53,8 @@ ALSO_NEVER = {
     ("tools",): {"agentcli.tools.shell_rules", "agentcli.tools.bwrap", "agentcli.tools.isolation",
                  "agentcli.tools.sandbox_env", "agentcli.config", "agentcli.agent", "socket"} | LISTING,
     # none saved yet: the one-line answer needs no console
-    ("sessions",): {"rich", "agentcli.core.types", "agentcli.agent.store", "agentcli.agent.checkpoints",
-                    "agentcli.agent.serialize"} | LISTING,
+    ("sessions",): {"rich", "agentcli.core.types", "agentcli.core.errors", "agentcli.agent.store",
+                    "agentcli.agent.checkpoints", "agentcli.agent.serialize"} | LISTING,
     ("profiles", "list"): {"agentcli.core.types", "agentcli.agent", "agentcli.tools"} | LISTING,
     ("doctor", "--offline", "--profile", "offline"): {"agentcli.agent.store", "agentcli.tools.registry",
                                                       "agentcli.tools.shell_rules",
