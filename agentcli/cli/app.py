@@ -1,14 +1,16 @@
 """The `agent` command line as a typer app (`agentcli.cli.main` is the process entry that loads it).
 
 Only option declarations live here. Each command body imports its implementation
-module on call, so `agent --help` never loads httpx, pydantic or prompt-toolkit. No `from
-__future__ import annotations` here: typer would then eval every option's annotation string on
-every start (a compile per parameter); real annotation objects are built once, at import.
+module on call, so `agent --help` never loads httpx, pydantic or prompt-toolkit. Options are
+declared as defaults (`x: str = typer.Option(...)`), not as `Annotated[str, typer.Option(...)]`:
+every start builds every command's declarations, and an `Annotated` alias costs about twice the
+option it carries, for the same parameters and help. No `from __future__ import annotations`
+either: typer would eval each annotation string of the command it builds (a compile per parameter).
 """
 
 import importlib
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Optional
 
 import typer
 
@@ -42,16 +44,11 @@ def _complete_profile(incomplete: str) -> list[str]:
 
 
 # Shared option aliases.
-ProfileOpt = Annotated[
-    Optional[str],
-    typer.Option("--profile", "-p", help="Profile name, or path/to/file.toml[#name].",
-                 autocompletion=_complete_profile),
-]
-WorkspaceOpt = Annotated[
-    Optional[Path],
-    typer.Option("--workspace", "-w", help="Directory the agent may work in (default: current directory)."),
-]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable JSON output.")]
+ProfileOpt = typer.Option(None, "--profile", "-p", help="Profile name, or path/to/file.toml[#name].",
+                          autocompletion=_complete_profile)
+WorkspaceOpt = typer.Option(None, "--workspace", "-w",
+                            help="Directory the agent may work in (default: current directory).")
+JsonOpt = typer.Option(False, "--json", help="Machine-readable JSON output.")
 
 
 def _dispatch(command: str, **options: object) -> None:
@@ -72,9 +69,8 @@ def _version(value: bool) -> None:
 @app.callback()
 def _root(
     ctx: typer.Context,
-    version: Annotated[
-        bool, typer.Option("--version", "-V", callback=_version, is_eager=True, help="Show the version and exit.")
-    ] = False,
+    version: bool = typer.Option(False, "--version", "-V", callback=_version, is_eager=True,
+                                 help="Show the version and exit."),
 ) -> None:
     """Run an agent loop against any LLM, with tool calling that works. With no command, opens a chat."""
     if ctx.invoked_subcommand is not None:
@@ -89,35 +85,30 @@ def _root(
 
 @app.command()
 def run(
-    goal: Annotated[
-        Optional[str], typer.Argument(help="What the agent should do; '-' (or no goal with a pipe) reads it from stdin.")
-    ] = None,
-    profile: ProfileOpt = None,
-    workspace: WorkspaceOpt = None,
-    tier: Annotated[Optional[str], typer.Option(
-        help="Highest tier this run may reach: crawl, walk or run (default: the profile's max_tier). The run "
-             "starts at the profile's start_tier and rises only through an approved tier request.")] = None,
-    yes: Annotated[bool, typer.Option("--yes", "-y", help="Approve every checkpoint, tier requests up to the cap "
-                                                          "included (same as --approve all).")] = False,
-    approve: Annotated[Optional[str], typer.Option(
-        help="Approval policy: ask; edits (pre-approves the walk tier and file changes); all (same as --yes).")] = None,
-    json_out: JsonOpt = False,
-    resume: Annotated[
-        Optional[str],
-        typer.Option("--resume", help="Continue a session by id (any unique prefix); 'last' = this folder's latest.",
-                     show_default=False),
-    ] = None,
-    continue_: Annotated[
-        bool, typer.Option("--continue", "-c", help="Continue this workspace's latest session.")
-    ] = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the final answer.")] = False,
-    interactive: Annotated[bool, typer.Option("--interactive", "-i", help="Stay in a chat session afterwards.")] = False,
-    max_turns: Annotated[Optional[int], typer.Option(help="Override the profile's max_turns.")] = None,
-    model: Annotated[Optional[str], typer.Option("--model", "-m", help="Override the profile's model id.")] = None,
-    unsandboxed: Annotated[bool, typer.Option(
-        "--dangerously-run-unsandboxed",
+    goal: Optional[str] = typer.Argument(
+        None, help="What the agent should do; '-' (or no goal with a pipe) reads it from stdin."),
+    profile: Optional[str] = ProfileOpt,
+    workspace: Optional[Path] = WorkspaceOpt,
+    tier: Optional[str] = typer.Option(
+        None, help="Highest tier this run may reach: crawl, walk or run (default: the profile's max_tier). The run "
+                   "starts at the profile's start_tier and rises only through an approved tier request."),
+    yes: bool = typer.Option(False, "--yes", "-y", help="Approve every checkpoint, tier requests up to the cap "
+                                                        "included (same as --approve all)."),
+    approve: Optional[str] = typer.Option(
+        None, help="Approval policy: ask; edits (pre-approves the walk tier and file changes); all (same as --yes)."),
+    json_out: bool = JsonOpt,
+    resume: Optional[str] = typer.Option(
+        None, "--resume", help="Continue a session by id (any unique prefix); 'last' = this folder's latest.",
+        show_default=False),
+    continue_: bool = typer.Option(False, "--continue", "-c", help="Continue this workspace's latest session."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only the final answer."),
+    interactive: bool = typer.Option(False, "--interactive", "-i", help="Stay in a chat session afterwards."),
+    max_turns: Optional[int] = typer.Option(None, help="Override the profile's max_turns."),
+    model: Optional[str] = typer.Option(None, "--model", "-m", help="Override the profile's model id."),
+    unsandboxed: bool = typer.Option(
+        False, "--dangerously-run-unsandboxed",
         help="With --yes, run shell commands even where the OS sandbox cannot start (with your full permissions).",
-    )] = False,
+    ),
 ) -> None:
     """Run the agent on GOAL until it answers, or a guard or checkpoint stops it."""
     _dispatch(
@@ -129,16 +120,15 @@ def run(
 
 @app.command()
 def chat(
-    message: Annotated[Optional[str], typer.Argument(help="A first message to send (then the chat goes on).")] = None,
-    profile: ProfileOpt = None,
-    workspace: WorkspaceOpt = None,
-    tier: Annotated[Optional[str], typer.Option(help="Starting tier.")] = None,
-    model: Annotated[Optional[str], typer.Option("--model", "-m", help="Override the profile's model id.")] = None,
-    resume: Annotated[
-        Optional[str], typer.Option("--resume", help="Open a session by id (any unique prefix); 'last' = this folder's latest.",
-                                    show_default=False),
-    ] = None,
-    continue_: Annotated[bool, typer.Option("--continue", "-c", help="Open this workspace's latest session.")] = False,
+    message: Optional[str] = typer.Argument(None, help="A first message to send (then the chat goes on)."),
+    profile: Optional[str] = ProfileOpt,
+    workspace: Optional[Path] = WorkspaceOpt,
+    tier: Optional[str] = typer.Option(None, help="Starting tier."),
+    model: Optional[str] = typer.Option(None, "--model", "-m", help="Override the profile's model id."),
+    resume: Optional[str] = typer.Option(
+        None, "--resume", help="Open a session by id (any unique prefix); 'last' = this folder's latest.",
+        show_default=False),
+    continue_: bool = typer.Option(False, "--continue", "-c", help="Open this workspace's latest session."),
 ) -> None:
     """Open an interactive session (bare `agent` does the same; /model switches model or provider mid-session)."""
     _dispatch("chat", message=message, profile=profile, workspace=workspace, tier=tier, model=model, resume=resume,
@@ -147,12 +137,12 @@ def chat(
 
 @app.command()
 def doctor(
-    profile: ProfileOpt = None,
-    model: Annotated[Optional[str], typer.Option("--model", "-m", help="Check a model id instead of a profile.")] = None,
-    json_out: JsonOpt = False,
-    offline: Annotated[bool, typer.Option("--offline", help="Skip the endpoint checks.")] = False,
-    probe: Annotated[bool, typer.Option("--probe", help="Send one tiny tool-call request and learn what works.")] = False,
-    forget: Annotated[bool, typer.Option("--forget", help="Clear learned facts for this model and endpoint.")] = False,
+    profile: Optional[str] = ProfileOpt,
+    model: Optional[str] = typer.Option(None, "--model", "-m", help="Check a model id instead of a profile."),
+    json_out: bool = JsonOpt,
+    offline: bool = typer.Option(False, "--offline", help="Skip the endpoint checks."),
+    probe: bool = typer.Option(False, "--probe", help="Send one tiny tool-call request and learn what works."),
+    forget: bool = typer.Option(False, "--forget", help="Clear learned facts for this model and endpoint."),
 ) -> None:
     """Show the parsed model, its capabilities, the wire plan and endpoint health."""
     _dispatch("doctor", profile=profile, model=model, json_out=json_out, offline=offline, probe=probe, forget=forget)
@@ -160,13 +150,14 @@ def doctor(
 
 @app.command()
 def parse(
-    file: Annotated[Optional[str], typer.Argument(help="A raw response body or assistant text; '-' for stdin.")] = None,
-    provider: Annotated[Optional[str], typer.Option(help="Response shape: openai, anthropic, ollama, gemini, openai_responses, text.")] = None,
-    tools: Annotated[Optional[str], typer.Option(help="Comma-separated tool names that were offered.")] = None,
-    json_out: JsonOpt = False,
-    jsonl: Annotated[Optional[str], typer.Option("--jsonl", help="Batch mode: one request per line; '-' for stdin.")] = None,
-    debug: Annotated[bool, typer.Option("--debug", help="Also report parser failures that were caught (stderr).")] = False,
-    model: Annotated[Optional[str], typer.Option("--model", "-m", help="Read calls as a run with this model would.")] = None,
+    file: Optional[str] = typer.Argument(None, help="A raw response body or assistant text; '-' for stdin."),
+    provider: Optional[str] = typer.Option(
+        None, help="Response shape: openai, anthropic, ollama, gemini, openai_responses, text."),
+    tools: Optional[str] = typer.Option(None, help="Comma-separated tool names that were offered."),
+    json_out: bool = JsonOpt,
+    jsonl: Optional[str] = typer.Option(None, "--jsonl", help="Batch mode: one request per line; '-' for stdin."),
+    debug: bool = typer.Option(False, "--debug", help="Also report parser failures that were caught (stderr)."),
+    model: Optional[str] = typer.Option(None, "--model", "-m", help="Read calls as a run with this model would."),
 ) -> None:
     """Show the tool calls, text and repairs agentcli finds in a model's output."""
     _dispatch("parse", file=file, provider=provider, tools=tools, json_out=json_out, jsonl=jsonl, debug=debug,
@@ -174,32 +165,34 @@ def parse(
 
 
 @app.command()
-def tools(profile: ProfileOpt = None, tier: Annotated[Optional[str], typer.Option(help="Show what is visible at this tier.")] = None, json_out: JsonOpt = False) -> None:
+def tools(
+    profile: Optional[str] = ProfileOpt,
+    tier: Optional[str] = typer.Option(None, help="Show what is visible at this tier."),
+    json_out: bool = JsonOpt,
+) -> None:
     """List the built-in tools by tier, and the profile's MCP tools with server, tier and state."""
     _dispatch("tools", profile=profile, tier=tier, json_out=json_out)
 
 
 @app.command()
 def sessions(
-    json_out: JsonOpt = False,
-    all_: Annotated[bool, typer.Option("--all", "-a", help="Every workspace, not only this one.")] = False,
-    workspace: WorkspaceOpt = None,
+    json_out: bool = JsonOpt,
+    all_: bool = typer.Option(False, "--all", "-a", help="Every workspace, not only this one."),
+    workspace: Optional[Path] = WorkspaceOpt,
 ) -> None:
     """List this workspace's saved sessions, newest first (continue with `agent run -c` or `--resume ID`)."""
     _dispatch("sessions", json_out=json_out, all_=all_, workspace=workspace)
 
 
-SessionArg = Annotated[
-    Optional[str], typer.Argument(help="Session id (any unique prefix); default: this workspace's latest.")
-]
+SessionArg = typer.Argument(None, help="Session id (any unique prefix); default: this workspace's latest.")
 
 
 @app.command()
 def diff(
-    session: SessionArg = None,
-    workspace: WorkspaceOpt = None,
-    last: Annotated[bool, typer.Option("--last", help="Only the last request's changes.")] = False,
-    files: Annotated[bool, typer.Option("--files", help="Only the changed paths, one a line (A/M/D/?).")] = False,
+    session: Optional[str] = SessionArg,
+    workspace: Optional[Path] = WorkspaceOpt,
+    last: bool = typer.Option(False, "--last", help="Only the last request's changes."),
+    files: bool = typer.Option(False, "--files", help="Only the changed paths, one a line (A/M/D/?)."),
 ) -> None:
     """Show every file change a session made, as a unified diff (default: this folder's latest change)."""
     _dispatch("diff", session=session, workspace=workspace, last=last, files=files)
@@ -207,10 +200,10 @@ def diff(
 
 @app.command()
 def undo(
-    session: SessionArg = None,
-    workspace: WorkspaceOpt = None,
-    list_: Annotated[bool, typer.Option("--list", "-l", help="List the points to go back to, newest (1) first.")] = False,
-    to: Annotated[Optional[int], typer.Option("--to", help="Go back to before point N of --list.")] = None,
+    session: Optional[str] = SessionArg,
+    workspace: Optional[Path] = WorkspaceOpt,
+    list_: bool = typer.Option(False, "--list", "-l", help="List the points to go back to, newest (1) first."),
+    to: Optional[int] = typer.Option(None, "--to", help="Go back to before point N of --list."),
 ) -> None:
     """Undo this folder's latest change (across sessions), or go back to a point; drops those requests."""
     _dispatch("undo", session=session, workspace=workspace, list_=list_, to=to)
@@ -218,9 +211,9 @@ def undo(
 
 @app.command()
 def trust(
-    target: Annotated[Optional[Path], typer.Argument(help="A profile file to trust by its content, or a folder.")] = None,
-    workspace: WorkspaceOpt = None,
-    revoke: Annotated[bool, typer.Option("--revoke", help="Withdraw trust.")] = False,
+    target: Optional[Path] = typer.Argument(None, help="A profile file to trust by its content, or a folder."),
+    workspace: Optional[Path] = WorkspaceOpt,
+    revoke: bool = typer.Option(False, "--revoke", help="Withdraw trust."),
 ) -> None:
     """Trust this workspace's .agent/ profiles, or one profile FILE (they may then set URLs, keys, tiers, servers)."""
     _dispatch("trust", workspace=workspace, revoke=revoke, target=target)
@@ -228,27 +221,27 @@ def trust(
 
 @app.command(name="eval")
 def eval_(
-    profile: Annotated[Optional[list[str]], typer.Option("--profile", "-p", help="Profiles to evaluate (repeatable).")] = None,
-    scenarios: Annotated[str, typer.Option(help="Comma-separated scenario names, or 'all'.")] = "all",
-    trials: Annotated[Optional[int], typer.Option(help="Trials per scenario (default 1; 3 with --layers all).")] = None,
-    jobs: Annotated[int, typer.Option(help="Parallel workers.")] = 1,
-    json_out: JsonOpt = False,
-    live: Annotated[bool, typer.Option("--live", help="Use the real endpoints of the profiles (needs keys).")] = False,
-    matrix: Annotated[bool, typer.Option("--matrix", help="Show the family x dialect x provider matrix.")] = False,
-    layers: Annotated[Optional[str], typer.Option(help="Layer variants: all (each layer off on its own), or on,off (the default) and layer names (repair,names,coercion,messages,fallback,repeat_guard).")] = None,
+    profile: Optional[list[str]] = typer.Option(None, "--profile", "-p", help="Profiles to evaluate (repeatable)."),
+    scenarios: str = typer.Option("all", help="Comma-separated scenario names, or 'all'."),
+    trials: Optional[int] = typer.Option(None, help="Trials per scenario (default 1; 3 with --layers all)."),
+    jobs: int = typer.Option(1, help="Parallel workers."),
+    json_out: bool = JsonOpt,
+    live: bool = typer.Option(False, "--live", help="Use the real endpoints of the profiles (needs keys)."),
+    matrix: bool = typer.Option(False, "--matrix", help="Show the family x dialect x provider matrix."),
+    layers: Optional[str] = typer.Option(None, help="Layer variants: all (each layer off on its own), or on,off (the default) and layer names (repair,names,coercion,messages,fallback,repeat_guard)."),
 ) -> None:
     """Measure tool-calling reliability over scripted (or live) scenarios, and what each layer contributes."""
     _dispatch("eval", profiles=profile or [], scenarios=scenarios, trials=trials, jobs=jobs, json_out=json_out, live=live, matrix=matrix, layers=layers)
 
 
 @profiles_app.command("list")
-def profiles_list(json_out: JsonOpt = False) -> None:
+def profiles_list(json_out: bool = JsonOpt) -> None:
     """List every profile that can be found, and where."""
     _dispatch("profiles", action="list", json_out=json_out)
 
 
 @profiles_app.command("show")
-def profiles_show(name: str, json_out: JsonOpt = False) -> None:
+def profiles_show(name: str, json_out: bool = JsonOpt) -> None:
     """Show a profile's resolved values and where each came from."""
     _dispatch("profiles", action="show", name=name, json_out=json_out)
 
@@ -256,18 +249,18 @@ def profiles_show(name: str, json_out: JsonOpt = False) -> None:
 @profiles_app.command("new")
 def profiles_new(
     name: str,
-    provider: Annotated[str, typer.Option(help="openai, anthropic, ollama, gemini, openrouter or scripted.")],
-    model: Annotated[str, typer.Option(help="Model id as the provider names it.")],
-    url: Annotated[Optional[str], typer.Option(help="Base URL (default: the provider's).")] = None,
-    api_key_env: Annotated[Optional[str], typer.Option(help="Environment variable that holds the key.")] = None,
-    force: Annotated[bool, typer.Option("--force", help="Overwrite an existing file.")] = False,
+    provider: str = typer.Option(..., help="openai, anthropic, ollama, gemini, openrouter or scripted."),
+    model: str = typer.Option(..., help="Model id as the provider names it."),
+    url: Optional[str] = typer.Option(None, help="Base URL (default: the provider's)."),
+    api_key_env: Optional[str] = typer.Option(None, help="Environment variable that holds the key."),
+    force: bool = typer.Option(False, "--force", help="Overwrite an existing file."),
 ) -> None:
     """Write a new profile into the user config dir."""
     _dispatch("profiles", action="new", name=name, provider=provider, model=model, url=url, api_key_env=api_key_env, force=force)
 
 
 @mcp_app.command("list")
-def mcp_list(json_out: JsonOpt = False) -> None:
+def mcp_list(json_out: bool = JsonOpt) -> None:
     """List the shared MCP servers."""
     _dispatch("mcp", action="list", json_out=json_out)
 
@@ -275,19 +268,19 @@ def mcp_list(json_out: JsonOpt = False) -> None:
 @mcp_app.command("add")
 def mcp_add(
     name: str,
-    command: Annotated[Optional[list[str]], typer.Argument(help="Program and arguments (after --) for a stdio server.")] = None,
-    url: Annotated[Optional[str], typer.Option(help="Streamable HTTP endpoint instead of a command.")] = None,
-    env: Annotated[Optional[list[str]], typer.Option(help="NAME=VALUE for the server (repeatable; no secrets).")] = None,
-    env_from: Annotated[Optional[list[str]], typer.Option(help="Pass this variable through by name (repeatable).")] = None,
-    cwd: Annotated[Optional[str], typer.Option(help="Working directory (relative to the workspace).")] = None,
-    tier: Annotated[Optional[str], typer.Option(help="Tier for all its tools: crawl, walk or run.")] = None,
-    startup_timeout: Annotated[Optional[float], typer.Option(help="Seconds to wait for it to start.")] = None,
-    tool_timeout: Annotated[Optional[float], typer.Option(help="Seconds to wait for one tool call.")] = None,
-    force: Annotated[bool, typer.Option("--force", help="Replace a server of the same name.")] = False,
-    enable: Annotated[Optional[list[str]], typer.Option(
-        "--enable", help="Enable it in this profile (repeatable; a shipped profile is copied to your profiles dir first).",
-        autocompletion=_complete_profile)] = None,
-    all_: Annotated[bool, typer.Option("--all", help="Enable it in every profile of yours and in the default profile.")] = False,
+    command: Optional[list[str]] = typer.Argument(None, help="Program and arguments (after --) for a stdio server."),
+    url: Optional[str] = typer.Option(None, help="Streamable HTTP endpoint instead of a command."),
+    env: Optional[list[str]] = typer.Option(None, help="NAME=VALUE for the server (repeatable; no secrets)."),
+    env_from: Optional[list[str]] = typer.Option(None, help="Pass this variable through by name (repeatable)."),
+    cwd: Optional[str] = typer.Option(None, help="Working directory (relative to the workspace)."),
+    tier: Optional[str] = typer.Option(None, help="Tier for all its tools: crawl, walk or run."),
+    startup_timeout: Optional[float] = typer.Option(None, help="Seconds to wait for it to start."),
+    tool_timeout: Optional[float] = typer.Option(None, help="Seconds to wait for one tool call."),
+    force: bool = typer.Option(False, "--force", help="Replace a server of the same name."),
+    enable: Optional[list[str]] = typer.Option(
+        None, "--enable", help="Enable it in this profile (repeatable; a shipped profile is copied to your profiles dir first).",
+        autocompletion=_complete_profile),
+    all_: bool = typer.Option(False, "--all", help="Enable it in every profile of yours and in the default profile."),
 ) -> None:
     """Add a shared MCP server: agent mcp add NAME [--enable PROFILE | --all] -- COMMAND [ARGS...], or --url URL."""
     _dispatch("mcp", action="add", name=name, argv=command or [], url=url, env=env or [], env_from=env_from or [],
@@ -298,8 +291,8 @@ def mcp_add(
 @mcp_app.command("remove")
 def mcp_remove(
     name: str,
-    keep_profiles: Annotated[bool, typer.Option(
-        "--keep-profiles", help="Leave the profiles that name it alone (they fail to load until edited).")] = False,
+    keep_profiles: bool = typer.Option(
+        False, "--keep-profiles", help="Leave the profiles that name it alone (they fail to load until edited)."),
 ) -> None:
     """Remove a shared MCP server, and drop it from the mcp lists of your profiles that name it."""
     _dispatch("mcp", action="remove", name=name, keep_profiles=keep_profiles)
