@@ -8,10 +8,12 @@ option gives. Every other start goes to the app built for the command argv names
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from agentcli import __version__
+
+TYPE_CHECKING = False  # not typing's: importing typing is a tenth of what `agent --version` costs
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any
 
 VERSION_FLAGS = ("--version", "-V")
 

@@ -44,7 +44,7 @@ NEVER = {"asyncio", "ssl", "agentcli.core.aio", "agentcli.agent.loop", "agentcli
 LISTING = {"agentcli.core.events", "agentcli.config.schema", "secrets"}
 # command -> what else it must not load: each listing command reads only what it lists.
 ALSO_NEVER = {
-    ("--version",): {"typer", "agentcli.cli.app", "rich", "agentcli.core.types", "agentcli.cli.commands"} | LISTING,
+    ("--version",): {"typer", "typing", "agentcli.cli.app", "rich", "agentcli.core.types", "agentcli.cli.commands"} | LISTING,
     ("-V",): {"typer", "agentcli.cli.app", "rich", "agentcli.core.types", "agentcli.cli.commands"} | LISTING,
     ("--help",): {"rich", "agentcli.core.types", "agentcli.cli.commands"} | LISTING,
     ("run", "--help"): {"rich", "agentcli.core.types", "agentcli.cli.commands"} | LISTING,
