@@ -334,19 +334,21 @@ def listing(typer_app: typer.Typer) -> typer.Typer:
 
 
 def app_for(argv: list[str], environ: dict[str, str] | None = None) -> typer.Typer:
-    """The app to run for `argv`: when its first argument names a command, the app with that
-    command alone (with --version first, no command at all). Typer builds a click command, with every parameter, for each command it
-    holds, on every start; the one that runs is the one that matters. Anything else (root
-    options, an unknown name, shell completion) gets the whole app, so every suggestion stays as it
-    was; `agent --help` alone gets the `listing` of the whole app, which prints the same page."""
+    """The app to run for `argv`. Typer builds a click command, with every parameter, for each
+    command it holds, on every start; only the one that runs matters. When the first argument
+    names a command, the app with that command alone (with --version first, no command at all).
+    A start that runs no command (bare `agent`, which opens the chat or, in a pipe, prints the
+    help page; `agent --help` alone) gets the `listing` of the whole app, which reads the same.
+    Anything else (root options, an unknown name, shell completion) gets the whole app, so every
+    suggestion stays as it was."""
     import os
 
     env = os.environ if environ is None else environ
-    if len(argv) < 2 or any(k.endswith("_COMPLETE") for k in env):
+    if any(k.endswith("_COMPLETE") for k in env):
         return app
-    name = argv[1]
-    if argv[1:] in (["--help"], ["-h"]):
+    if argv[1:] in ([], ["--help"], ["-h"]):
         return listing(app)
+    name = argv[1]
     if name in ("--version", "-V"):  # eager: answered before any command is looked up
         commands, groups = [], []
     else:

@@ -44,7 +44,7 @@ def test_the_one_command_app_answers_as_the_whole_app(name, data):
 def test_builds_fewer_commands_only_where_a_command_is_named():
     assert len(app_for(["agent", "sessions"], environ={}).registered_commands) == 1
     assert app_for(["agent", "profiles", "list"], environ={}).registered_groups[0].name == "profiles"
-    for argv in (["agent"], ["agent", "-h", "-V"], ["agent", "--help", "run"], ["agent", "nosuch"], ["agent", "sesions"]):
+    for argv in (["agent", "-h", "-V"], ["agent", "--help", "run"], ["agent", "nosuch"], ["agent", "sesions"]):
         assert app_for(argv, environ={}) is app  # "did you mean" and anything that may run a command see every command
     assert app_for(["agent", "run"], environ={"_AGENT_COMPLETE": "bash_complete"}) is app
     assert {*NAMES} >= {"run", "chat", "sessions", "tools", "profiles", "mcp", "eval"}
@@ -59,12 +59,13 @@ def test_version_first_answers_as_the_whole_app(flag, tail):
     assert _out(slim, [flag, *tail]) == _out(app, [flag, *tail])
 
 
-@pytest.mark.parametrize("flag", ["--help", "-h"])
-def test_the_help_page_is_built_from_summaries_and_reads_as_the_whole_app(flag):
-    """`agent --help` lists every command by name and help: the app it runs builds no parameter of
-    any command, and prints the very page the whole app prints."""
-    slim = app_for(["agent", flag], environ={})
-    assert slim is not app and _out(slim, [flag]) == _out(app, [flag])
+@pytest.mark.parametrize("args", [["--help"], ["-h"], []])
+def test_the_help_page_is_built_from_summaries_and_reads_as_the_whole_app(args):
+    """`agent --help` (and bare `agent`, which in a pipe prints the page) lists every command by name
+    and help: the app it runs builds no parameter of any command, and prints the very page the
+    whole app prints."""
+    slim = app_for(["agent", *args], environ={})
+    assert slim is not app and _out(slim, args) == _out(app, args)
     group = typer.main.get_command(slim)
     assert isinstance(group, TyperGroup)
     built = [*group.commands.values(),
