@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 from agentcli.core import jsonsafe
-from agentcli.core.errors import UsageError
 
 
 def sessions_dir() -> Path:
@@ -132,6 +131,8 @@ def list_sessions(workspace: Path | str | None = None) -> list[SessionEntry]:
 def find_session(ref: str | None, workspace: Path | str | None = None) -> Path:
     """`None`/'last' -> the newest session (of `workspace` when given); otherwise an id or any
     unique id prefix, from every workspace (an id names one session wherever it ran)."""
+    from agentcli.core.errors import UsageError
+
     if ref in (None, "", "last"):
         sessions = list_sessions(workspace)
         if not sessions:

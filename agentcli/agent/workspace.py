@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agentcli.core.errors import UsageError
-
 
 def resolve_workspace(workspace: Path | None) -> Path:
     ws = (workspace or Path.cwd()).expanduser()
     if not ws.is_dir():
+        from agentcli.core.errors import UsageError  # only to say why: a listing that works never loads it
+
         raise UsageError(f"workspace {ws} is not a directory", hint="pass --workspace DIR with an existing directory")
     return ws.resolve()

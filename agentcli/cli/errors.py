@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from agentcli.core.errors import AgentCliError, ConfigError, ProviderError, UsageError
+if TYPE_CHECKING:
+    from agentcli.core.errors import AgentCliError
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_STOPPED, EXIT_INCOMPLETE, EXIT_INTERRUPTED = 0, 1, 2, 3, 4, 130
 EXIT_PIPE_CLOSED = 141  # 128 + SIGPIPE: what a shell reports for any program whose reader went away
@@ -32,13 +33,18 @@ EXIT_CODES: dict[str, int] = {
     "interrupted": EXIT_INTERRUPTED,
 }
 
-# Checked in order; the first matching type decides the label (exit codes come from the class).
-_LABELS: list[tuple[type[BaseException], str]] = [
-    (ConfigError, "profile error"),
-    (UsageError, "error"),
-    (ProviderError, "model request failed"),
-    (AgentCliError, "error"),
-]
+
+def _labels() -> list[tuple[type[BaseException], str]]:
+    """Checked in order; the first matching type decides the label (exit codes come from the class).
+    Built when an error is shown, so a command that raises none never loads the error tree."""
+    from agentcli.core.errors import AgentCliError, ConfigError, ProviderError, UsageError
+
+    return [
+        (ConfigError, "profile error"),
+        (UsageError, "error"),
+        (ProviderError, "model request failed"),
+        (AgentCliError, "error"),
+    ]
 
 
 def _say(label: str, message: str, hint: str | None) -> None:
@@ -61,28 +67,38 @@ def run_guarded(fn: Callable[..., int | None], **options: Any) -> int:
         sys.stderr.write("agent: interrupted\n")
         return EXIT_INTERRUPTED
     except BrokenPipeError:  # `agent sessions | head -1`: the reader is gone; stop quietly, like any filter
-        _silence_stdout()
+        silence_stdout()
         return EXIT_OK  # (a run cut short by it says so itself: 141, in commands/run.py)
-    except AgentCliError as exc:
-        label = next(lbl for typ, lbl in _LABELS if isinstance(exc, typ))
-        code = exit_code_of(exc)
-        if code == EXIT_USAGE and isinstance(exc, ProviderError):
-            label = "error"  # no request was made: nothing "failed" at the model
-        _say(label, exc.message, exc.hint)
-        if options.get("json_out"):
-            _json_error(label, exc.message, exc.hint, code)
-        return code
-    except Exception as exc:  # a bug of ours: keep the details, scrubbed, out of the terminal
+    except Exception as exc:
+        from agentcli.core.errors import AgentCliError
+
+        if isinstance(exc, AgentCliError):
+            return _report(exc, options)
+        # a bug of ours: keep the details, scrubbed, out of the terminal
         path = _crash_report(exc)
         log_crash(exc)
         _say("internal error", f"{type(exc).__name__}: {exc}", f"details were written to {path}; please report it")
         return EXIT_FAILED
 
 
+def _report(exc: AgentCliError, options: dict[str, Any]) -> int:
+    """An error raised on purpose: its label and message (and hint) on stderr, its exit code."""
+    from agentcli.core.errors import ProviderError
+
+    label = next(lbl for typ, lbl in _labels() if isinstance(exc, typ))
+    code = exit_code_of(exc)
+    if code == EXIT_USAGE and isinstance(exc, ProviderError):
+        label = "error"  # no request was made: nothing "failed" at the model
+    _say(label, exc.message, exc.hint)
+    if options.get("json_out"):
+        _json_error(label, exc.message, exc.hint, code)
+    return code
+
+
 def exit_code_of(exc: AgentCliError) -> int:
     """The class's exit code, except that a key missing from the environment is the user's set-up
     (exit 2, like a bad profile), not a failed request: no request was sent (no HTTP status)."""
-    from agentcli.core.errors import ProviderErrorCode
+    from agentcli.core.errors import ProviderError, ProviderErrorCode
 
     if isinstance(exc, ProviderError) and exc.code is ProviderErrorCode.AUTH and exc.status is None:
         return EXIT_USAGE
@@ -106,7 +122,7 @@ def _json_error(label: str, message: str, hint: str | None, code: int) -> None:
         pass
 
 
-def _silence_stdout() -> None:
+def silence_stdout() -> None:
     """Point stdout at /dev/null so the interpreter's last flush cannot fail again."""
     import os
 

@@ -1,338 +1,43 @@
-"""The `agent` command line.
+"""The `agent` process entry: what runs before the typer app (`agentcli.cli.app`) is loaded.
 
-Only option declarations live here. Each command body imports its implementation
-module on call, so `agent --help` never loads httpx, pydantic or prompt-toolkit. No `from
-__future__ import annotations` here: typer would then eval every option's annotation string on
-every start (a compile per parameter); real annotation objects are built once, at import.
+Importing typer is most of what `agent --version` would cost, and the answer needs none of it:
+`agent --version` (or `-V`) alone is answered here with the bytes and the exit code typer's eager
+option gives. Every other start goes to the app built for the command argv names (`app_for`).
+`app` and `app_for` are re-exported on first use, so importing this module stays typer-free.
 """
 
-import importlib
-from pathlib import Path
-from typing import Annotated, Optional
-
-import typer
+from __future__ import annotations
 
 from agentcli import __version__
 
-app = typer.Typer(
-    name="agent",
-    help="Run an agent loop against any LLM, with tool calling that works.",
-    no_args_is_help=False,  # bare `agent` opens the chat, as `claude`, `codex` and `aider` do
-    invoke_without_command=True,
-    add_completion=True,  # --install-completion / --show-completion for bash, zsh, fish, PowerShell
-    rich_markup_mode=None,
-    pretty_exceptions_enable=False,
-    context_settings={"help_option_names": ["-h", "--help"]},
-)
-profiles_app = typer.Typer(help="List, show and create profiles.", no_args_is_help=True, rich_markup_mode=None)
-app.add_typer(profiles_app, name="profiles")
-mcp_app = typer.Typer(help="List, add and remove shared MCP servers (config.toml).", no_args_is_help=True,
-                      rich_markup_mode=None)
-app.add_typer(mcp_app, name="mcp")
+TYPE_CHECKING = False  # not typing's: importing typing is a tenth of what `agent --version` costs
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any
 
-def _complete_profile(incomplete: str) -> list[str]:
-    """Shell completion for --profile: the names `agent profiles list` shows (a broken file is skipped)."""
-    try:
-        from agentcli.config import list_profiles
-
-        names = sorted({p.name for p in list_profiles()})
-    except Exception:  # completion must never print a traceback into the shell
-        return []
-    return [n for n in names if n.startswith(incomplete)]
+VERSION_FLAGS = ("--version", "-V")
 
 
-# Shared option aliases.
-ProfileOpt = Annotated[
-    Optional[str],
-    typer.Option("--profile", "-p", help="Profile name, or path/to/file.toml[#name].",
-                 autocompletion=_complete_profile),
-]
-WorkspaceOpt = Annotated[
-    Optional[Path],
-    typer.Option("--workspace", "-w", help="Directory the agent may work in (default: current directory)."),
-]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable JSON output.")]
+def answers_version(argv: list[str], environ: Mapping[str, str]) -> bool:
+    """True when argv is `agent --version` or `agent -V` and nothing else, outside shell completion
+    (any *_COMPLETE variable hands the whole start to typer's completion, as `app_for` does)."""
+    return len(argv) == 2 and argv[1] in VERSION_FLAGS and not any(k.endswith("_COMPLETE") for k in environ)
 
 
-def _dispatch(command: str, **options: object) -> None:
-    """Import `agentcli.cli.commands.<command>` and run it under the error table."""
-    from agentcli.cli.errors import run_guarded
-
-    module = importlib.import_module(f"agentcli.cli.commands.{command}")
-    code = run_guarded(module.execute, **options)
-    raise typer.Exit(code)
-
-
-def _version(value: bool) -> None:
-    if value:
-        typer.echo(f"agent {__version__}")
-        raise typer.Exit()
-
-
-@app.callback()
-def _root(
-    ctx: typer.Context,
-    version: Annotated[
-        bool, typer.Option("--version", "-V", callback=_version, is_eager=True, help="Show the version and exit.")
-    ] = False,
-) -> None:
-    """Run an agent loop against any LLM, with tool calling that works. With no command, opens a chat."""
-    if ctx.invoked_subcommand is not None:
-        return
+def print_version() -> int:
+    """What typer's `--version` callback writes, and the exit code its standalone mode gives: 0, or
+    1 when stdout is a closed pipe (then quietly, as click does)."""
     import sys
 
-    if not sys.stdin.isatty():  # `agent` in a script or pipe: there is no one to chat with
-        typer.echo(ctx.get_help())
-        raise typer.Exit(0)
-    _dispatch("chat")
+    try:
+        sys.stdout.write(f"agent {__version__}\n")
+        sys.stdout.flush()
+    except BrokenPipeError:
+        from agentcli.cli.errors import silence_stdout
 
-
-@app.command()
-def run(
-    goal: Annotated[
-        Optional[str], typer.Argument(help="What the agent should do; '-' (or no goal with a pipe) reads it from stdin.")
-    ] = None,
-    profile: ProfileOpt = None,
-    workspace: WorkspaceOpt = None,
-    tier: Annotated[Optional[str], typer.Option(
-        help="Highest tier this run may reach: crawl, walk or run (default: the profile's max_tier). The run "
-             "starts at the profile's start_tier and rises only through an approved tier request.")] = None,
-    yes: Annotated[bool, typer.Option("--yes", "-y", help="Approve every checkpoint, tier requests up to the cap "
-                                                          "included (same as --approve all).")] = False,
-    approve: Annotated[Optional[str], typer.Option(
-        help="Approval policy: ask; edits (pre-approves the walk tier and file changes); all (same as --yes).")] = None,
-    json_out: JsonOpt = False,
-    resume: Annotated[
-        Optional[str],
-        typer.Option("--resume", help="Continue a session by id (any unique prefix); 'last' = this folder's latest.",
-                     show_default=False),
-    ] = None,
-    continue_: Annotated[
-        bool, typer.Option("--continue", "-c", help="Continue this workspace's latest session.")
-    ] = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the final answer.")] = False,
-    interactive: Annotated[bool, typer.Option("--interactive", "-i", help="Stay in a chat session afterwards.")] = False,
-    max_turns: Annotated[Optional[int], typer.Option(help="Override the profile's max_turns.")] = None,
-    model: Annotated[Optional[str], typer.Option("--model", "-m", help="Override the profile's model id.")] = None,
-    unsandboxed: Annotated[bool, typer.Option(
-        "--dangerously-run-unsandboxed",
-        help="With --yes, run shell commands even where the OS sandbox cannot start (with your full permissions).",
-    )] = False,
-) -> None:
-    """Run the agent on GOAL until it answers, or a guard or checkpoint stops it."""
-    _dispatch(
-        "run", goal=goal, profile=profile, workspace=workspace, tier=tier, yes=yes, approve=approve,
-        json_out=json_out, resume=resume, interactive=interactive, max_turns=max_turns, model=model,
-        continue_=continue_, quiet=quiet, unsandboxed=unsandboxed,
-    )
-
-
-@app.command()
-def chat(
-    message: Annotated[Optional[str], typer.Argument(help="A first message to send (then the chat goes on).")] = None,
-    profile: ProfileOpt = None,
-    workspace: WorkspaceOpt = None,
-    tier: Annotated[Optional[str], typer.Option(help="Starting tier.")] = None,
-    model: Annotated[Optional[str], typer.Option("--model", "-m", help="Override the profile's model id.")] = None,
-    resume: Annotated[
-        Optional[str], typer.Option("--resume", help="Open a session by id (any unique prefix); 'last' = this folder's latest.",
-                                    show_default=False),
-    ] = None,
-    continue_: Annotated[bool, typer.Option("--continue", "-c", help="Open this workspace's latest session.")] = False,
-) -> None:
-    """Open an interactive session (bare `agent` does the same; /model switches model or provider mid-session)."""
-    _dispatch("chat", message=message, profile=profile, workspace=workspace, tier=tier, model=model, resume=resume,
-              continue_=continue_)
-
-
-@app.command()
-def doctor(
-    profile: ProfileOpt = None,
-    model: Annotated[Optional[str], typer.Option("--model", "-m", help="Check a model id instead of a profile.")] = None,
-    json_out: JsonOpt = False,
-    offline: Annotated[bool, typer.Option("--offline", help="Skip the endpoint checks.")] = False,
-    probe: Annotated[bool, typer.Option("--probe", help="Send one tiny tool-call request and learn what works.")] = False,
-    forget: Annotated[bool, typer.Option("--forget", help="Clear learned facts for this model and endpoint.")] = False,
-) -> None:
-    """Show the parsed model, its capabilities, the wire plan and endpoint health."""
-    _dispatch("doctor", profile=profile, model=model, json_out=json_out, offline=offline, probe=probe, forget=forget)
-
-
-@app.command()
-def parse(
-    file: Annotated[Optional[str], typer.Argument(help="A raw response body or assistant text; '-' for stdin.")] = None,
-    provider: Annotated[Optional[str], typer.Option(help="Response shape: openai, anthropic, ollama, gemini, openai_responses, text.")] = None,
-    tools: Annotated[Optional[str], typer.Option(help="Comma-separated tool names that were offered.")] = None,
-    json_out: JsonOpt = False,
-    jsonl: Annotated[Optional[str], typer.Option("--jsonl", help="Batch mode: one request per line; '-' for stdin.")] = None,
-    debug: Annotated[bool, typer.Option("--debug", help="Also report parser failures that were caught (stderr).")] = False,
-    model: Annotated[Optional[str], typer.Option("--model", "-m", help="Read calls as a run with this model would.")] = None,
-) -> None:
-    """Show the tool calls, text and repairs agentcli finds in a model's output."""
-    _dispatch("parse", file=file, provider=provider, tools=tools, json_out=json_out, jsonl=jsonl, debug=debug,
-              model=model)
-
-
-@app.command()
-def tools(profile: ProfileOpt = None, tier: Annotated[Optional[str], typer.Option(help="Show what is visible at this tier.")] = None, json_out: JsonOpt = False) -> None:
-    """List the built-in tools by tier, and the profile's MCP tools with server, tier and state."""
-    _dispatch("tools", profile=profile, tier=tier, json_out=json_out)
-
-
-@app.command()
-def sessions(
-    json_out: JsonOpt = False,
-    all_: Annotated[bool, typer.Option("--all", "-a", help="Every workspace, not only this one.")] = False,
-    workspace: WorkspaceOpt = None,
-) -> None:
-    """List this workspace's saved sessions, newest first (continue with `agent run -c` or `--resume ID`)."""
-    _dispatch("sessions", json_out=json_out, all_=all_, workspace=workspace)
-
-
-SessionArg = Annotated[
-    Optional[str], typer.Argument(help="Session id (any unique prefix); default: this workspace's latest.")
-]
-
-
-@app.command()
-def diff(
-    session: SessionArg = None,
-    workspace: WorkspaceOpt = None,
-    last: Annotated[bool, typer.Option("--last", help="Only the last request's changes.")] = False,
-    files: Annotated[bool, typer.Option("--files", help="Only the changed paths, one a line (A/M/D/?).")] = False,
-) -> None:
-    """Show every file change a session made, as a unified diff (default: this folder's latest change)."""
-    _dispatch("diff", session=session, workspace=workspace, last=last, files=files)
-
-
-@app.command()
-def undo(
-    session: SessionArg = None,
-    workspace: WorkspaceOpt = None,
-    list_: Annotated[bool, typer.Option("--list", "-l", help="List the points to go back to, newest (1) first.")] = False,
-    to: Annotated[Optional[int], typer.Option("--to", help="Go back to before point N of --list.")] = None,
-) -> None:
-    """Undo this folder's latest change (across sessions), or go back to a point; drops those requests."""
-    _dispatch("undo", session=session, workspace=workspace, list_=list_, to=to)
-
-
-@app.command()
-def trust(
-    target: Annotated[Optional[Path], typer.Argument(help="A profile file to trust by its content, or a folder.")] = None,
-    workspace: WorkspaceOpt = None,
-    revoke: Annotated[bool, typer.Option("--revoke", help="Withdraw trust.")] = False,
-) -> None:
-    """Trust this workspace's .agent/ profiles, or one profile FILE (they may then set URLs, keys, tiers, servers)."""
-    _dispatch("trust", workspace=workspace, revoke=revoke, target=target)
-
-
-@app.command(name="eval")
-def eval_(
-    profile: Annotated[Optional[list[str]], typer.Option("--profile", "-p", help="Profiles to evaluate (repeatable).")] = None,
-    scenarios: Annotated[str, typer.Option(help="Comma-separated scenario names, or 'all'.")] = "all",
-    trials: Annotated[Optional[int], typer.Option(help="Trials per scenario (default 1; 3 with --layers all).")] = None,
-    jobs: Annotated[int, typer.Option(help="Parallel workers.")] = 1,
-    json_out: JsonOpt = False,
-    live: Annotated[bool, typer.Option("--live", help="Use the real endpoints of the profiles (needs keys).")] = False,
-    matrix: Annotated[bool, typer.Option("--matrix", help="Show the family x dialect x provider matrix.")] = False,
-    layers: Annotated[Optional[str], typer.Option(help="Layer variants: all (each layer off on its own), or on,off (the default) and layer names (repair,names,coercion,messages,fallback,repeat_guard).")] = None,
-) -> None:
-    """Measure tool-calling reliability over scripted (or live) scenarios, and what each layer contributes."""
-    _dispatch("eval", profiles=profile or [], scenarios=scenarios, trials=trials, jobs=jobs, json_out=json_out, live=live, matrix=matrix, layers=layers)
-
-
-@profiles_app.command("list")
-def profiles_list(json_out: JsonOpt = False) -> None:
-    """List every profile that can be found, and where."""
-    _dispatch("profiles", action="list", json_out=json_out)
-
-
-@profiles_app.command("show")
-def profiles_show(name: str, json_out: JsonOpt = False) -> None:
-    """Show a profile's resolved values and where each came from."""
-    _dispatch("profiles", action="show", name=name, json_out=json_out)
-
-
-@profiles_app.command("new")
-def profiles_new(
-    name: str,
-    provider: Annotated[str, typer.Option(help="openai, anthropic, ollama, gemini, openrouter or scripted.")],
-    model: Annotated[str, typer.Option(help="Model id as the provider names it.")],
-    url: Annotated[Optional[str], typer.Option(help="Base URL (default: the provider's).")] = None,
-    api_key_env: Annotated[Optional[str], typer.Option(help="Environment variable that holds the key.")] = None,
-    force: Annotated[bool, typer.Option("--force", help="Overwrite an existing file.")] = False,
-) -> None:
-    """Write a new profile into the user config dir."""
-    _dispatch("profiles", action="new", name=name, provider=provider, model=model, url=url, api_key_env=api_key_env, force=force)
-
-
-@mcp_app.command("list")
-def mcp_list(json_out: JsonOpt = False) -> None:
-    """List the shared MCP servers."""
-    _dispatch("mcp", action="list", json_out=json_out)
-
-
-@mcp_app.command("add")
-def mcp_add(
-    name: str,
-    command: Annotated[Optional[list[str]], typer.Argument(help="Program and arguments (after --) for a stdio server.")] = None,
-    url: Annotated[Optional[str], typer.Option(help="Streamable HTTP endpoint instead of a command.")] = None,
-    env: Annotated[Optional[list[str]], typer.Option(help="NAME=VALUE for the server (repeatable; no secrets).")] = None,
-    env_from: Annotated[Optional[list[str]], typer.Option(help="Pass this variable through by name (repeatable).")] = None,
-    cwd: Annotated[Optional[str], typer.Option(help="Working directory (relative to the workspace).")] = None,
-    tier: Annotated[Optional[str], typer.Option(help="Tier for all its tools: crawl, walk or run.")] = None,
-    startup_timeout: Annotated[Optional[float], typer.Option(help="Seconds to wait for it to start.")] = None,
-    tool_timeout: Annotated[Optional[float], typer.Option(help="Seconds to wait for one tool call.")] = None,
-    force: Annotated[bool, typer.Option("--force", help="Replace a server of the same name.")] = False,
-    enable: Annotated[Optional[list[str]], typer.Option(
-        "--enable", help="Enable it in this profile (repeatable; a shipped profile is copied to your profiles dir first).",
-        autocompletion=_complete_profile)] = None,
-    all_: Annotated[bool, typer.Option("--all", help="Enable it in every profile of yours and in the default profile.")] = False,
-) -> None:
-    """Add a shared MCP server: agent mcp add NAME [--enable PROFILE | --all] -- COMMAND [ARGS...], or --url URL."""
-    _dispatch("mcp", action="add", name=name, argv=command or [], url=url, env=env or [], env_from=env_from or [],
-              cwd=cwd, tier=tier, startup_timeout=startup_timeout, tool_timeout=tool_timeout, force=force,
-              enable=enable or [], all_=all_)
-
-
-@mcp_app.command("remove")
-def mcp_remove(
-    name: str,
-    keep_profiles: Annotated[bool, typer.Option(
-        "--keep-profiles", help="Leave the profiles that name it alone (they fail to load until edited).")] = False,
-) -> None:
-    """Remove a shared MCP server, and drop it from the mcp lists of your profiles that name it."""
-    _dispatch("mcp", action="remove", name=name, keep_profiles=keep_profiles)
-
-
-def _names(info: typer.models.CommandInfo) -> str:
-    return info.name or typer.main.get_command_name(info.callback.__name__ if info.callback else "")
-
-
-def app_for(argv: list[str], environ: dict[str, str] | None = None) -> typer.Typer:
-    """The app to run for `argv`: when its first argument names a command, the app with that
-    command alone (with --version first, no command at all). Typer builds a click command, with every parameter, for each command it
-    holds, on every start; the one that runs is the one that matters. Anything else (root
-    options, help, an unknown name, shell completion) gets the whole app, so every listing and
-    every suggestion stays as it was."""
-    import os
-
-    env = os.environ if environ is None else environ
-    if len(argv) < 2 or any(k.endswith("_COMPLETE") for k in env):
-        return app
-    name = argv[1]
-    if name in ("--version", "-V"):  # eager: answered before any command is looked up
-        commands, groups = [], []
-    else:
-        commands = [c for c in app.registered_commands if _names(c) == name]
-        groups = [g for g in app.registered_groups if g.name == name]
-        if len(commands) + len(groups) != 1:
-            return app
-    import copy
-
-    slim = copy.copy(app)
-    slim.registered_commands, slim.registered_groups = commands, groups
-    return slim
+        silence_stdout()
+        return 1
+    return 0
 
 
 def main() -> None:
@@ -343,7 +48,20 @@ def main() -> None:
     import sys
 
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+    if answers_version(sys.argv, os.environ):
+        raise SystemExit(print_version())
+    from agentcli.cli.app import app_for
+
     app_for(sys.argv)()
+
+
+def __getattr__(name: str) -> Any:
+    """`app` and `app_for` as before the entry and the app were two modules (loaded on first use)."""
+    if name in ("app", "app_for"):
+        from agentcli.cli import app as module
+
+        return getattr(module, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 if __name__ == "__main__":

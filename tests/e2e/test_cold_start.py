@@ -26,6 +26,7 @@ print(json.dumps(sorted(sys.modules)))
 # command -> heavy modules it may load (reading a profile needs the pydantic schema)
 ALLOWED = {
     ("--version",): set(),
+    ("-V",): set(),
     ("--help",): set(),
     ("run", "--help"): set(),
     ("eval", "--help"): set(),
@@ -43,7 +44,8 @@ NEVER = {"asyncio", "ssl", "agentcli.core.aio", "agentcli.agent.loop", "agentcli
 LISTING = {"agentcli.core.events", "agentcli.config.schema", "secrets"}
 # command -> what else it must not load: each listing command reads only what it lists.
 ALSO_NEVER = {
-    ("--version",): {"rich", "agentcli.core.types", "agentcli.cli.commands"} | LISTING,
+    ("--version",): {"typer", "typing", "agentcli.cli.app", "rich", "agentcli.core.types", "agentcli.cli.commands"} | LISTING,
+    ("-V",): {"typer", "agentcli.cli.app", "rich", "agentcli.core.types", "agentcli.cli.commands"} | LISTING,
     ("--help",): {"rich", "agentcli.core.types", "agentcli.cli.commands"} | LISTING,
     ("run", "--help"): {"rich", "agentcli.core.types", "agentcli.cli.commands"} | LISTING,
     ("eval", "--help"): {"rich", "agentcli.core.types", "agentcli.cli.commands"} | LISTING,
@@ -51,8 +53,8 @@ ALSO_NEVER = {
     ("tools",): {"agentcli.tools.shell_rules", "agentcli.tools.bwrap", "agentcli.tools.isolation",
                  "agentcli.tools.sandbox_env", "agentcli.config", "agentcli.agent", "socket"} | LISTING,
     # none saved yet: the one-line answer needs no console
-    ("sessions",): {"rich", "agentcli.core.types", "agentcli.agent.store", "agentcli.agent.checkpoints",
-                    "agentcli.agent.serialize"} | LISTING,
+    ("sessions",): {"rich", "agentcli.core.types", "agentcli.core.errors", "agentcli.agent.store",
+                    "agentcli.agent.checkpoints", "agentcli.agent.serialize"} | LISTING,
     ("profiles", "list"): {"agentcli.core.types", "agentcli.agent", "agentcli.tools"} | LISTING,
     ("doctor", "--offline", "--profile", "offline"): {"agentcli.agent.store", "agentcli.tools.registry",
                                                       "agentcli.tools.shell_rules",
