@@ -187,7 +187,7 @@ def _prepared(name: str) -> _Prepared | None:
     got = _PREPARED.get(name)
     if got is None or name not in dialects.DIALECTS:
         try:
-            d = dialects.get(name)
+            d = dialects.deferred(name)  # its module is imported when the chain first parses with it
         except (KeyError, ImportError, AttributeError):
             return None
         markers = tuple(m for m in d.markers if m)
@@ -778,10 +778,10 @@ def _call_markup() -> tuple[str, ...]:
     found: set[str] = set()
     for name in dialects.DIALECTS:
         try:
-            d = dialects.get(name)
+            d = dialects.declared(name)
         except (KeyError, ImportError, AttributeError):
             continue
-        for m in (*d.markers, *getattr(d, "stream_markers", ())):
+        for m in (*d.markers, *d.stream_markers):
             if m[:1] in ("<", "[") or (m[:1].isalpha() and m.endswith(">")):
                 found.add(m)
     return tuple(sorted(found))

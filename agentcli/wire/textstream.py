@@ -102,18 +102,23 @@ def _detector(names: tuple[str, ...], tools: tuple[str, ...]) -> _Detector:
     """What a stream over these dialects looks for, built once per chain and offered tools: the
     same few come back every turn, and building it (about 300 markers and their prefixes) cost
     more than reading a short reply."""
-    loaded = []
+    rows = []
     for n in names:
         try:
-            loaded.append(dialects.get(n))
+            rows.append((n, dialects.declared(n)))  # data: a dialect's module is imported only to read with it
         except Exception:  # noqa: BLE001 - a missing dialect module only narrows detection
             continue
     found: set[str] = set()
-    for d in loaded:
-        found.update(m for m in (*d.markers, *getattr(d, "stream_markers", ())) if m)
+    markerless = []
+    for n, d in rows:
+        found.update(m for m in (*d.markers, *d.stream_markers) if m)
         if d.offered_only:
             found.update(f"<{t}>" for t in tools)
-    markerless = tuple(d for d in loaded if not d.markers and not d.offered_only)  # offered-only forms need the tools
+        elif not d.markers:  # offered-only forms need the tools
+            try:
+                markerless.append(dialects.get(n))
+            except Exception:  # noqa: BLE001 - as above
+                continue
     markers = tuple(sorted(found, key=len, reverse=True))
     think_close = _markup.collected().close_of
     triggers = [re.escape(m) for m in markers] + [re.escape(o) for o in think_close]
@@ -122,7 +127,7 @@ def _detector(names: tuple[str, ...], tools: tuple[str, ...]) -> _Detector:
         triggers += [r"\{", r"\[", "```", "~~~"]
         holds |= {"```", "~~~"}
     return _Detector(
-        markerless, markers, re.compile("|".join(triggers)),
+        tuple(markerless), markers, re.compile("|".join(triggers)),
         re.compile("|".join(re.escape(m) for m in markers)) if markers else None,
         frozenset(m[:k] for m in holds for k in range(1, len(m))), max((len(m) for m in holds), default=1),
         think_close,

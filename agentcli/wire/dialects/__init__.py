@@ -2,13 +2,19 @@
 
 Each module holds one or more `Dialect` instances (see _base.py); the table below
 maps a dialect name to "module:ATTRIBUTE" and is the only registry. Modules are
-imported on first use.
+imported on first use: what a dialect declares about its markup (markers, wrappers,
+reasoning tags...) is also kept as data (_declared.py, one row per dialect, generated
+from the dialects and checked against them by a test), so the parser chain, the string
+masking and the stream detector are built without importing a module, and a reply
+imports only the dialects the chain reads it with.
 """
 
 from __future__ import annotations
 
+from typing import Any, cast
+
 from agentcli.core.lazy import LazyTable
-from agentcli.wire.dialects._base import Dialect
+from agentcli.wire.dialects._base import Declared, Dialect, declaration_of
 
 # name -> module (relative to this package). Order here is the default parse priority:
 # specific token/tag forms first, generic JSON last.
@@ -95,4 +101,45 @@ def names() -> list[str]:
 
 def emulation_styles() -> list[str]:
     """Dialects we can prompt a model with (they define render_prompt)."""
-    return [n for n in DIALECTS if get(n).emulation]
+    return [n for n in DIALECTS if declared(n).emulation]
+
+
+_ROWS: dict[str, Declared] | None = None
+
+
+def declared(name: str) -> Declared:
+    """What dialect `name` declares (KeyError if unknown): its row in _declared.py when that row is
+    for the module the table names, else read from the loaded dialect (a row added at run time)."""
+    global _ROWS
+    ref = DIALECTS[name]
+    if _ROWS is None:
+        from agentcli.wire.dialects._declared import ROWS
+
+        _ROWS = ROWS
+    row = _ROWS.get(ref)
+    return row if row is not None else declaration_of(get(name))
+
+
+class _Deferred:
+    """A dialect standing in until it is used: its declared data answers at once, anything else
+    (parse, name, render_*) imports its module and is the loaded dialect's own, read at each use."""
+
+    def __init__(self, name: str, row: Declared) -> None:
+        self.__dict__.update(row._asdict())
+        self.__dict__.pop("split_trigger")
+        self._dialect_name = name
+
+    def __getattr__(self, attr: str) -> Any:
+        return getattr(get(self.__dict__["_dialect_name"]), attr)
+
+    def __repr__(self) -> str:
+        return f"<dialect {self._dialect_name!r}, not loaded yet>"
+
+
+def deferred(name: str) -> Dialect:
+    """Dialect `name` for the parser chain (KeyError if unknown): its declarations are read without
+    importing its module, which is imported the first time the chain parses with it."""
+    ref = DIALECTS[name]
+    declared(name)  # fills _ROWS
+    row = _ROWS.get(ref) if _ROWS is not None else None
+    return get(name) if row is None else cast(Dialect, _Deferred(name, row))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from agentcli.core.types import Tool, ToolCall, ToolResult
@@ -85,3 +85,35 @@ class Dialect:
 
     def render_results(self, results: list[ToolResult]) -> str:
         raise NotImplementedError(f"{self.name} is not an emulation dialect")
+
+
+class Declared(NamedTuple):
+    """What one dialect declares about its markup, as plain data (the Dialect fields above, with
+    `reasoning_split` as its trigger only). The chain's marker index, the string masking, the
+    reasoning split and the stream detector need only this, so a reply imports a dialect's module
+    only when the chain reads with it (dialects/_declared.py holds the registry's rows)."""
+
+    markers: tuple[str, ...] = ()
+    owns: tuple[str, ...] = ()
+    empty_lists: tuple[tuple[str, str], ...] = ()
+    answer_tags: tuple[str, ...] = ()
+    stream_markers: tuple[str, ...] = ()
+    offered_only: bool = False
+    name_strict: bool = False
+    emulation: bool = False
+    reasoning_tags: tuple[tuple[str, str], ...] = ()
+    call_wrappers: tuple[tuple[str, str], ...] = ()
+    section_openers: tuple[str, ...] = ()
+    split_trigger: str | None = None
+
+
+def declaration_of(d: Dialect) -> Declared:
+    """The declarations of a loaded dialect, as data."""
+    split = d.reasoning_split
+    return Declared(
+        markers=tuple(d.markers), owns=tuple(d.owns), empty_lists=tuple((o, c) for o, c in d.empty_lists),
+        answer_tags=tuple(d.answer_tags), stream_markers=tuple(getattr(d, "stream_markers", ())),
+        offered_only=bool(d.offered_only), name_strict=bool(d.name_strict), emulation=bool(d.emulation),
+        reasoning_tags=tuple((o, c) for o, c in d.reasoning_tags), call_wrappers=tuple((o, c) for o, c in d.call_wrappers),
+        section_openers=tuple(d.section_openers), split_trigger=split.trigger if split is not None else None,
+    )

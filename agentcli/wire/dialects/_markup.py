@@ -6,8 +6,8 @@ pipeline's reasoning split, the string masking (_opaque.py) and the stream detec
 collected tuples, so a new family is one module, one registry row and one fixture: no central
 table to edit. This module sits below the pipeline and _opaque (both import it, it imports neither).
 
-Collected lazily on first use and cached: every dialect module is imported then, as the string
-masking already does on the first reply. Caches built from the table register with `on_change`, so
+Collected lazily on first use and cached, from the registry's declared rows (dialects/_declared.py):
+no dialect module is imported for it but one declaring a reasoning split (its function). Caches built from the table register with `on_change`, so
 a test that adds a registry row calls `forget()` and every one of them is rebuilt.
 """
 
@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from agentcli.wire import dialects
-from agentcli.wire.dialects._base import Dialect, ReasoningSplit
+from agentcli.wire.dialects._base import ReasoningSplit
 
 
 @dataclass(frozen=True)
@@ -45,13 +45,6 @@ GENERIC = Markup(
 )
 
 
-def declared(d: Dialect) -> Markup:
-    """The markup dialect `d` declares."""
-    split = d.reasoning_split
-    return Markup(tuple(d.reasoning_tags), tuple(d.call_wrappers), tuple(d.section_openers),
-                  (split,) if split is not None else ())
-
-
 @dataclass(frozen=True)
 class Collected:
     """The whole table's declarations, merged (each entry once, the generic one first, then in
@@ -75,9 +68,12 @@ def collected() -> Collected:
     parts = [GENERIC]
     for name in dialects.names():
         try:
-            parts.append(declared(dialects.get(name)))
+            row = dialects.declared(name)  # data: no module imported, but for a reasoning split's function
+            split = dialects.get(name).reasoning_split if row.split_trigger is not None else None
         except (KeyError, ImportError, AttributeError):
             continue  # a broken row narrows what is known, as everywhere else in the chain
+        parts.append(Markup(row.reasoning_tags, row.call_wrappers, row.section_openers,
+                            (split,) if split is not None else ()))
 
     def merged(field: str) -> tuple:
         return tuple(dict.fromkeys(x for p in parts for x in getattr(p, field)))

@@ -241,10 +241,10 @@ def markup_pattern() -> re.Pattern[str]:
     found: set[str] = set()
     for name in dialects.names():
         try:
-            d = dialects.get(name)
+            d = dialects.declared(name)  # data: no module imported
         except (KeyError, ImportError, AttributeError):
             continue
-        for m in (*d.markers, *getattr(d, "stream_markers", ()), *d.owns, *(t for pair in d.empty_lists for t in pair)):
+        for m in (*d.markers, *d.stream_markers, *d.owns, *(t for pair in d.empty_lists for t in pair)):
             found.add(m)
             if m.startswith("<") and m.endswith(">") and not m.startswith("</"):
                 found.add("</" + m[1:])

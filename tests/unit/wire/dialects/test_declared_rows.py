@@ -1,0 +1,126 @@
+"""The registry's declared rows (dialects/_declared.py) are each dialect's own declarations, and the
+parse reads a dialect's module only when its chain reads with it: built from the rows, the marker
+index, the string masking and the reasoning split import nothing (counted imports, not time)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from dialect_corpus import all_cases, context
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agentcli.wire import dialects
+from agentcli.wire.dialects import _declared, _declared_gen, _markup
+from agentcli.wire.dialects._base import Declared, declaration_of
+from agentcli.wire.pipeline import parse_text
+
+
+@pytest.mark.parametrize("name", dialects.names())
+def test_each_row_is_what_its_dialect_declares(name):
+    ref = dialects.DIALECTS[name]
+    assert ref in _declared.ROWS, f"no declared row for {ref}: run python -m agentcli.wire.dialects._declared_gen"
+    assert _declared.ROWS[ref] == declaration_of(dialects.get(name)), (
+        f"{name}'s declarations changed: run python -m agentcli.wire.dialects._declared_gen")
+    assert dialects.declared(name) == _declared.ROWS[ref]
+
+
+def test_no_row_outlives_its_registry_row():
+    assert set(_declared.ROWS) == set(dialects.DIALECTS.values())
+
+
+def test_the_file_is_what_the_generator_writes():
+    path = Path(_declared.__file__)
+    text = path.read_text(encoding="utf-8")
+    assert _declared_gen.rewritten(text) == text
+
+
+def test_a_row_added_at_run_time_is_read_from_its_dialect(monkeypatch):
+    """A registry row with no declared row (a plugin, a test's throwaway family) still counts: its
+    declarations come from the loaded dialect, and the chain gets the dialect itself."""
+    monkeypatch.setitem(dialects.DIALECTS, "hermes_again", "hermes:HERMES_AGAIN")
+    hermes = dialects.get("hermes")
+    import agentcli.wire.dialects.hermes as module
+
+    monkeypatch.setattr(module, "HERMES_AGAIN", hermes, raising=False)
+    monkeypatch.setitem(_declared.ROWS, "hermes:HERMES", _declared.ROWS["hermes:HERMES"])  # restored after
+    assert dialects.declared("hermes_again") == declaration_of(hermes)
+    assert dialects.deferred("hermes_again") is hermes
+
+
+def test_a_deferred_dialect_answers_its_declarations_and_parses_as_itself():
+    for name in dialects.names():
+        d, real = dialects.deferred(name), dialects.get(name)
+        for field in Declared._fields:
+            if field != "split_trigger":
+                assert getattr(d, field, ()) == getattr(real, field, ()), (name, field)
+        text = "<tool_call>{\"name\": \"f\", \"arguments\": {}}</tool_call>"
+        assert d.name == real.name
+        assert d.parse(text) == real.parse(text)
+
+
+def test_a_deferred_dialect_reads_a_patched_parse(monkeypatch):
+    """The stand-in looks the method up on the dialect at each use, so a patch of the dialect counts."""
+    d = dialects.deferred("hermes")
+    monkeypatch.setattr(dialects.get("hermes"), "parse", lambda text: ([], "patched"))
+    assert d.parse("x") == ([], "patched")
+
+
+# --- what a parse loads -----------------------------------------------------------------------------
+
+def _always_loaded() -> set[str]:
+    """Dialects the chain reads every reply with (no marker) and those declaring a reasoning split
+    (its function is collected with the markup)."""
+    return {n for n in dialects.names()
+            if (not dialects.declared(n).markers and not dialects.declared(n).offered_only)
+            or dialects.declared(n).split_trigger is not None}
+
+
+def _loaded_by(text: str, case: dict) -> set[str]:
+    """The registry names a parse of `text` loaded, with every table-built cache cleared first."""
+    loaded: set[str] = set()
+    by_ref = {ref: n for n, ref in dialects.DIALECTS.items()}
+    real = dialects._table.load
+
+    def counting(ref: str):  # noqa: ANN202
+        loaded.add(by_ref.get(ref, ref))
+        return real(ref)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(dialects._table, "load", counting)
+        _markup.forget()
+        try:
+            parse_text(text, context(case))
+        finally:
+            _markup.forget()
+    return loaded
+
+
+CASES = all_cases(dialects.names())
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.sampled_from(CASES), min_size=1, max_size=2), st.sampled_from(["", "\n", " and then "]))
+def test_a_parse_loads_only_the_dialects_whose_markers_it_holds(picked, glue):
+    """Any fixture reply, or two run together: the dialects loaded are the always-read ones and those
+    whose markers (or, for offered-only forms, an offered tool's tag) stand in the text; never the
+    other families."""
+    case = {"tools": [t for _, c in picked for t in c.get("tools", ())]}
+    text = glue.join(c["text"] for _, c in picked)
+    present = set()
+    for n in dialects.names():
+        row = dialects.declared(n)
+        if any(m and m in text for m in (*row.markers, *row.owns)):
+            present.add(n)
+        if row.offered_only and any(f"<{t}>" in text for t in case.get("tools", ())):
+            present.add(n)
+    assert _loaded_by(text, case) <= _always_loaded() | present
+
+
+def test_a_hermes_reply_loads_no_other_family():
+    text = '<tool_call>{"name": "read_file", "arguments": {"path": "a.txt"}}</tool_call>'
+    loaded = _loaded_by(text, {"tools": ["read_file"]})
+    assert "hermes" in loaded
+    assert loaded - {"hermes"} == _always_loaded() - {"hermes"}
+    assert len(loaded) < len(dialects.names()) // 5
