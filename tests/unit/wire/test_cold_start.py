@@ -67,3 +67,4 @@ def test_a_cold_parse_of_a_hermes_reply_loads_no_other_family(tmp_path):
     theirs = {m for m in got["compiled_in"] if m.startswith("agentcli.wire.dialects.")}
     assert theirs  # the probe sees where patterns are compiled
     assert theirs <= set(got["modules"])
+    assert not got["hashlib"]  # a call's id needs blake2b only, not OpenSSL's hashes
