@@ -33,6 +33,7 @@ sys.stderr.write(json.dumps({
     "modules": sorted(m for m in sys.modules if m.startswith("agentcli.wire.dialects.")),
     "compiled_in": sorted(set(compiled)),
     "hashlib": "hashlib" in sys.modules,
+    "logging": "logging" in sys.modules,
 }) + "\\n")
 """
 
@@ -68,3 +69,4 @@ def test_a_cold_parse_of_a_hermes_reply_loads_no_other_family(tmp_path):
     assert theirs  # the probe sees where patterns are compiled
     assert theirs <= set(got["modules"])
     assert not got["hashlib"]  # a call's id needs blake2b only, not OpenSSL's hashes
+    assert not got["logging"]  # parser failures load it when one is recorded
