@@ -12,6 +12,7 @@ import re
 from typing import Any, NamedTuple
 
 from agentcli.core.events import StreamEvent, StreamKind
+from agentcli.core.lazy import lazy_pattern
 from agentcli.wire import dialects
 from agentcli.wire.dialects import _markup
 from agentcli.wire.dialects._base import MAX_CALLS
@@ -128,7 +129,7 @@ def _detector(names: tuple[str, ...], tools: tuple[str, ...]) -> _Detector:
         holds |= {"```", "~~~"}
     return _Detector(
         tuple(markerless), markers, re.compile("|".join(triggers)),
-        re.compile("|".join(re.escape(m) for m in markers)) if markers else None,
+        lazy_pattern("|".join(re.escape(m) for m in markers)) if markers else None,  # read in a held region only
         frozenset(m[:k] for m in holds for k in range(1, len(m))), max((len(m) for m in holds), default=1),
         think_close,
     )
