@@ -61,7 +61,8 @@ def _cold_parse(tmp_path) -> dict:  # noqa: ANN001
 def test_a_cold_parse_of_a_hermes_reply_loads_no_other_family(tmp_path):
     got = _cold_parse(tmp_path)
     public = {m for m in got["modules"] if not m.rsplit(".", 1)[1].startswith("_")}
-    assert public == {"agentcli.wire.dialects.hermes"} | _always_read_modules()
+    assert "agentcli.wire.dialects.hermes" in public
+    assert public <= {"agentcli.wire.dialects.hermes"} | _always_read_modules()
     every = {"agentcli.wire.dialects." + ref.split(":")[0] for ref in dialects.DIALECTS.values()}
     assert len(public) < len(every) // 5
     # no pattern of an unloaded family is compiled, and no module-level one of theirs
