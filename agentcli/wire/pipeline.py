@@ -705,7 +705,7 @@ def _schema_types(prop: Any) -> set[str]:
 
 
 # A fenced block left empty once the call written inside it was taken out.
-_EMPTY_FENCE = re.compile(r"```[\w+-]*[ \t]*\n\s*```[ \t]*")
+_EMPTY_FENCE = lazy_pattern(r"```[\w+-]*[ \t]*\n\s*```[ \t]*")
 
 
 def _without_turn_end(text: str) -> str:

@@ -20,6 +20,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from agentcli.core.lazy import lazy_pattern
 from agentcli.wire.dialects import _markup
 from agentcli.wire.dialects._seen import SHORT, holds
 from agentcli.wire.types import Candidate
@@ -28,19 +29,19 @@ from agentcli.wire.types import Candidate
 _OPEN, _CLOSE = "\ue000", "\ue001"
 _DIGIT0 = 0xE100
 _BASE = 64
-_PLACEHOLDER = re.compile(_OPEN + "([\ue100-\ue13f]+)" + _CLOSE)
+_PLACEHOLDER = lazy_pattern(_OPEN + "([\ue100-\ue13f]+)" + _CLOSE)
 # One token per match: a whole double- or single-quoted string on one line, a bracket, a newline,
 # or Gemma 4's string delimiter `<|"|>` (markup, not a quote).
 # Every branch opens with a literal (the brackets spelled one by one, not as a class), so the
 # regex engine skips to the next of those characters in C instead of trying each branch everywhere
 # (three times faster over long prose; the same matches).
-_TOKENS = re.compile(r'<\|"\|>|"[^"\\\n]*(?:\\.[^"\\\n]*)*"?|\'[^\'\\\n]*(?:\\.[^\'\\\n]*)*\'?|\{|\}|\[|\]|\(|\)|\n')
+_TOKENS = lazy_pattern(r'<\|"\|>|"[^"\\\n]*(?:\\.[^"\\\n]*)*"?|\'[^\'\\\n]*(?:\\.[^\'\\\n]*)*\'?|\{|\}|\[|\]|\(|\)|\n')
 _PAIRS = {"}": "{", "]": "[", ")": "("}
 _FIRSTS = "<[]"  # what every token of markup_pattern opens with (see its `kept`)
-_PARAM_OPEN = re.compile(r'<parameter(?:=[^>\n]{1,128}| name="[^"\n]{1,128}")>')
+_PARAM_OPEN = lazy_pattern(r'<parameter(?:=[^>\n]{1,128}| name="[^"\n]{1,128}")>')
 _PARAM_CLOSE = "</parameter>"
 # A value holding any of these is not one whole value (its close tag was left out): not hidden.
-_PARAM_STRUCTURE = re.compile(r"<parameter[ =]|</function>|</invoke>|<function=|<invoke ")
+_PARAM_STRUCTURE = lazy_pattern(r"<parameter[ =]|</function>|</invoke>|<function=|<invoke ")
 
 
 class Masked:
