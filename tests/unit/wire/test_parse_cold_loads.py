@@ -8,6 +8,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from agentcli.wire import dialects
 
 _PROBE = """
@@ -34,6 +36,7 @@ sys.stderr.write(json.dumps({
     "compiled_in": sorted(set(compiled)),
     "hashlib": "hashlib" in sys.modules,
     "logging": "logging" in sys.modules,
+    "plan_types": "agentcli.wire._plan" in sys.modules,
 }) + "\\n")
 """
 
@@ -71,3 +74,15 @@ def test_a_cold_parse_of_a_hermes_reply_loads_no_other_family(tmp_path):
     assert theirs <= set(got["modules"])
     assert not got["hashlib"]  # a call's id needs blake2b only, not OpenSSL's hashes
     assert not got["logging"]  # parser failures load it when one is recorded
+    assert not got["plan_types"]  # WirePlan and RequestSettings are a request's, not a parse's
+
+
+def test_the_request_types_are_still_read_from_wire_types():
+    from dataclasses import fields
+
+    from agentcli.wire import types
+
+    assert types.WirePlan(api="openai").native_tools is True
+    assert [f.name for f in fields(types.RequestSettings)][:2] == ["model", "stream"]
+    with pytest.raises(AttributeError):
+        types.NoSuchType  # noqa: B018
