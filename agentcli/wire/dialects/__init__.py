@@ -127,6 +127,7 @@ class _Deferred:
     def __init__(self, name: str, row: Declared) -> None:
         self.__dict__.update(row._asdict())
         self.__dict__.pop("split_trigger")
+        self.__dict__.pop("split_ref")
         self._dialect_name = name
 
     def __getattr__(self, attr: str) -> Any:

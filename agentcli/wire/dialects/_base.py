@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -25,6 +26,37 @@ class ReasoningSplit(NamedTuple):
 
     trigger: str
     split: Callable[[str], tuple[str, list[str]]]
+
+
+class _SplitRef:
+    """A split function named by "module:function" (a module of this package), imported on its
+    first call."""
+
+    __slots__ = ("ref", "_fn")
+
+    def __init__(self, ref: str) -> None:
+        self.ref = ref
+        self._fn: Callable[[str], tuple[str, list[str]]] | None = None
+
+    def __call__(self, text: str) -> tuple[str, list[str]]:
+        fn = self._fn
+        if fn is None:
+            import importlib
+
+            module, attr = self.ref.split(":")
+            fn = self._fn = getattr(importlib.import_module(f"{__package__}.{module}"), attr)
+        return fn(text)
+
+    def __repr__(self) -> str:
+        return f"split_by({self.ref!r})"
+
+
+@functools.cache
+def split_by(ref: str) -> Callable[[str], tuple[str, list[str]]]:
+    """The split function `ref` ("module:function") names, imported when first called; one object
+    per reference. A dialect declares its ReasoningSplit with it, so the collected markup holds the
+    very same split (dialects/_declared.py keeps the reference) without importing the dialect."""
+    return _SplitRef(ref)
 
 
 class Dialect:
@@ -104,6 +136,7 @@ class Declared(NamedTuple):
     call_wrappers: tuple[tuple[str, str], ...] = ()
     section_openers: tuple[str, ...] = ()
     split_trigger: str | None = None
+    split_ref: str | None = None  # a split declared with split_by: its reference
 
 
 def declaration_of(d: Dialect) -> Declared:
@@ -115,4 +148,5 @@ def declaration_of(d: Dialect) -> Declared:
         offered_only=bool(d.offered_only), name_strict=bool(d.name_strict), emulation=bool(d.emulation),
         reasoning_tags=tuple((o, c) for o, c in d.reasoning_tags), call_wrappers=tuple((o, c) for o, c in d.call_wrappers),
         section_openers=tuple(d.section_openers), split_trigger=split.trigger if split is not None else None,
+        split_ref=split.split.ref if split is not None and isinstance(split.split, _SplitRef) else None,
     )

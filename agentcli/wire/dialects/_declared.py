@@ -134,6 +134,7 @@ ROWS: dict[str, D] = {
         markers=("<|channel|>", "<|message|>", "to=functions."),
         owns=("<|channel|>",),
         split_trigger="<|message|>",
+        split_ref="harmony:split_analysis",
     ),
     "internlm2:INTERNLM2": D(markers=("<|action_start|>",), owns=("<|action_start|>",)),
     "jamba:JAMBA": D(markers=("<tool_calls>",), empty_lists=(("<tool_calls>", "</tool_calls>"),)),

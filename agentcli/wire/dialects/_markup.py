@@ -7,7 +7,8 @@ collected tuples, so a new family is one module, one registry row and one fixtur
 table to edit. This module sits below the pipeline and _opaque (both import it, it imports neither).
 
 Collected lazily on first use and cached, from the registry's declared rows (dialects/_declared.py):
-no dialect module is imported for it but one declaring a reasoning split (its function). Caches built from the table register with `on_change`, so
+no dialect module is imported for it (a reasoning split declared with split_by is imported when a
+reply holds its trigger; one declared with the function itself imports its dialect). Caches built from the table register with `on_change`, so
 a test that adds a registry row calls `forget()` and every one of them is rebuilt.
 """
 
@@ -18,7 +19,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from agentcli.wire import dialects
-from agentcli.wire.dialects._base import ReasoningSplit
+from agentcli.wire.dialects._base import ReasoningSplit, split_by
 
 
 # A NamedTuple, not a dataclass: every parse imports it, and a dataclass costs some 0.5 ms to build.
@@ -67,8 +68,13 @@ def collected() -> Collected:
     parts = [GENERIC]
     for name in dialects.names():
         try:
-            row = dialects.declared(name)  # data: no module imported, but for a reasoning split's function
-            split = dialects.get(name).reasoning_split if row.split_trigger is not None else None
+            row = dialects.declared(name)  # data: no module imported (a split declared by reference neither)
+            if row.split_trigger is None:
+                split = None
+            elif row.split_ref is not None:
+                split = ReasoningSplit(row.split_trigger, split_by(row.split_ref))
+            else:
+                split = dialects.get(name).reasoning_split
         except (KeyError, ImportError, AttributeError):
             continue  # a broken row narrows what is known, as everywhere else in the chain
         parts.append(Markup(row.reasoning_tags, row.call_wrappers, row.section_openers,

@@ -46,7 +46,7 @@ def _always_read_modules() -> set[str]:
     reasoning split, whose function the markup collects."""
     names = [n for n in dialects.names()
              if (not dialects.declared(n).markers and not dialects.declared(n).offered_only)
-             or dialects.declared(n).split_trigger is not None]
+             or (dialects.declared(n).split_trigger is not None and dialects.declared(n).split_ref is None)]
     return {"agentcli.wire.dialects." + dialects.DIALECTS[n].split(":")[0] for n in names}
 
 

@@ -53,7 +53,7 @@ def test_a_deferred_dialect_answers_its_declarations_and_parses_as_itself():
     for name in dialects.names():
         d, real = dialects.deferred(name), dialects.get(name)
         for field in Declared._fields:
-            if field != "split_trigger":
+            if field not in ("split_trigger", "split_ref"):
                 assert getattr(d, field, ()) == getattr(real, field, ()), (name, field)
         text = "<tool_call>{\"name\": \"f\", \"arguments\": {}}</tool_call>"
         assert d.name == real.name
@@ -74,7 +74,13 @@ def _always_loaded() -> set[str]:
     (its function is collected with the markup)."""
     return {n for n in dialects.names()
             if (not dialects.declared(n).markers and not dialects.declared(n).offered_only)
-            or dialects.declared(n).split_trigger is not None}
+            or _split_by_function(n)}
+
+
+def _split_by_function(name: str) -> bool:
+    """A reasoning split declared with the function itself: collecting the markup imports its dialect."""
+    row = dialects.declared(name)
+    return row.split_trigger is not None and row.split_ref is None
 
 
 def _loaded_by(text: str, case: dict) -> set[str]:
@@ -120,7 +126,7 @@ def test_a_parse_loads_only_the_dialects_whose_markers_it_holds(picked, glue):
 
 def test_a_hermes_reply_loads_no_other_family():
     call = '<tool_call>{"name": "read_file", "arguments": {"path": "a.txt"}}</tool_call>'
-    splits = {n for n in dialects.names() if dialects.declared(n).split_trigger is not None}
+    splits = {n for n in dialects.names() if _split_by_function(n)}
     # all calls: the markerless dialects are given only the line break left, which needs none of them
     assert _loaded_by(call + "\n", {"tools": ["read_file"]}) == {"hermes"} | splits
     # prose beside the call: they read it, as every reply's prose is read
@@ -135,3 +141,16 @@ def test_every_dialect_reads_nothing_from_whitespace(space):
     for name in dialects.names():
         assert dialects.get(name).parse(space) == ([], space), name
         assert dialects.deferred(name).parse(space) == ([], space), name
+
+
+def test_a_split_declared_by_reference_is_collected_as_itself_and_loads_on_its_trigger():
+    """Harmony's analysis split is declared by reference: the collected markup holds the very same
+    split, no module is imported to collect it, and a reply holding its trigger splits as before."""
+    from agentcli.wire.dialects import harmony
+    from agentcli.wire.dialects._base import split_by
+
+    assert harmony.HARMONY.reasoning_split.split is split_by("harmony:split_analysis")
+    assert harmony.HARMONY.reasoning_split in _markup.collected().reasoning_splits
+    text = "<|channel|>analysis<|message|>Think.<|end|><|start|>assistant<|channel|>final<|message|>Hi<|return|>"
+    assert harmony.HARMONY.reasoning_split.split(text) == harmony.split_analysis(text)
+    assert "harmony" not in _loaded_by('<tool_call>{"name": "f", "arguments": {}}</tool_call>', {})
