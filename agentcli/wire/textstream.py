@@ -19,7 +19,7 @@ from agentcli.wire.dialects._base import MAX_CALLS
 from agentcli.wire.pipeline import run_dialects
 from agentcli.wire.types import Candidate, ParseContext
 
-_NAME_RX = re.compile(
+_NAME_RX = lazy_pattern(
     r'"(?:name|tool|tool_name|function)"\s*:\s*"([A-Za-z_][\w.\-:/]{0,127})"'
     r"|<function=([^>\s]{1,128})>"
     r"""|invoke name=["']([^"'\s]{1,128})["']"""
@@ -28,17 +28,17 @@ _NAME_RX = re.compile(
     # to 128 characters at each position of the window, on every small delta.
     r"|([A-Za-z_](?<![\w.][A-Za-z_])[\w.]{0,127})\((?=[\w\s\"')\]]|$)"
 )
-_SCAN = re.compile(r'[{}\[\]"]')
-_IN_STRING = re.compile(r'["\\]')
-_TAG_CHARS = re.compile(r"<[\w.\-:/|｜]{0,40}$")
-_LEAD = re.compile(r"[A-Za-z_][\w.\-]{0,63}")
+_SCAN = lazy_pattern(r'[{}\[\]"]')
+_IN_STRING = lazy_pattern(r'["\\]')
+_TAG_CHARS = lazy_pattern(r"<[\w.\-:/|｜]{0,40}$")
+_LEAD = lazy_pattern(r"[A-Za-z_][\w.\-]{0,63}")
 _LOOKBACK = 256
 _PIECE = 512  # the largest delta handled in one step; longer ones are split
 # The current line's text already shown, kept while it is this short: a call id may stand before a
 # marker on its line (Kimi `NAME:0<|tool_call_argument_begin|>`) and the final parse reads it.
 _LINE_KEEP = 160
 _REGIONS = frozenset(("held", "fence", "brace"))
-_FENCE_LINE = re.compile(r"[ \t]{0,3}(?:`{3,}|~{3,})[ \t]*")  # name patterns are shorter than this; rescanning it keeps the cost linear
+_FENCE_LINE = lazy_pattern(r"[ \t]{0,3}(?:`{3,}|~{3,})[ \t]*")  # name patterns are shorter than this; rescanning it keeps the cost linear
 
 
 class _Brackets:
