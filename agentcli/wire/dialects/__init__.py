@@ -107,16 +107,20 @@ def emulation_styles() -> list[str]:
 _ROWS: dict[str, Declared] | None = None
 
 
-def declared(name: str) -> Declared:
-    """What dialect `name` declares (KeyError if unknown): its row in _declared.py when that row is
-    for the module the table names, else read from the loaded dialect (a row added at run time)."""
+def _row(name: str) -> Declared | None:
+    """The declared row of the module the table names for `name` (KeyError if unknown), if any."""
     global _ROWS
-    ref = DIALECTS[name]
     if _ROWS is None:
         from agentcli.wire.dialects._declared import ROWS
 
         _ROWS = ROWS
-    row = _ROWS.get(ref)
+    return _ROWS.get(DIALECTS[name])
+
+
+def declared(name: str) -> Declared:
+    """What dialect `name` declares (KeyError if unknown): its row in _declared.py when that row is
+    for the module the table names, else read from the loaded dialect (a row added at run time)."""
+    row = _row(name)
     return row if row is not None else declaration_of(get(name))
 
 
@@ -142,13 +146,11 @@ class _Deferred:
         return get(self._dialect_name).parse(text)
 
     def __repr__(self) -> str:
-        return f"<dialect {self._dialect_name!r}, not loaded yet>"
+        return f"<stand-in for dialect {self._dialect_name!r}>"
 
 
 def deferred(name: str) -> Dialect:
     """Dialect `name` for the parser chain (KeyError if unknown): its declarations are read without
     importing its module, which is imported the first time the chain parses with it."""
-    ref = DIALECTS[name]
-    declared(name)  # fills _ROWS
-    row = _ROWS.get(ref) if _ROWS is not None else None
+    row = _row(name)
     return get(name) if row is None else cast(Dialect, _Deferred(name, row))
