@@ -126,7 +126,8 @@ def declared(name: str) -> Declared:
 
 class _Deferred:
     """A dialect standing in until it is used: its declared data answers at once, anything else
-    (parse, name, render_*) imports its module and is the loaded dialect's own, read at each use."""
+    (parse, name, render_*) imports its module once and is read from the loaded dialect at each use
+    (so a patch of the dialect's method counts, as it did when the chain held the dialect)."""
 
     def __init__(self, name: str, row: Declared) -> None:
         self.__dict__.update(row._asdict())
@@ -135,7 +136,13 @@ class _Deferred:
         self._dialect_name = name
 
     def __getattr__(self, attr: str) -> Any:
-        return getattr(get(self.__dict__["_dialect_name"]), attr)
+        return getattr(self._loaded(), attr)
+
+    def _loaded(self) -> Dialect:
+        d: Dialect | None = self.__dict__.get("_dialect")
+        if d is None:
+            d = self.__dict__["_dialect"] = get(self.__dict__["_dialect_name"])
+        return d
 
     def parse(self, text: str) -> Any:
         """A text of whitespace only (or none) is answered here: every dialect reads no call from it
@@ -143,7 +150,7 @@ class _Deferred:
         markerless dialect for the line break left after them."""
         if not text or text.isspace():
             return [], text
-        return get(self._dialect_name).parse(text)
+        return self._loaded().parse(text)
 
     def __repr__(self) -> str:
         return f"<stand-in for dialect {self._dialect_name!r}>"

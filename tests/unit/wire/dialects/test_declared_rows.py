@@ -44,7 +44,6 @@ def test_a_row_added_at_run_time_is_read_from_its_dialect(monkeypatch):
     import agentcli.wire.dialects.hermes as module
 
     monkeypatch.setattr(module, "HERMES_AGAIN", hermes, raising=False)
-    monkeypatch.setitem(_declared.ROWS, "hermes:HERMES", _declared.ROWS["hermes:HERMES"])  # restored after
     assert dialects.declared("hermes_again") == declaration_of(hermes)
     assert dialects.deferred("hermes_again") is hermes
 
