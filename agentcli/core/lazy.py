@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
+
+if TYPE_CHECKING:
+    import re
 
 T = TypeVar("T")
 
@@ -62,3 +65,31 @@ def lazy_exports(package: str, exports: Mapping[str, str], namespace: dict[str, 
         return value
 
     return __getattr__
+
+
+class _LazyPattern:
+    """A regular expression compiled the first time one of its methods or attributes is read; each
+    one read is then kept on the instance, so later reads cost what the compiled pattern's do."""
+
+    def __init__(self, pattern: str, flags: int) -> None:
+        self._source = (pattern, flags)
+
+    def __getattr__(self, name: str) -> Any:
+        compiled = self.__dict__.get("_compiled")
+        if compiled is None:
+            import re
+
+            compiled = self.__dict__["_compiled"] = re.compile(*self.__dict__["_source"])
+        value = self.__dict__[name] = getattr(compiled, name)
+        return value
+
+    def __repr__(self) -> str:
+        return f"lazy_pattern({self._source[0]!r})"
+
+
+def lazy_pattern(pattern: str, flags: int = 0) -> re.Pattern[str]:
+    """`re.compile(pattern, flags)`, compiled on first use: a module's patterns cost nothing in a
+    process that never matches with them (a dialect's, in a reply the dialect never reads). It
+    stands for the pattern's methods and attributes (search, finditer, sub, pattern...), not for
+    the pattern itself: never pass it to `re.sub` and the like, or compare it with one."""
+    return cast("re.Pattern[str]", _LazyPattern(pattern, flags))

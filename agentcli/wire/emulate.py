@@ -11,6 +11,7 @@ import json
 import re
 from typing import Any
 
+from agentcli.core.lazy import lazy_pattern
 from agentcli.core.types import Message, Role, Tool
 from agentcli.wire import dialects
 
@@ -62,7 +63,7 @@ def render_plain_history(messages: list[Message], dialect: str, tools: list[Tool
 
 # --- fitting tools into a context budget (journey E6) ----------------------------------------
 
-_WORD = re.compile(r"[a-z0-9]+")
+_WORD = lazy_pattern(r"[a-z0-9]+")
 _STOP = frozenset("a an the to of in on for and or with from by is are be this that it as at".split())
 
 

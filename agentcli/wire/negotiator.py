@@ -66,7 +66,7 @@ def _is_emulation(name: str) -> bool:
     try:
         from agentcli.wire import dialects
 
-        return bool(dialects.get(name).emulation)
+        return dialects.declared(name).emulation
     except (ImportError, AttributeError):
         return False
 

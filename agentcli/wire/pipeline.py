@@ -15,6 +15,7 @@ import json
 import re
 from typing import Any
 
+from agentcli.core.lazy import lazy_pattern
 from agentcli.core.types import ParsedResponse, Repair, ToolCall
 from agentcli.wire import dialects, failures, repair, whole_call
 from agentcli.wire.dialects import _markup
@@ -187,11 +188,11 @@ def _prepared(name: str) -> _Prepared | None:
     got = _PREPARED.get(name)
     if got is None or name not in dialects.DIALECTS:
         try:
-            d = dialects.get(name)
+            d = dialects.deferred(name)  # its module is imported when the chain first parses with it
         except (KeyError, ImportError, AttributeError):
             return None
         markers = tuple(m for m in d.markers if m)
-        rx = re.compile("|".join(re.escape(m) for m in sorted(markers, key=len, reverse=True))) if markers else None
+        rx = lazy_pattern("|".join(re.escape(m) for m in sorted(markers, key=len, reverse=True))) if markers else None
         strict = d.name_strict
         got = _PREPARED[name] = (d, markers, strict, rx)
     return got
@@ -354,7 +355,7 @@ def _empty_lists(names: tuple[str, ...]) -> tuple[tuple[str, ...], re.Pattern[st
         return None
     alts = [re.escape(o) + (r"[ \t]*\[[ \t]*\]" if not c else r"\s*(?:\[\s*\]\s*)?" + re.escape(c))
             for o, c in sorted(pairs, key=lambda p: (-len(p[0]), -len(p[1])))]
-    return tuple(sorted({o for o, _ in pairs})), re.compile(r"(?<!`)(?:" + "|".join(alts) + r")(?!`)")
+    return tuple(sorted({o for o, _ in pairs})), lazy_pattern(r"(?<!`)(?:" + "|".join(alts) + r")(?!`)")
 
 
 @functools.cache
@@ -550,13 +551,22 @@ def _stable_id(index: int, cand: Candidate) -> str:
     gets the same id, on every run. A raw text longer than _ID_WHOLE is hashed as its length, both
     ends and a CRC-32 of the whole: blake2b over 100 KB costs ~110 us, the CRC a fifth of that, and
     two calls differing only inside still differ in that sum."""
-    import hashlib
-
     raw = cand.raw or ""
     if len(raw) > _ID_WHOLE:
         raw = _summed(raw)
-    digest = hashlib.blake2b(f"{index}\0{cand.dialect}\0{cand.name}\0{raw}".encode("utf-8", "replace"), digest_size=8)
+    digest = _blake2b()(f"{index}\0{cand.dialect}\0{cand.name}\0{raw}".encode("utf-8", "replace"), digest_size=8)
     return "call_" + digest.hexdigest()
+
+
+@functools.cache
+def _blake2b() -> Any:
+    """hashlib.blake2b, which is _blake2's own: importing hashlib also loads OpenSSL's hashes (some
+    2.5 ms of a cold `agent parse`) for a function that never uses them."""
+    try:
+        from _blake2 import blake2b
+    except ImportError:  # a Python built without the module: hashlib's fallback
+        from hashlib import blake2b
+    return blake2b
 
 
 @functools.lru_cache(maxsize=2)  # the last block's raw, not a store of old replies
@@ -695,7 +705,7 @@ def _schema_types(prop: Any) -> set[str]:
 
 
 # A fenced block left empty once the call written inside it was taken out.
-_EMPTY_FENCE = re.compile(r"```[\w+-]*[ \t]*\n\s*```[ \t]*")
+_EMPTY_FENCE = lazy_pattern(r"```[\w+-]*[ \t]*\n\s*```[ \t]*")
 
 
 def _without_turn_end(text: str) -> str:
@@ -778,10 +788,10 @@ def _call_markup() -> tuple[str, ...]:
     found: set[str] = set()
     for name in dialects.DIALECTS:
         try:
-            d = dialects.get(name)
+            d = dialects.declared(name)
         except (KeyError, ImportError, AttributeError):
             continue
-        for m in (*d.markers, *getattr(d, "stream_markers", ())):
+        for m in (*d.markers, *d.stream_markers):
             if m[:1] in ("<", "[") or (m[:1].isalpha() and m.endswith(">")):
                 found.add(m)
     return tuple(sorted(found))

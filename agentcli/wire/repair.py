@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 from agentcli.core import jsonsafe
+from agentcli.core.lazy import lazy_pattern
 from agentcli.core.types import Tool
 
 Fix = tuple[str, str]  # (repair kind, detail)
@@ -26,7 +27,7 @@ MAX_REPAIR_CHARS = 8_192
 REPAIR_CHARS = 8_192
 CHEAP_FIRST = 4_096
 # A string (one that never closes runs to the end) or a comma just before a closing bracket.
-_STRING_OR_TRAILING_COMMA = re.compile(r'"(?:[^"\\]++|\\.?)*+"?|,(?=\s*[}\]])')
+_STRING_OR_TRAILING_COMMA = lazy_pattern(r'"(?:[^"\\]++|\\.?)*+"?|,(?=\s*[}\]])')
 
 
 class RepairBudget:
@@ -146,8 +147,8 @@ def _decode_string(text: str, repair: bool, fixes: list[Fix], budget: RepairBudg
     return value
 
 
-_EMPTY_STRING = re.compile(r"""(?:""|'')""")
-_NULL = re.compile(r"\b(?:null|None)\b")
+_EMPTY_STRING = lazy_pattern(r"""(?:""|'')""")
+_NULL = lazy_pattern(r"\b(?:null|None)\b")
 
 
 def invented_value(value: Any, source: str) -> str | None:
@@ -300,8 +301,8 @@ def _is_string_param(prop: Any) -> bool:
     return _types(prop) == {"string"} or _types(prop) == {"string", "null"}
 
 
-_INT = re.compile(r"[-+]?\d+")
-_NUM = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+_INT = lazy_pattern(r"[-+]?\d+")
+_NUM = lazy_pattern(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 
 
 def coerce_arguments(args: dict[str, Any], schema: dict[str, Any] | None) -> tuple[dict[str, Any], list[Fix]]:

@@ -12,13 +12,14 @@ import re
 from typing import Any, NamedTuple
 
 from agentcli.core.events import StreamEvent, StreamKind
+from agentcli.core.lazy import lazy_pattern
 from agentcli.wire import dialects
 from agentcli.wire.dialects import _markup
 from agentcli.wire.dialects._base import MAX_CALLS
 from agentcli.wire.pipeline import run_dialects
 from agentcli.wire.types import Candidate, ParseContext
 
-_NAME_RX = re.compile(
+_NAME_RX = lazy_pattern(
     r'"(?:name|tool|tool_name|function)"\s*:\s*"([A-Za-z_][\w.\-:/]{0,127})"'
     r"|<function=([^>\s]{1,128})>"
     r"""|invoke name=["']([^"'\s]{1,128})["']"""
@@ -27,17 +28,17 @@ _NAME_RX = re.compile(
     # to 128 characters at each position of the window, on every small delta.
     r"|([A-Za-z_](?<![\w.][A-Za-z_])[\w.]{0,127})\((?=[\w\s\"')\]]|$)"
 )
-_SCAN = re.compile(r'[{}\[\]"]')
-_IN_STRING = re.compile(r'["\\]')
-_TAG_CHARS = re.compile(r"<[\w.\-:/|｜]{0,40}$")
-_LEAD = re.compile(r"[A-Za-z_][\w.\-]{0,63}")
+_SCAN = lazy_pattern(r'[{}\[\]"]')
+_IN_STRING = lazy_pattern(r'["\\]')
+_TAG_CHARS = lazy_pattern(r"<[\w.\-:/|｜]{0,40}$")
+_LEAD = lazy_pattern(r"[A-Za-z_][\w.\-]{0,63}")
 _LOOKBACK = 256
 _PIECE = 512  # the largest delta handled in one step; longer ones are split
 # The current line's text already shown, kept while it is this short: a call id may stand before a
 # marker on its line (Kimi `NAME:0<|tool_call_argument_begin|>`) and the final parse reads it.
 _LINE_KEEP = 160
 _REGIONS = frozenset(("held", "fence", "brace"))
-_FENCE_LINE = re.compile(r"[ \t]{0,3}(?:`{3,}|~{3,})[ \t]*")  # name patterns are shorter than this; rescanning it keeps the cost linear
+_FENCE_LINE = lazy_pattern(r"[ \t]{0,3}(?:`{3,}|~{3,})[ \t]*")  # name patterns are shorter than this; rescanning it keeps the cost linear
 
 
 class _Brackets:
@@ -102,18 +103,23 @@ def _detector(names: tuple[str, ...], tools: tuple[str, ...]) -> _Detector:
     """What a stream over these dialects looks for, built once per chain and offered tools: the
     same few come back every turn, and building it (about 300 markers and their prefixes) cost
     more than reading a short reply."""
-    loaded = []
+    rows = []
     for n in names:
         try:
-            loaded.append(dialects.get(n))
+            rows.append((n, dialects.declared(n)))  # data: a dialect's module is imported only to read with it
         except Exception:  # noqa: BLE001 - a missing dialect module only narrows detection
             continue
     found: set[str] = set()
-    for d in loaded:
-        found.update(m for m in (*d.markers, *getattr(d, "stream_markers", ())) if m)
+    markerless = []
+    for n, d in rows:
+        found.update(m for m in (*d.markers, *d.stream_markers) if m)
         if d.offered_only:
             found.update(f"<{t}>" for t in tools)
-    markerless = tuple(d for d in loaded if not d.markers and not d.offered_only)  # offered-only forms need the tools
+        elif not d.markers:  # offered-only forms need the tools
+            try:
+                markerless.append(dialects.get(n))
+            except Exception:  # noqa: BLE001 - as above
+                continue
     markers = tuple(sorted(found, key=len, reverse=True))
     think_close = _markup.collected().close_of
     triggers = [re.escape(m) for m in markers] + [re.escape(o) for o in think_close]
@@ -122,8 +128,8 @@ def _detector(names: tuple[str, ...], tools: tuple[str, ...]) -> _Detector:
         triggers += [r"\{", r"\[", "```", "~~~"]
         holds |= {"```", "~~~"}
     return _Detector(
-        markerless, markers, re.compile("|".join(triggers)),
-        re.compile("|".join(re.escape(m) for m in markers)) if markers else None,
+        tuple(markerless), markers, re.compile("|".join(triggers)),
+        lazy_pattern("|".join(re.escape(m) for m in markers)) if markers else None,  # read in a held region only
         frozenset(m[:k] for m in holds for k in range(1, len(m))), max((len(m) for m in holds), default=1),
         think_close,
     )

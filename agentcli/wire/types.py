@@ -1,38 +1,31 @@
-"""Types shared inside the wire layer: the negotiated plan and raw call candidates."""
+"""Types shared inside the wire layer: the negotiated plan and raw call candidates.
+
+WirePlan and RequestSettings (a request's side) live in wire/_plan.py and are read from here on
+first use: a parse needs only the candidate side, and each dataclass costs some 0.5 ms to build.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentcli.core.types import Tool
 
+if TYPE_CHECKING:
+    from agentcli.wire._plan import RequestSettings as RequestSettings
+    from agentcli.wire._plan import WirePlan as WirePlan
 
-@dataclass(slots=True, frozen=True)
-class WirePlan:
-    """How one request is written and its answer read, decided by the Negotiator.
+__all__ = ["Candidate", "NativeParse", "ParseContext", "RequestSettings", "WirePlan"]
 
-    api:          the HTTP API shape the provider speaks (openai, anthropic, ollama, gemini)
-    native_tools: tools go in the API's own field; otherwise they are described in the
-                  system prompt in `dialect` style (emulation)
-    dialect:      emulation dialect (hermes, json, claude_xml, pythonic, mistral, ...);
-                  None when native
-    parsers:      text dialects tried on assistant text, in priority order
-    result:       "native" (API's own tool-result shape) or a dialect name (results as text)
-    call_ids:     the form call ids take in history (models.capability.CALL_ID_FORMATS)
-    """
 
-    api: str
-    native_tools: bool = True
-    dialect: str | None = None
-    parsers: tuple[str, ...] = ()
-    result: str = "native"
-    strict: bool = False
-    tool_choice: str = "auto"
-    parallel: bool = True
-    compact: bool = False  # compact emulation prompt for small context windows
-    call_ids: str = "any"
-    notes: tuple[str, ...] = ()  # why each choice was made (shown by `agent doctor`)
+def __getattr__(name: str) -> Any:
+    """WirePlan and RequestSettings, imported from wire/_plan.py on first use (then module globals)."""
+    if name in ("WirePlan", "RequestSettings"):
+        from agentcli.wire import _plan
+
+        value = globals()[name] = getattr(_plan, name)
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass(slots=True)
@@ -97,14 +90,3 @@ class NativeParse:
     finish_reason: str = "stop"
     usage: Any = None  # core Usage
     provider_data: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass(slots=True)
-class RequestSettings:
-    """Per-request knobs that are not history or tools."""
-
-    model: str
-    stream: bool = False
-    temperature: float | None = None
-    max_output_tokens: int | None = None
-    overrides: dict[str, Any] = field(default_factory=dict)  # profile [request] table; reserved keys refused

@@ -8,19 +8,19 @@ dialects' call scanner's knowledge (`dialects._callscan`); the repair layer itse
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from agentcli.core import jsonsafe
+from agentcli.core.lazy import lazy_pattern
 from agentcli.core.types import Tool
 from agentcli.wire.dialects._callscan import NAME_KEYS, call_from_obj, json_end
 from agentcli.wire.repair import MAX_REPAIR_CHARS, Fix, RepairBudget, invented_value, resolve_name
 
-_WHOLE_FENCE = re.compile(r"\A(?:`{3,}|~{3,})[ \t]*(?:json5?|jsonc|tool_call|tool_calls?)?[ \t]*\n")
-_WHOLE_FENCE_END = re.compile(r"\n?[ \t]*(?:`{3,}|~{3,})\Z")
+_WHOLE_FENCE = lazy_pattern(r"\A(?:`{3,}|~{3,})[ \t]*(?:json5?|jsonc|tool_call|tool_calls?)?[ \t]*\n")
+_WHOLE_FENCE_END = lazy_pattern(r"\n?[ \t]*(?:`{3,}|~{3,})\Z")
 _CALL_OBJECT_KEYS = frozenset(("name", "tool", "tool_name", "function", "function_name", "arguments", "parameters",
                                "args", "input", "tool_arguments", "tool_input", "params", "id", "type"))
-_WHOLE_PREFIX = re.compile(r"\A(?:functools|tool_calls?|tools?)?\s*\[\s*(?=\{)")
+_WHOLE_PREFIX = lazy_pattern(r"\A(?:functools|tool_calls?|tools?)?\s*\[\s*(?=\{)")
 
 
 def whole_reply_call(text: str, tools: dict[str, Tool], budget: RepairBudget) -> tuple[str, Any, str | None, list[Fix], str | None] | None:

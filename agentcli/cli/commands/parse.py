@@ -120,13 +120,12 @@ def _stream_items(raw: str) -> list[tuple[str, Any]]:
 
 def reassemble(raw: str) -> Any:
     """A captured stream (SSE or NDJSON, as saved from a server) -> the NativeParse it adds up to, or None."""
-    from agentcli.wire import native
-
     if "\n" not in raw.strip():  # one line is a body, not a stream
         return None
     chunks = [data for _event, data in _stream_items(raw) if isinstance(data, dict)]
     if not chunks:
         return None
+    from agentcli.wire import native  # only a stream needs the API adapters
     first = chunks[0]
     # Anthropic's first event wraps a Message; the other APIs' chunks look like their bodies.
     api = "anthropic" if first.get("type") == "message_start" else detect_api(first)

@@ -2,13 +2,19 @@
 
 Each module holds one or more `Dialect` instances (see _base.py); the table below
 maps a dialect name to "module:ATTRIBUTE" and is the only registry. Modules are
-imported on first use.
+imported on first use: what a dialect declares about its markup (markers, wrappers,
+reasoning tags...) is also kept as data (_declared.py, one row per dialect, generated
+from the dialects and checked against them by a test), so the parser chain, the string
+masking and the stream detector are built without importing a module, and a reply
+imports only the dialects the chain reads it with.
 """
 
 from __future__ import annotations
 
+from typing import Any, cast
+
 from agentcli.core.lazy import LazyTable
-from agentcli.wire.dialects._base import Dialect
+from agentcli.wire.dialects._base import Declared, Dialect, declaration_of
 
 # name -> module (relative to this package). Order here is the default parse priority:
 # specific token/tag forms first, generic JSON last.
@@ -95,4 +101,63 @@ def names() -> list[str]:
 
 def emulation_styles() -> list[str]:
     """Dialects we can prompt a model with (they define render_prompt)."""
-    return [n for n in DIALECTS if get(n).emulation]
+    return [n for n in DIALECTS if declared(n).emulation]
+
+
+_ROWS: dict[str, Declared] | None = None
+
+
+def _row(name: str) -> Declared | None:
+    """The declared row of the module the table names for `name` (KeyError if unknown), if any."""
+    global _ROWS
+    if _ROWS is None:
+        from agentcli.wire.dialects._declared import ROWS
+
+        _ROWS = ROWS
+    return _ROWS.get(DIALECTS[name])
+
+
+def declared(name: str) -> Declared:
+    """What dialect `name` declares (KeyError if unknown): its row in _declared.py when that row is
+    for the module the table names, else read from the loaded dialect (a row added at run time)."""
+    row = _row(name)
+    return row if row is not None else declaration_of(get(name))
+
+
+class _Deferred:
+    """A dialect standing in until it is used: its declared data answers at once, anything else
+    (parse, name, render_*) imports its module once and is read from the loaded dialect at each use
+    (so a patch of the dialect's method counts, as it did when the chain held the dialect)."""
+
+    def __init__(self, name: str, row: Declared) -> None:
+        self.__dict__.update(row._asdict())
+        self.__dict__.pop("split_trigger")
+        self.__dict__.pop("split_ref")
+        self._dialect_name = name
+
+    def __getattr__(self, attr: str) -> Any:
+        return getattr(self._loaded(), attr)
+
+    def _loaded(self) -> Dialect:
+        d: Dialect | None = self.__dict__.get("_dialect")
+        if d is None:
+            d = self.__dict__["_dialect"] = get(self.__dict__["_dialect_name"])
+        return d
+
+    def parse(self, text: str) -> Any:
+        """A text of whitespace only (or none) is answered here: every dialect reads no call from it
+        and returns it as it is (a test asks each one), so a reply that is all calls loads no
+        markerless dialect for the line break left after them."""
+        if not text or text.isspace():
+            return [], text
+        return self._loaded().parse(text)
+
+    def __repr__(self) -> str:
+        return f"<stand-in for dialect {self._dialect_name!r}>"
+
+
+def deferred(name: str) -> Dialect:
+    """Dialect `name` for the parser chain (KeyError if unknown): its declarations are read without
+    importing its module, which is imported the first time the chain parses with it."""
+    row = _row(name)
+    return get(name) if row is None else cast(Dialect, _Deferred(name, row))

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from agentcli.core.types import Tool, ToolCall, ToolResult
@@ -16,8 +16,8 @@ if TYPE_CHECKING:
 MAX_CALLS = 256
 
 
-@dataclass(frozen=True)
-class ReasoningSplit:
+# A NamedTuple, not a dataclass: every parse imports it, and a dataclass costs some 0.5 ms to build.
+class ReasoningSplit(NamedTuple):
     """Reasoning no pair of tags delimits (a channel of a message structure, Harmony's analysis).
 
     trigger: a substring every text holding such reasoning contains; without it `split` is not run.
@@ -26,6 +26,37 @@ class ReasoningSplit:
 
     trigger: str
     split: Callable[[str], tuple[str, list[str]]]
+
+
+class _SplitRef:
+    """A split function named by "module:function" (a module of this package), imported on its
+    first call."""
+
+    __slots__ = ("ref", "_fn")
+
+    def __init__(self, ref: str) -> None:
+        self.ref = ref
+        self._fn: Callable[[str], tuple[str, list[str]]] | None = None
+
+    def __call__(self, text: str) -> tuple[str, list[str]]:
+        fn = self._fn
+        if fn is None:
+            import importlib
+
+            module, attr = self.ref.split(":")
+            fn = self._fn = getattr(importlib.import_module(f"{__package__}.{module}"), attr)
+        return fn(text)
+
+    def __repr__(self) -> str:
+        return f"split_by({self.ref!r})"
+
+
+@functools.cache
+def split_by(ref: str) -> Callable[[str], tuple[str, list[str]]]:
+    """The split function `ref` ("module:function") names, imported when first called; one object
+    per reference. A dialect declares its ReasoningSplit with it, so the collected markup holds the
+    very same split (dialects/_declared.py keeps the reference) without importing the dialect."""
+    return _SplitRef(ref)
 
 
 class Dialect:
@@ -85,3 +116,37 @@ class Dialect:
 
     def render_results(self, results: list[ToolResult]) -> str:
         raise NotImplementedError(f"{self.name} is not an emulation dialect")
+
+
+class Declared(NamedTuple):
+    """What one dialect declares about its markup, as plain data (the Dialect fields above, with
+    `reasoning_split` as its trigger only). The chain's marker index, the string masking, the
+    reasoning split and the stream detector need only this, so a reply imports a dialect's module
+    only when the chain reads with it (dialects/_declared.py holds the registry's rows)."""
+
+    markers: tuple[str, ...] = ()
+    owns: tuple[str, ...] = ()
+    empty_lists: tuple[tuple[str, str], ...] = ()
+    answer_tags: tuple[str, ...] = ()
+    stream_markers: tuple[str, ...] = ()
+    offered_only: bool = False
+    name_strict: bool = False
+    emulation: bool = False
+    reasoning_tags: tuple[tuple[str, str], ...] = ()
+    call_wrappers: tuple[tuple[str, str], ...] = ()
+    section_openers: tuple[str, ...] = ()
+    split_trigger: str | None = None
+    split_ref: str | None = None  # a split declared with split_by: its reference
+
+
+def declaration_of(d: Dialect) -> Declared:
+    """The declarations of a loaded dialect, as data."""
+    split = d.reasoning_split
+    return Declared(
+        markers=tuple(d.markers), owns=tuple(d.owns), empty_lists=tuple((o, c) for o, c in d.empty_lists),
+        answer_tags=tuple(d.answer_tags), stream_markers=tuple(getattr(d, "stream_markers", ())),
+        offered_only=bool(d.offered_only), name_strict=bool(d.name_strict), emulation=bool(d.emulation),
+        reasoning_tags=tuple((o, c) for o, c in d.reasoning_tags), call_wrappers=tuple((o, c) for o, c in d.call_wrappers),
+        section_openers=tuple(d.section_openers), split_trigger=split.trigger if split is not None else None,
+        split_ref=split.split.ref if split is not None and isinstance(split.split, _SplitRef) else None,
+    )

@@ -10,15 +10,17 @@ import json
 import re
 from typing import Any
 
+from agentcli.core.lazy import lazy_pattern
+
 _DECODER = json.JSONDecoder()
 # The decoder's C scanner: raw_decode minus a Python frame, and a miss raises StopIteration
 # instead of building a JSONDecodeError (which counts the lines before the failure).
 _SCAN_ONCE = _DECODER.scan_once  # type: ignore[attr-defined]  # typeshed omits this attribute set in __init__
 # One token per match: a whole (possibly unterminated) string, or a bracket.
-_TOKENS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?|[{}\[\]]', re.S)
-_FENCE_LINE = re.compile(r"\n[ \t]{0,3}(`{3,}|~{3,})([^\n`]*)")
-_FIRST_FENCE = re.compile(r"[ \t]{0,3}(`{3,}|~{3,})([^\n`]*)")
-_IDENT = re.compile(r"[A-Za-z_][\w.\-:/]{0,127}")
+_TOKENS = lazy_pattern(r'"[^"\\]*(?:\\.[^"\\]*)*"?|[{}\[\]]', re.S)
+_FENCE_LINE = lazy_pattern(r"\n[ \t]{0,3}(`{3,}|~{3,})([^\n`]*)")
+_FIRST_FENCE = lazy_pattern(r"[ \t]{0,3}(`{3,}|~{3,})([^\n`]*)")
+_IDENT = lazy_pattern(r"[A-Za-z_][\w.\-:/]{0,127}")
 
 # Keys that may name the tool / hold its arguments in a JSON call object.
 NAME_KEYS = ("name", "tool", "tool_name", "function", "function_name", "action")
@@ -217,8 +219,8 @@ def calls_from_value(value: Any, *, need_args: bool = True) -> list[tuple[str, A
 
 # Both start at the key's word, not at an optional quote before it: a literal start lets the regex
 # engine skip ahead (five times faster over a megabyte), and the groups and ends used are the same.
-_NAME_FIELD = re.compile(r'(?:name|tool|tool_name|function)["\']?\s*:\s*["\']([A-Za-z_][\w.\-:/]{0,127})["\']')
-_ARGS_FIELD = re.compile(r'(?:arguments|parameters|args|input)["\']?\s*:\s*')
+_NAME_FIELD = lazy_pattern(r'(?:name|tool|tool_name|function)["\']?\s*:\s*["\']([A-Za-z_][\w.\-:/]{0,127})["\']')
+_ARGS_FIELD = lazy_pattern(r'(?:arguments|parameters|args|input)["\']?\s*:\s*')
 
 
 def salvage_call(body: str) -> tuple[str, str] | None:

@@ -6,8 +6,9 @@ pipeline's reasoning split, the string masking (_opaque.py) and the stream detec
 collected tuples, so a new family is one module, one registry row and one fixture: no central
 table to edit. This module sits below the pipeline and _opaque (both import it, it imports neither).
 
-Collected lazily on first use and cached: every dialect module is imported then, as the string
-masking already does on the first reply. Caches built from the table register with `on_change`, so
+Collected lazily on first use and cached, from the registry's declared rows (dialects/_declared.py):
+no dialect module is imported for it (a reasoning split declared with split_by is imported when a
+reply holds its trigger; one declared with the function itself imports its dialect). Caches built from the table register with `on_change`, so
 a test that adds a registry row calls `forget()` and every one of them is rebuilt.
 """
 
@@ -15,14 +16,14 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from agentcli.wire import dialects
-from agentcli.wire.dialects._base import Dialect, ReasoningSplit
+from agentcli.wire.dialects._base import ReasoningSplit, split_by
 
 
-@dataclass(frozen=True)
-class Markup:
+# A NamedTuple, not a dataclass: every parse imports it, and a dataclass costs some 0.5 ms to build.
+class Markup(NamedTuple):
     """What one declaration (a dialect's, or the generic one) says about the markup in a reply."""
 
     reasoning_tags: tuple[tuple[str, str], ...] = ()
@@ -45,15 +46,7 @@ GENERIC = Markup(
 )
 
 
-def declared(d: Dialect) -> Markup:
-    """The markup dialect `d` declares."""
-    split = d.reasoning_split
-    return Markup(tuple(d.reasoning_tags), tuple(d.call_wrappers), tuple(d.section_openers),
-                  (split,) if split is not None else ())
-
-
-@dataclass(frozen=True)
-class Collected:
+class Collected(NamedTuple):
     """The whole table's declarations, merged (each entry once, the generic one first, then in
     table order: the reasoning pairs are applied in that order)."""
 
@@ -75,9 +68,17 @@ def collected() -> Collected:
     parts = [GENERIC]
     for name in dialects.names():
         try:
-            parts.append(declared(dialects.get(name)))
+            row = dialects.declared(name)  # data: no module imported (a split declared by reference neither)
+            if row.split_trigger is None:
+                split = None
+            elif row.split_ref is not None:
+                split = ReasoningSplit(row.split_trigger, split_by(row.split_ref))
+            else:
+                split = dialects.get(name).reasoning_split
         except (KeyError, ImportError, AttributeError):
             continue  # a broken row narrows what is known, as everywhere else in the chain
+        parts.append(Markup(row.reasoning_tags, row.call_wrappers, row.section_openers,
+                            (split,) if split is not None else ()))
 
     def merged(field: str) -> tuple:
         return tuple(dict.fromkeys(x for p in parts for x in getattr(p, field)))

@@ -12,6 +12,7 @@ import re
 import warnings
 from typing import Any
 
+from agentcli.core.lazy import lazy_pattern
 from agentcli.wire.dialects._pylist import dotted, literal
 from agentcli.wire.dialects._scan import AstBudget, Block
 from agentcli.wire.types import Candidate
@@ -60,7 +61,7 @@ def _parse(src: str) -> ast.Module | None:
         return None
 
 
-_KEYWORD_ARG = re.compile(
+_KEYWORD_ARG = lazy_pattern(
     r"(?<![\w.])(" + "|".join(sorted(keyword.kwlist, key=len, reverse=True)) + r")(?=[ \t]*=(?!=))")
 
 

@@ -9,17 +9,17 @@ from __future__ import annotations
 
 import ast
 import math
-import re
 import warnings
 from typing import Any
 
+from agentcli.core.lazy import lazy_pattern
 from agentcli.wire.dialects._base import MAX_CALLS
 from agentcli.wire.dialects._scan import AstBudget
 
 _MAX = 1_000_000  # ast on megabytes of brackets is slow and never a real call list
 TOKEN_BUDGET = 64 * MAX_CALLS  # Python tokens per parse, over all the spans it tries (see AstBudget)
-_SPLIT = re.compile(r"\)\s*,\s*(?=[A-Za-z_][\w.]*\s*\()")  # between two calls of a list
-_HEAD = re.compile(r"\s*([A-Za-z_][\w.]*)\s*\(")
+_SPLIT = lazy_pattern(r"\)\s*,\s*(?=[A-Za-z_][\w.]*\s*\()")  # between two calls of a list
+_HEAD = lazy_pattern(r"\s*([A-Za-z_][\w.]*)\s*\(")
 
 # (name, arguments, error): arguments are None exactly when error says why the call is unreadable.
 Call = tuple[str, "dict[str, Any] | None", "str | None"]

@@ -13,6 +13,7 @@ from itertools import islice
 from typing import Any
 
 from agentcli.core import jsonsafe
+from agentcli.core.lazy import lazy_pattern
 from agentcli.wire.dialects._callscan import decode_at
 from agentcli.wire.types import Candidate
 
@@ -69,7 +70,7 @@ def decode_json_at(text: str, pos: int) -> tuple[Any, int] | None:
 
 # Python source tokens, roughly: a string literal, a word, or one punctuation character. A string
 # that never closes runs to the end of its line, so every match succeeds: one pass, no backtracking.
-_PY_TOKEN = re.compile(
+_PY_TOKEN = lazy_pattern(
     r"""(?:"(?:[^"\\\n]++|\\.?)*+(?:"|(?=\n)|\Z)|'(?:[^'\\\n]++|\\.?)*+(?:'|(?=\n)|\Z))|\w++|[^\w\s]""", re.S
 )
 

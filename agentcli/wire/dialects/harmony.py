@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from agentcli.wire.dialects._base import Dialect, ReasoningSplit
+from agentcli.wire.dialects._base import Dialect, ReasoningSplit, split_by
 from agentcli.wire.dialects._scan import ParseResult, json_object_complete, total
 from agentcli.wire.types import Candidate
 
@@ -132,7 +132,8 @@ class _Harmony(Dialect):
     markers = (CHANNEL, MESSAGE, "to=functions.")
     owns = (CHANNEL,)
     # An analysis message addressed to no tool is reasoning no pair of tags delimits.
-    reasoning_split = ReasoningSplit(MESSAGE, split_analysis)
+    # By reference: the parse collects it without importing this module until a reply holds MESSAGE.
+    reasoning_split = ReasoningSplit(MESSAGE, split_by("harmony:split_analysis"))
 
     @total
     def parse(self, text: str) -> ParseResult:

@@ -14,6 +14,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from agentcli.core import jsonsafe
+from agentcli.core.lazy import lazy_pattern
 from agentcli.wire import repair
 from agentcli.wire.dialects import _prompt
 from agentcli.wire.dialects._base import MAX_CALLS, Dialect
@@ -33,10 +34,10 @@ if TYPE_CHECKING:
 
 _JSON_LANGS = frozenset(("", "json", "json5", "jsonc", "tool_call", "tool_calls", "tool", "function_call"))
 _KEYS = "name|tool|tool_name|function|function_name|action|type|id|arguments|parameters|args|input|tool_calls|tool_call|function_call|tool_use"
-_START = re.compile(r'\{\s*"(?:' + _KEYS + r')"\s*:|\[\s*\{\s*"')
-_NAMED = re.compile(r"\s*([A-Za-z_][\w.\-]{0,127})\s*(?=\{)")  # `get_weather{"city": "Paris"}`
-_TO_EOL = re.compile(r"[^\S\n]*(?:\n|\Z)")  # whitespace, then the end of the line
-_LABEL = re.compile(r"(?:Action|Action Input|Tool call|Function call)\s*:\s*$", re.I)
+_START = lazy_pattern(r'\{\s*"(?:' + _KEYS + r')"\s*:|\[\s*\{\s*"')
+_NAMED = lazy_pattern(r"\s*([A-Za-z_][\w.\-]{0,127})\s*(?=\{)")  # `get_weather{"city": "Paris"}`
+_TO_EOL = lazy_pattern(r"[^\S\n]*(?:\n|\Z)")  # whitespace, then the end of the line
+_LABEL = lazy_pattern(r"(?:Action|Action Input|Tool call|Function call)\s*:\s*$", re.I)
 
 
 class JsonBlockDialect(Dialect):

@@ -11,8 +11,7 @@ Llama 4 sometimes writes these JSON objects between its pythonic tags,
 
 from __future__ import annotations
 
-import re
-
+from agentcli.core.lazy import lazy_pattern
 from agentcli.wire.dialects._base import MAX_CALLS, Dialect
 from agentcli.wire.dialects._callscan import (
     calls_from_value,
@@ -28,8 +27,8 @@ PY_START = "<|python_start|>"
 PY_END = "<|python_end|>"
 _EOM = ("<|eom_id|>", "<|eot_id|>")
 # Llama 3.1 built-in tools: `brave_search.call(query="...")` (brave_search, wolfram_alpha, photogen...).
-_BUILTIN = re.compile(r"\s*([A-Za-z_]\w{0,63})\.call\(")
-_NEXT_CALL = re.compile(r'\{\s*"name"\s*:')
+_BUILTIN = lazy_pattern(r"\s*([A-Za-z_]\w{0,63})\.call\(")
+_NEXT_CALL = lazy_pattern(r'\{\s*"name"\s*:')
 _RESYNC = 8  # broken objects skipped before a whole message is given up on
 
 

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import bisect
 import json
-import re
 from typing import TYPE_CHECKING, Any
 
+from agentcli.core.lazy import lazy_pattern
 from agentcli.wire.dialects import _prompt
 from agentcli.wire.dialects._base import MAX_CALLS, Dialect
 from agentcli.wire.dialects._callscan import fences
@@ -29,8 +29,8 @@ if TYPE_CHECKING:
 
 START = "<|python_start|>"
 END = "<|python_end|>"
-_INLINE = re.compile(r"\[\s*[A-Za-z_][\w.]*\s*\(")  # a call list opening inside prose
-_BARE = re.compile(r"[A-Za-z_][\w.]*\s*\(")  # a whole message that is one call without brackets
+_INLINE = lazy_pattern(r"\[\s*[A-Za-z_][\w.]*\s*\(")  # a call list opening inside prose
+_BARE = lazy_pattern(r"[A-Za-z_][\w.]*\s*\(")  # a whole message that is one call without brackets
 _SPAN_MAX = 20_000  # an inline list longer than this is not read (and bounds the bracket scan)
 _BARE_LINES = 64  # bare call lines read at the end of a message, at most
 

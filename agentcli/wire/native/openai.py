@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
+from agentcli.core.lazy import lazy_pattern
 from agentcli.core.types import Role
 from agentcli.wire import schema as schemas
 from agentcli.wire.names import NameMap, safe_id
@@ -191,7 +192,7 @@ class OpenAIApi(NativeApi):
 # under a grammar that allows only `functions.NAME:` or the end, so a call's head lands in `content`
 # with no arguments. It is the start of a call, not an answer: a malformed call the model is asked
 # to write again (arguments after it, if a server ever sends them, make it a whole call).
-_FORCED_CALL = re.compile(r"\s*functions\.([A-Za-z0-9_.:-]+?):\s*(\{.*\})?\s*", re.DOTALL)
+_FORCED_CALL = lazy_pattern(r"\s*functions\.([A-Za-z0-9_.:-]+?):\s*(\{.*\})?\s*", re.DOTALL)
 
 
 def _forced_call(text: str) -> Candidate | None:
