@@ -54,7 +54,7 @@ ALSO_NEVER = {
                  "agentcli.tools.sandbox_env", "agentcli.config", "agentcli.agent", "socket"} | LISTING,
     # none saved yet: the one-line answer needs no console
     ("sessions",): {"rich", "agentcli.core.types", "agentcli.core.errors", "agentcli.agent.store",
-                    "agentcli.agent.checkpoints", "agentcli.agent.serialize"} | LISTING,
+                    "agentcli.agent.checkpoints", "agentcli.agent.serialize", "dataclasses"} | LISTING,
     ("profiles", "list"): {"agentcli.core.types", "agentcli.agent", "agentcli.tools"} | LISTING,
     ("doctor", "--offline", "--profile", "offline"): {"agentcli.agent.store", "agentcli.tools.registry",
                                                       "agentcli.tools.shell_rules",
