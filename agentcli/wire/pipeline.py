@@ -59,8 +59,8 @@ def split_thinking(text: str, seen: Seen | None = None) -> tuple[str, str]:
     and a leading reasoning that only ends with </think> (Qwen3 / DeepSeek-R1 templates open it);
     likewise every reasoning pair and split the dialects declare (_markup.collected)."""
     markup = _markup.collected()
-    if len(text) < SHORT:  # a short reply: a scan per probe (a part common to a pair's two tags) is cheapest
-        if not any(probe in text for probe in markup.probes):
+    if len(text) < SHORT:  # a short reply: a scan per probe (a part common to a pair's two tags) whose
+        if not holds_any(text, markup.probes):  # rarest character stands in it (a memchr says so)
             return text, ""
     elif not holds_any(text, _reasoning_markup(), seen):  # a long one: a memchr per distinct rare character
         return text, ""

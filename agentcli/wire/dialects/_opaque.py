@@ -136,6 +136,8 @@ def _any_quoted(text: str, rx: re.Pattern[str]) -> bool:
         return next(_hits(text, rx), None) is not None
     if '"' not in text and "'" not in text:
         return False
+    if len(text) < SHORT and _no_quote_before_brackets(text):
+        return False  # a short reply whose markup stands on lines of its own: no pattern scan
     line = upto = -1
     dq = sq = 0  # quotes (double, less escaped ones; single) on the current line up to `upto`
     for k, m in enumerate(_hits(text, rx)):
@@ -153,6 +155,24 @@ def _any_quoted(text: str, rx: re.Pattern[str]) -> bool:
         if dq % 2 or sq % 2:
             return True
     return False
+
+
+def _no_quote_before_brackets(text: str) -> bool:
+    """No character a markup token opens with (_FIRSTS) has a quote before it on its line, so no
+    token stands in a string: the places found by memchr, a handful looked at (then False, and
+    the tokens decide)."""
+    looked = 0
+    for ch in _FIRSTS:
+        i = text.find(ch)
+        while i >= 0:
+            line = text.rfind("\n", 0, i) + 1
+            if text.find('"', line, i) >= 0 or text.find("'", line, i) >= 0:
+                return False
+            looked += 1
+            if looked > _HITS_CHECKED:
+                return False
+            i = text.find(ch, i + 1)
+    return True
 
 
 def _quotes(text: str, a: int, b: int) -> int:
