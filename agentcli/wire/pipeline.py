@@ -20,7 +20,8 @@ from agentcli.wire import dialects, failures, repair, whole_call
 from agentcli.wire.dialects import _markup
 from agentcli.wire.dialects._base import MAX_CALLS
 from agentcli.wire.dialects._opaque import mask
-from agentcli.wire.dialects._seen import SHORT, Seen, find_long, grouped, holds, holds_any
+from agentcli.wire.dialects._seen import SHORT, Seen, find_long, grouped, holds, holds_any, near
+from agentcli.wire.dialects._seen import key as rare_key
 from agentcli.wire.types import Candidate, NativeParse, ParseContext
 
 
@@ -205,7 +206,7 @@ def _reach(text: str, markers: tuple[str, ...], rx: re.Pattern[str] | None, limi
     bound = 0  # each occurrence of a marker holds its rarest character: a count of those bounds them
     for ch, group in grouped(markers):
         if ch in text:
-            bound += text.count(ch) * len(group)
+            bound += _places(text, ch) * len(group)
             if bound > limit:
                 break
     else:
@@ -221,6 +222,22 @@ def _reach(text: str, markers: tuple[str, ...], rx: re.Pattern[str] | None, limi
         if k == limit:
             return m.start()
     return len(text)
+
+
+_FEW_PLACES = 16
+
+
+def _places(text: str, ch: str) -> int:
+    """text.count(ch): a memchr per place while there are few (a count walks every character, some
+    30 us over 100 KB, where a handful of memchr calls cost a few), the count past _FEW_PLACES."""
+    n = 0
+    i = text.find(ch)
+    while i >= 0:
+        n += 1
+        if n > _FEW_PLACES:
+            return text.count(ch)
+        i = text.find(ch, i + 1)
+    return n
 
 
 def run_dialects(text: str, names: list[str], ctx: ParseContext | None = None) -> tuple[list[Candidate], str]:
@@ -250,7 +267,10 @@ def _run_dialects(text: str, names: list[str], ctx: ParseContext | None, limit: 
     if seen is None:
         seen = _seen(text)
     present = index.present(seen)
+    runnable = index.runnable(present)  # the rest have none of their markers: they cannot match
     for name in index.ordered(present):
+        if name not in runnable:
+            continue
         budget = limit - len(found)
         if budget <= 0:
             break  # a flood of calls: what is left stays text
@@ -258,8 +278,6 @@ def _run_dialects(text: str, names: list[str], ctx: ParseContext | None, limit: 
         d, markers, strict, rx = prep
         if d.offered_only and not (ctx is not None and any(holds(text, f"<{t}>") for t in ctx.tools)):
             continue  # its calls are tags named after offered tools: none of those tags, nothing to read
-        if markers and index.marker_sets[name].isdisjoint(present):
-            continue  # none of its markers: the dialect cannot match
         got = _parse_within(d, text, markers, rx, budget)
         if got is None:
             continue
@@ -294,6 +312,7 @@ def _run_dialects(text: str, names: list[str], ctx: ParseContext | None, limit: 
         if rest is not text and rest != text:  # a copy of the same text (a join, a strip of nothing) changes nothing
             text, seen = rest, _seen(rest)  # a dialect may also drop its own no-op directives (a lone token, "directly answer")
             present = index.present(seen)
+            runnable = index.runnable(present)
     empty = _empty_lists(tuple(names))
     if empty is not None and any(o in seen for o in empty[0]):
         text = empty[1].sub("", text)  # a list of no calls (`<TOOLCALL>[]</TOOLCALL>`): calls no tool
@@ -305,7 +324,8 @@ class _ChainIndex:
     the chain, and which dialects own a wrapper. Per reply each distinct marker is asked once
     (`present`), instead of each dialect asking about its own, twice (about 300 checks)."""
 
-    __slots__ = ("names", "prepared", "marker_sets", "markers", "owns", "groups")
+    __slots__ = ("names", "prepared", "marker_sets", "markers", "owns", "groups", "_spans", "_by_marker",
+                 "_markerless", "_owner_of")
 
     def __init__(self, names: tuple[str, ...]) -> None:
         self.prepared: dict[str, _Prepared] = {}
@@ -319,21 +339,61 @@ class _ChainIndex:
         self.owns = {n: frozenset(o) for n, o in owns.items() if o}
         self.markers = tuple(dict.fromkeys(m for n in self.names for m in (*self.prepared[n][1], *owns[n])))
         self.groups = grouped(self.markers)
+        # Per group: how far before and after its character its markers reach (see near), or
+        # None where a marker holds a NUL (the separator of the joined neighbourhoods).
+        self._spans = tuple(
+            (ch, group, (max(rare_key(m)[1] for m in group), max(len(m) - rare_key(m)[1] for m in group))
+             if ch and len(group) > 1 and not any("\0" in m for m in group) else None)
+            for ch, group in self.groups)
+        by_marker: dict[str, list[str]] = {}
+        owner_of: dict[str, list[str]] = {}
+        for n in self.names:
+            for m in self.marker_sets[n]:
+                by_marker.setdefault(m, []).append(n)
+            for m in self.owns.get(n, ()):
+                owner_of.setdefault(m, []).append(n)
+        self._by_marker = {m: tuple(ns) for m, ns in by_marker.items()}
+        self._owner_of = {m: tuple(ns) for m, ns in owner_of.items()}
+        self._markerless = frozenset(n for n in self.names if not self.prepared[n][1])
 
     def present(self, seen: str | Seen) -> frozenset[str]:
         """The chain's markers that stand in the text. Markers are grouped by their rarest character
-        (dialects/_seen.py): where that character is absent (one memchr), none of its group is asked."""
+        (dialects/_seen.py): where that character is absent (one memchr), none of its group is asked;
+        where it stands in a few places, the group's markers are asked of the text around those
+        places only (`near`: a few dozen characters instead of the reply, once per group)."""
         text = seen.text if isinstance(seen, Seen) else seen
-        return frozenset(m for ch, group in self.groups if ch in text for m in group if m in seen)
+        if not isinstance(text, str):  # any other container answering `in` (asked marker by marker)
+            return frozenset(m for ch, group in self.groups if ch in text for m in group if m in seen)
+        found: list[str] = []
+        for ch, group, reach in self._spans:
+            if ch not in text:
+                continue
+            hay = near(seen, ch, reach[0], reach[1]) if reach is not None else None
+            if hay is None:
+                found.extend(m for m in group if m in seen)
+            else:
+                found.extend(m for m in group if m in hay)
+        return frozenset(found)
+
+    def runnable(self, present: frozenset[str]) -> frozenset[str] | set[str]:
+        """The dialects that can match a text holding `present`: those with one of their markers
+        there, and those with no markers (they look anywhere)."""
+        if not present:
+            return self._markerless
+        out = set(self._markerless)
+        for m in present:
+            out.update(self._by_marker.get(m, ()))
+        return out
 
     def ordered(self, present: frozenset[str]) -> tuple[str, ...]:
         """The chain with the dialects whose own markup (Dialect.owns) is in the text moved to the
         front, in chain order: the family that wrote the wrapper reads it whole, so no generic
         dialect takes the inner call and leaves the wrapper on screen."""
-        owners = tuple(n for n, o in self.owns.items() if not o.isdisjoint(present))
-        if not owners:
+        owning = {n for m in present for n in self._owner_of.get(m, ())}
+        if not owning:
             return self.names
-        return (*owners, *(n for n in self.names if n not in owners))
+        owners = tuple(n for n in self.names if n in owning)
+        return (*owners, *(n for n in self.names if n not in owning))
 
 
 @functools.lru_cache(maxsize=64)

@@ -1,0 +1,72 @@
+"""The chain's marker index asks a group of markers sharing a rare character of the text around
+that character's places (`_seen.near`), and tries only the dialects whose markers stand in the
+text (issue 29). Generated inputs get the answers of the plain searches; the work on a long reply
+is counted (the characters each group's markers are asked of), never timed."""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from agentcli.wire import dialects, pipeline
+from agentcli.wire.dialects import _seen
+
+INDEX = pipeline._chain_index(tuple(dialects.DIALECTS))
+PIECES = [*INDEX.markers, "<", ">", "|", "[", "]", "=", ":", "\n", "\0", " ", "a", "all", "lorem ipsum ", "｜", "▁"]
+_examples = settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+texts = st.lists(st.sampled_from(PIECES), max_size=40).map("".join)
+# Markers around long filler: the index's sparse path (stretches of places) and, with many
+# pieces, more places than a short text gathers.
+long_texts = st.tuples(texts, st.integers(0, 3), texts).map(lambda t: t[0] + "lorem ipsum " * (800 * t[1]) + t[2])
+
+
+@_examples
+@given(st.one_of(texts, long_texts))
+def test_present_is_each_marker_in_the_text(text: str) -> None:
+    assert INDEX.present(pipeline._seen(text)) == frozenset(m for m in INDEX.markers if m in text)
+
+
+@_examples
+@given(st.one_of(texts, long_texts), st.sampled_from([ch for ch, _ in INDEX.groups if ch]), st.integers(0, 30),
+       st.integers(1, 30))
+def test_near_holds_every_needle_the_text_holds(text: str, ch: str, before: int, after: int) -> None:
+    """A needle holding `ch` within `before` / `after` characters of it stands in the neighbourhoods
+    exactly when it stands in the text."""
+    for seen in (text, _seen.Seen(text)):
+        hay = _seen.near(seen, ch, before, after)
+        if hay is None:
+            continue
+        for piece in {p for p in PIECES if ch in p} | {text[i - min(i, before): i + after] for i in range(len(text))
+                                                       if text[i] == ch and "\0" not in text[max(0, i - before): i + after]}:
+            off = piece.find(ch)
+            if off <= before and len(piece) - off <= after and "\0" not in piece:
+                assert (piece in hay) == (piece in text), (piece, hay)
+
+
+@_examples
+@given(st.one_of(texts, long_texts))
+def test_runnable_is_the_dialects_with_a_marker_present(text: str) -> None:
+    present = INDEX.present(pipeline._seen(text))
+    want = {n for n in INDEX.names if not INDEX.marker_sets[n] or not INDEX.marker_sets[n].isdisjoint(present)}
+    assert set(INDEX.runnable(present)) == want
+
+
+def test_a_long_reply_asks_each_group_of_a_few_characters(monkeypatch) -> None:
+    """A 100 KB reply holding a call's tags: the tag markers (some 25 sharing `<`) are asked of the
+    text around the two tags, not of the reply; the one marker keyed on a line break likewise."""
+    asked: list[int] = []
+    real = _seen.near
+
+    def counting(seen, ch, before, after):  # noqa: ANN001, ANN202
+        hay = real(seen, ch, before, after)
+        asked.append(-1 if hay is None else len(hay))
+        return hay
+
+    monkeypatch.setattr(pipeline, "near", counting)
+    text = '<tool_call>\n{"name": "f", "arguments": {"a": "' + "lorem ipsum " * 9000 + '"}}\n</tool_call>'
+    assert INDEX.present(pipeline._seen(text)) == frozenset(m for m in INDEX.markers if m in text)
+    assert asked and all(0 <= n < 200 for n in asked)
+
+
+def test_a_marker_ending_in_a_line_break_is_found_by_the_break() -> None:
+    assert _seen.key("all\n") == ("\n", 3)
