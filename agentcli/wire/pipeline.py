@@ -20,7 +20,7 @@ from agentcli.wire import dialects, failures, repair, whole_call
 from agentcli.wire.dialects import _markup
 from agentcli.wire.dialects._base import MAX_CALLS
 from agentcli.wire.dialects._opaque import mask
-from agentcli.wire.dialects._seen import SHORT, Seen, find_long, grouped, holds, holds_any, near
+from agentcli.wire.dialects._seen import SHORT, Seen, count_char, find_long, grouped, holds, holds_any, near
 from agentcli.wire.dialects._seen import key as rare_key
 from agentcli.wire.types import Candidate, NativeParse, ParseContext
 
@@ -206,7 +206,7 @@ def _reach(text: str, markers: tuple[str, ...], rx: re.Pattern[str] | None, limi
     bound = 0  # each occurrence of a marker holds its rarest character: a count of those bounds them
     for ch, group in grouped(markers):
         if ch in text:
-            bound += _places(text, ch) * len(group)
+            bound += count_char(text, ch) * len(group)
             if bound > limit:
                 break
     else:
@@ -222,22 +222,6 @@ def _reach(text: str, markers: tuple[str, ...], rx: re.Pattern[str] | None, limi
         if k == limit:
             return m.start()
     return len(text)
-
-
-_FEW_PLACES = 16
-
-
-def _places(text: str, ch: str) -> int:
-    """text.count(ch): a memchr per place while there are few (a count walks every character, some
-    30 us over 100 KB, where a handful of memchr calls cost a few), the count past _FEW_PLACES."""
-    n = 0
-    i = text.find(ch)
-    while i >= 0:
-        n += 1
-        if n > _FEW_PLACES:
-            return text.count(ch)
-        i = text.find(ch, i + 1)
-    return n
 
 
 def run_dialects(text: str, names: list[str], ctx: ParseContext | None = None) -> tuple[list[Candidate], str]:
@@ -268,7 +252,13 @@ def _run_dialects(text: str, names: list[str], ctx: ParseContext | None, limit: 
         seen = _seen(text)
     present = index.present(seen)
     runnable = index.runnable(present)  # the rest have none of their markers: they cannot match
+    stale = False  # the text changed since `present` was asked: asked again only if a dialect is left to try
     for name in index.ordered(present):
+        if stale:
+            seen = _seen(text)
+            present = index.present(seen)
+            runnable = index.runnable(present)
+            stale = False
         if name not in runnable:
             continue
         budget = limit - len(found)
@@ -310,13 +300,16 @@ def _run_dialects(text: str, names: list[str], ctx: ParseContext | None, limit: 
             cands, capped = cands[:budget], True
         found.extend(cands)
         if rest is not text and rest != text:  # a copy of the same text (a join, a strip of nothing) changes nothing
-            text, seen = rest, _seen(rest)  # a dialect may also drop its own no-op directives (a lone token, "directly answer")
-            present = index.present(seen)
-            runnable = index.runnable(present)
+            text, stale = rest, True  # a dialect may also drop its own no-op directives (a lone token, "directly answer")
     empty = _empty_lists(tuple(names))
+    if stale:
+        seen = _seen(text)
     if empty is not None and any(o in seen for o in empty[0]):
         text = empty[1].sub("", text)  # a list of no calls (`<TOOLCALL>[]</TOOLCALL>`): calls no tool
     return found, text, capped
+
+
+_NEAR_GROUP = 4  # markers sharing a character from which they are asked of its neighbourhoods
 
 
 class _ChainIndex:
@@ -368,7 +361,13 @@ class _ChainIndex:
         for ch, group, reach in self._spans:
             if ch not in text:
                 continue
-            hay = near(seen, ch, reach[0], reach[1]) if reach is not None else None
+            hay = None
+            # Worth it for a group of several markers whose character stands in a few places (on a
+            # short reply: under a quarter as many as the markers, a place costing about what four
+            # scans of a KB do).
+            if reach is not None and len(group) >= _NEAR_GROUP and (
+                    isinstance(seen, Seen) or 4 * text.count(ch) < len(group)):
+                hay = near(seen, ch, reach[0], reach[1])
             if hay is None:
                 found.extend(m for m in group if m in seen)
             else:

@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from agentcli.wire.dialects import _markup
-from agentcli.wire.dialects._seen import SHORT, holds
+from agentcli.wire.dialects._seen import SHORT, count_char, holds
 from agentcli.wire.types import Candidate
 
 # Placeholder: OPEN, the token's index written in base-64 digits of one private-use block, CLOSE.
@@ -136,8 +136,8 @@ def _any_quoted(text: str, rx: re.Pattern[str]) -> bool:
         return next(_hits(text, rx), None) is not None
     if '"' not in text and "'" not in text:
         return False
-    if len(text) < SHORT and _no_quote_before_brackets(text):
-        return False  # a short reply whose markup stands on lines of its own: no pattern scan
+    if _no_quote_before_brackets(text):
+        return False  # markup standing on lines of its own, or after no quote on them: no pattern scan
     line = upto = -1
     dq = sq = 0  # quotes (double, less escaped ones; single) on the current line up to `upto`
     for k, m in enumerate(_hits(text, rx)):
@@ -149,7 +149,7 @@ def _any_quoted(text: str, rx: re.Pattern[str]) -> bool:
             line = upto = start
             dq = sq = 0
         dq += _quotes(text, upto, at)
-        sq += text.count("'", upto, at) if text.find("'", upto, at) >= 0 else 0
+        sq += count_char(text, "'", upto, at)
         upto = at
         # an odd number of quotes before it on its line: it may stand in a string
         if dq % 2 or sq % 2:
@@ -181,7 +181,7 @@ def _quotes(text: str, a: int, b: int) -> int:
     no escaped quote straddles a split."""
     if text.find('"', a, b) < 0:
         return 0
-    return text.count('"', a, b) - (text.count('\\"', a, b) if text.find("\\", a, b) >= 0 else 0)
+    return count_char(text, '"', a, b) - (text.count('\\"', a, b) if text.find("\\", a, b) >= 0 else 0)
 
 
 def _holds_markup(piece: str, rx: re.Pattern[str]) -> bool:

@@ -64,6 +64,46 @@ def holds(text: str, needle: str) -> bool:
     return False
 
 
+_FEW_PLACES = 16
+
+
+def count_char(text: str, ch: str, start: int = 0, end: int | None = None) -> int:
+    """`text.count(ch, start, end)` for one character: a memchr per place while there are few (a
+    count walks every character, some 30 us over 100 KB, where a handful of memchr calls cost a
+    few), the count itself past _FEW_PLACES."""
+    stop = len(text) if end is None else end
+    n = 0
+    i = text.find(ch, start, stop)
+    while i >= 0:
+        n += 1
+        if n > _FEW_PLACES:
+            return text.count(ch, start, stop)
+        i = text.find(ch, i + 1, stop)
+    return n
+
+
+def locate(text: str, needle: str, start: int = 0, end: int | None = None) -> int:
+    """`text.find(needle, start, end)`, found where the needle's rarest character stands: a search
+    for a multi-character needle walks the text at 0.2-0.5 ns a character (more in text holding
+    wide characters), a memchr for one character some twenty times faster. After _PROBES places
+    that start no occurrence, the plain search from there decides."""
+    stop = len(text) if end is None else end
+    if len(needle) < 2 or stop - start < SHORT:
+        return text.find(needle, start, stop)
+    ch, off = key(needle)
+    i = text.find(ch, start + off, stop)
+    tries = 0
+    while i >= 0:
+        at = i - off
+        if text.startswith(needle, at, stop):
+            return at
+        tries += 1
+        if tries == _PROBES:
+            return text.find(needle, at + 1, stop)
+        i = text.find(ch, i + 1, stop)
+    return -1
+
+
 _HEAD = 64  # characters of a long needle looked for first
 _VERIFIED = 16  # places of that head checked one by one before the needle is looked for whole
 

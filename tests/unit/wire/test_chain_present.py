@@ -70,3 +70,45 @@ def test_a_long_reply_asks_each_group_of_a_few_characters(monkeypatch) -> None:
 
 def test_a_marker_ending_in_a_line_break_is_found_by_the_break() -> None:
     assert _seen.key("all\n") == ("\n", 3)
+
+
+needles = st.one_of(st.sampled_from(PIECES), st.lists(st.sampled_from(PIECES), min_size=1, max_size=3).map("".join))
+
+
+@_examples
+@given(st.one_of(texts, long_texts), needles, st.integers(0, 60), st.integers(0, 60))
+def test_locate_is_find(text: str, needle: str, start: int, cut: int) -> None:
+    end = max(start, len(text) - cut)
+    assert _seen.locate(text, needle) == text.find(needle)
+    assert _seen.locate(text, needle, start, end) == text.find(needle, start, end)
+
+
+@_examples
+@given(st.one_of(texts, long_texts), st.sampled_from(["<", "|", "\n", "a", " ", '"']), st.integers(0, 60))
+def test_count_char_is_count(text: str, ch: str, start: int) -> None:
+    assert _seen.count_char(text, ch) == text.count(ch)
+    assert _seen.count_char(text, ch, start, len(text) - start) == text.count(ch, start, len(text) - start)
+
+
+class _Searches(str):
+    """A str that counts its whole-text searches (find and count calls)."""
+
+    calls: list[str]
+
+    def find(self, sub, *args):  # noqa: ANN001, ANN002, ANN201
+        self.calls.append("find")
+        return str.find(self, sub, *args)
+
+    def count(self, sub, *args):  # noqa: ANN001, ANN002, ANN201
+        self.calls.append("count")
+        return str.count(self, sub, *args)
+
+
+def test_a_long_reply_finds_its_tags_by_their_rare_character() -> None:
+    """Tags in a 100 KB reply are looked for by memchr of their rarest character and a compare at
+    each place, never by a multi-character search of the whole text."""
+    text = _Searches("<tool_call>\n" + "lorem ipsum " * 9000 + "\n</tool_call>")
+    text.calls = []
+    assert _seen.locate(text, "</tool_call>") == str.find(text, "</tool_call>")
+    assert _seen.locate(text, "<tool_call>", 5) == -1
+    assert text.calls.count("find") <= 6 and "count" not in text.calls
