@@ -59,24 +59,24 @@ def _opens(text: str | bytes) -> int:
     return text.count(b"[") + text.count(b"{")
 
 
-_COUNTED = 16_384  # characters up to which the brackets are counted (two C passes cost less than the loop)
+_FEW = 16  # brackets found one by one before the text's brackets are counted instead
 
 
 def _opens_over(text: str | bytes, limit: int) -> bool:
-    """_opens(text) > limit. A long text's brackets are found one by one (a memchr each) and
-    counted only up to `limit`: a count of one character walks every character (some 30 us per
-    100 KB, twice the decode of a long string argument), while arguments hold few brackets."""
-    if len(text) <= _COUNTED or not isinstance(text, str):
+    """_opens(text) > limit. The brackets are found one by one (a memchr each) while there are
+    few: a count of one character walks every character (some 30 us per 100 KB, half the decode
+    of a long string argument), and arguments usually hold a handful; past _FEW they are counted."""
+    if not isinstance(text, str):
         return _opens(text) > limit
     seen = 0
     for ch in "[{":
         i = text.find(ch)
         while i >= 0:
             seen += 1
-            if seen > limit:
-                return True
+            if seen > _FEW:
+                return _opens(text) > limit
             i = text.find(ch, i + 1)
-    return False
+    return seen > limit
 
 
 def loads(text: str | bytes, *, limit: int = MAX_DEPTH, **kwargs: Any) -> Any:

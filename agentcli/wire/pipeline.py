@@ -20,7 +20,7 @@ from agentcli.wire import dialects, failures, repair, whole_call
 from agentcli.wire.dialects import _markup
 from agentcli.wire.dialects._base import MAX_CALLS
 from agentcli.wire.dialects._opaque import mask
-from agentcli.wire.dialects._seen import SHORT, Seen, count_char, find_long, grouped, holds, holds_any, near
+from agentcli.wire.dialects._seen import SHORT, Seen, count_char, find_long, grouped, holds, holds_any, locate, near
 from agentcli.wire.dialects._seen import key as rare_key
 from agentcli.wire.types import Candidate, NativeParse, ParseContext
 
@@ -85,15 +85,15 @@ def split_thinking(text: str, seen: Seen | None = None) -> tuple[str, str]:
             calls = _CallSpans(text)
         kept: list[str] = []
         pos = 0
-        while True:
-            s = text.find(open_tag, pos)
+        while True:  # tags looked for where their rare character stands (locate)
+            s = locate(text, open_tag, pos)
             while s >= 0 and calls.inside(s):  # a tag written in a call's arguments is their text
-                s = text.find(open_tag, s + len(open_tag))
+                s = locate(text, open_tag, s + len(open_tag))
             if s < 0:
                 kept.append(text[pos:])
                 break
             kept.append(text[pos:s])
-            e = text.find(close_tag, s + len(open_tag))
+            e = locate(text, close_tag, s + len(open_tag))
             if e < 0:
                 cut = _calls_opened(text, s + len(open_tag))
                 thoughts.append(text[s + len(open_tag):cut])
@@ -147,12 +147,12 @@ def _orphan_close(text: str, open_tag: str, close_tag: str, start: int = 0, call
     answer, not a reasoning's end)."""
     depth, pos, paired = 0, start, False
     while True:
-        c = text.find(close_tag, pos)
+        c = locate(text, close_tag, pos)
         while c >= 0 and calls is not None and calls.inside(c):
-            c = text.find(close_tag, c + len(close_tag))
+            c = locate(text, close_tag, c + len(close_tag))
         if c < 0:
             return -1
-        o = text.find(open_tag, pos, c)
+        o = locate(text, open_tag, pos, c)
         if o >= 0:
             depth += 1
             pos = o + len(open_tag)
@@ -618,14 +618,33 @@ def _stable_id(index: int, cand: Candidate) -> str:
     return "call_" + digest.hexdigest()
 
 
-@functools.lru_cache(maxsize=2)  # the last block's raw, not a store of old replies
+_LAST_SUMMED: list[tuple[str, str]] = []  # the last block's (raw, sum), not a store of old replies
+
+
 def _summed(raw: str) -> str:
     """A long raw text as its length, a CRC-32 of the whole and both ends; computed once for the
-    calls read from one block, which share its raw."""
+    calls read from one block, which share its raw (the same object: asked by identity, as a
+    cache keyed on the text would hash every character of each new reply's raw)."""
+    if _LAST_SUMMED and _LAST_SUMMED[0][0] is raw:
+        return _LAST_SUMMED[0][1]
+    summed = _sum(raw)
+    _LAST_SUMMED[:] = [(raw, summed)]
+    return summed
+
+
+def _sum(raw: str) -> str:
     import zlib
 
     half = _ID_WHOLE // 2
-    return f"{len(raw)}\0{zlib.crc32(raw.encode('utf-8', 'replace')):08x}\0{raw[:half]}\0{raw[-half:]}"
+    crc = 0
+    for at in range(0, len(raw), _CRC_PIECE):  # encoded a piece at a time: a 100 KB reply's bytes in one
+        crc = zlib.crc32(raw[at : at + _CRC_PIECE].encode("utf-8", "replace"), crc)  # go cost fresh pages
+    return f"{len(raw)}\0{crc:08x}\0{raw[:half]}\0{raw[-half:]}"
+
+
+# Characters encoded at a time for the CRC: the pieces' encodings add up to the whole one's (split
+# between characters; a lone surrogate is replaced alone either way), and the CRC runs on.
+_CRC_PIECE = 16_384
 
 
 def _canon(args: Any) -> str:

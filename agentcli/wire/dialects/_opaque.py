@@ -99,8 +99,13 @@ def _placeholder(index: int) -> str:
 def mask(text: str, markup: re.Pattern[str] | None = None) -> Masked:
     """`text` with every markup token inside a quoted string (within brackets) hidden."""
     rx = markup or markup_pattern()
-    if _OPEN in text or ("<" not in text and "[" not in text) or not _any_quoted(text, rx):
+    if _OPEN in text or ("<" not in text and "[" not in text) or not _any_quoted(text, rx, bracketed=True):
         return Masked(text, [])
+    return _mask_strings(text, rx)
+
+
+def _mask_strings(text: str, rx: re.Pattern[str]) -> Masked:
+    """mask's full pass: the strings and parameter values holding markup, found and hidden."""
     tokens: list[str] = []
 
     def hide(t: re.Match[str]) -> str:
@@ -129,9 +134,11 @@ def mask(text: str, markup: re.Pattern[str] | None = None) -> Masked:
 _HITS_CHECKED = 8  # markup tokens looked at one by one before the strings are scanned instead
 
 
-def _any_quoted(text: str, rx: re.Pattern[str]) -> bool:
+def _any_quoted(text: str, rx: re.Pattern[str], bracketed: bool = False) -> bool:
     """Whether some markup token might stand in a string or a parameter's value: one with a quote
-    before it on its line (strings never span lines), or any when a parameter tag is present."""
+    before it on its line (strings never span lines), or any when a parameter tag is present.
+    `bracketed` (what mask asks): and, for that quote, a bracket opened before it, as the strings
+    hidden are within brackets (a single-quoted one within parentheses)."""
     if holds(text, "<parameter"):
         return next(_hits(text, rx), None) is not None
     if '"' not in text and "'" not in text:
@@ -151,10 +158,21 @@ def _any_quoted(text: str, rx: re.Pattern[str]) -> bool:
         dq += _quotes(text, upto, at)
         sq += count_char(text, "'", upto, at)
         upto = at
-        # an odd number of quotes before it on its line: it may stand in a string
-        if dq % 2 or sq % 2:
+        # an odd number of quotes before it on its line: it may stand in a string, if that string
+        # stands within brackets (a double-quoted one) or parentheses (a single-quoted one): an
+        # apostrophe in prose before a reasoning's close tag, no bracket before it, hides nothing
+        if bracketed:
+            if (dq % 2 and _opened_before(text, at, "{[(")) or (sq % 2 and _opened_before(text, at, "(")):
+                return True
+        elif dq % 2 or sq % 2:
             return True
     return False
+
+
+def _opened_before(text: str, at: int, openers: str) -> bool:
+    """Some opener stands before `at` (a memchr each): a string _string_spans hides starts with
+    one of them open."""
+    return any(text.find(ch, 0, at) >= 0 for ch in openers)
 
 
 def _no_quote_before_brackets(text: str) -> bool:
@@ -181,7 +199,22 @@ def _quotes(text: str, a: int, b: int) -> int:
     no escaped quote straddles a split."""
     if text.find('"', a, b) < 0:
         return 0
-    return count_char(text, '"', a, b) - (text.count('\\"', a, b) if text.find("\\", a, b) >= 0 else 0)
+    return count_char(text, '"', a, b) - _escaped_quotes(text, a, b)
+
+
+def _escaped_quotes(text: str, a: int, b: int) -> int:
+    """text.count('\\"', a, b), from the places of the backslashes (a memchr each) while they are
+    few: a two-character count walks every character."""
+    n = looked = 0
+    i = text.find("\\", a, b)
+    while i >= 0:
+        if text.startswith('"', i + 1, b):
+            n += 1
+        looked += 1
+        if looked > _HITS_CHECKED:
+            return text.count('\\"', a, b)
+        i = text.find("\\", i + 1, b)
+    return n
 
 
 def _holds_markup(piece: str, rx: re.Pattern[str]) -> bool:

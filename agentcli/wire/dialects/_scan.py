@@ -355,7 +355,7 @@ def find_cached(text: str, needle: str, pos: int, cache: dict[str, int]) -> int:
     is remembered in `cache` (one per text), so a needle that never comes costs one pass, not one per call."""
     at = cache.get(needle, -2)
     if at != -1 and at < pos:
-        at = text.find(needle, pos)
+        at = locate(text, needle, pos)
         cache[needle] = at
     return at
 
@@ -366,7 +366,7 @@ def find_first(text: str, needles: tuple[str, ...], pos: int, cache: dict[str, i
     for nd in needles:
         at = cache.get(nd, -2)
         if at != -1 and at < pos:
-            at = text.find(nd, pos)
+            at = locate(text, nd, pos)  # where its rare character stands (see _seen.locate)
             cache[nd] = at
         if at != -1 and (best == -1 or at < best):
             best, which = at, nd

@@ -112,3 +112,31 @@ def test_a_long_reply_finds_its_tags_by_their_rare_character() -> None:
     assert _seen.locate(text, "</tool_call>") == str.find(text, "</tool_call>")
     assert _seen.locate(text, "<tool_call>", 5) == -1
     assert text.calls.count("find") <= 6 and "count" not in text.calls
+
+
+MASK_PIECES = ["<think>", "</think>", "<tool_call>", "</tool_call>", "[TOOL_CALLS]", '"', "'", "(", ")", "[", "]", "{", "}",
+               "\\", "\n", " ", "I'll ", "a", "lorem ipsum ", "<parameter=x>", "</parameter>", "｜"]
+mask_texts = st.lists(st.sampled_from(MASK_PIECES), max_size=40).map("".join)
+
+
+@_examples
+@given(st.one_of(mask_texts, st.tuples(mask_texts, mask_texts).map(lambda t: t[0] + "lorem ipsum " * 800 + t[1])))
+def test_the_quick_checks_of_mask_skip_only_texts_with_nothing_to_hide(text: str) -> None:
+    """mask's quick checks (no quote before any markup on its line; a quote but no bracket opened
+    before it) decide only what the full pass would: its result is the full pass's."""
+    from agentcli.wire.dialects import _opaque
+
+    quick, full = _opaque.mask(text), _opaque._mask_strings(text, _opaque.markup_pattern())
+    if _opaque._OPEN not in text:
+        assert (quick.text, quick._tokens) == (full.text, full._tokens)
+
+
+@_examples
+@given(st.text(alphabet="ab東\ud800\udc00é\n<>", min_size=0, max_size=40000))
+def test_a_long_call_id_sums_the_whole_text(raw: str) -> None:
+    """The CRC of a long raw text, encoded a piece at a time, is the CRC of its whole encoding (a
+    call's id is unchanged by the pieces)."""
+    import zlib
+
+    summed = pipeline._summed(raw)
+    assert summed.split("\0")[1] == f"{zlib.crc32(raw.encode('utf-8', 'replace')):08x}"
