@@ -96,10 +96,20 @@ def _placeholder(index: int) -> str:
     return _OPEN + "".join(reversed(digits)) + _CLOSE
 
 
+_WALK_FROM = 2048  # characters from which mask walks the markup tokens before any full pass
+
+
 def mask(text: str, markup: re.Pattern[str] | None = None) -> Masked:
     """`text` with every markup token inside a quoted string (within brackets) hidden."""
     rx = markup or markup_pattern()
-    if _OPEN in text or ("<" not in text and "[" not in text) or not _any_quoted(text, rx, bracketed=True):
+    if _OPEN in text or ("<" not in text and "[" not in text):
+        return Masked(text, [])
+    if len(text) < _WALK_FROM:  # a short reply: past the cheap checks, the token walk costs more than the full pass
+        if not holds(text, "<parameter") and (
+                ('"' not in text and "'" not in text) or _no_quote_before_brackets(text)):
+            return Masked(text, [])
+        return _mask_strings(text, rx)
+    if not _any_quoted(text, rx, bracketed=True):
         return Masked(text, [])
     return _mask_strings(text, rx)
 
@@ -132,6 +142,9 @@ def _mask_strings(text: str, rx: re.Pattern[str]) -> Masked:
 
 
 _HITS_CHECKED = 8  # markup tokens looked at one by one before the strings are scanned instead
+# The same for mask's check of a long reply: each token costs its distance from the last, and the
+# full pass over 10 KB of a reply dense in tokens costs some 70 us.
+_LONG_HITS_CHECKED = 64
 
 
 def _any_quoted(text: str, rx: re.Pattern[str], bracketed: bool = False) -> bool:
@@ -147,11 +160,16 @@ def _any_quoted(text: str, rx: re.Pattern[str], bracketed: bool = False) -> bool
         return False  # markup standing on lines of its own, or after no quote on them: no pattern scan
     line = upto = -1
     dq = sq = 0  # quotes (double, less escaped ones; single) on the current line up to `upto`
+    opened: tuple[int, int] | None = None  # where the first bracket and the first parenthesis stand
+    most = _LONG_HITS_CHECKED if bracketed and len(text) >= SHORT else _HITS_CHECKED
     for k, m in enumerate(_hits(text, rx)):
-        if k == _HITS_CHECKED:
+        if k == most:
             return True  # many tokens: the one linear scan of the strings decides
         at = m.start()
-        start = text.rfind("\n", 0, at) + 1
+        # Its line's start: a line break since the last token (looked for back to it only, so each
+        # token costs its distance from the last), else the last token's line.
+        nl = text.rfind("\n", max(upto, 0), at)
+        start = nl + 1 if nl >= 0 or line < 0 else line
         if start != line:  # a new line: count from its start; else from the last token on it
             line = upto = start
             dq = sq = 0
@@ -162,17 +180,22 @@ def _any_quoted(text: str, rx: re.Pattern[str], bracketed: bool = False) -> bool
         # stands within brackets (a double-quoted one) or parentheses (a single-quoted one): an
         # apostrophe in prose before a reasoning's close tag, no bracket before it, hides nothing
         if bracketed:
-            if (dq % 2 and _opened_before(text, at, "{[(")) or (sq % 2 and _opened_before(text, at, "(")):
+            if (dq % 2 or sq % 2) and opened is None:
+                opened = (_first(text, "{[("), _first(text, "("))
+            if opened is not None and ((dq % 2 and 0 <= opened[0] < at) or (sq % 2 and 0 <= opened[1] < at)):
                 return True
         elif dq % 2 or sq % 2:
             return True
     return False
 
 
-def _opened_before(text: str, at: int, openers: str) -> bool:
-    """Some opener stands before `at` (a memchr each): a string _string_spans hides starts with
-    one of them open."""
-    return any(text.find(ch, 0, at) >= 0 for ch in openers)
+def _first(text: str, chars: str) -> int:
+    """Where the first of `chars` stands (a memchr each), or -1: a string _string_spans hides
+    starts after a bracket (a single-quoted one, a parenthesis) that is open."""
+    return min((i for i in (text.find(ch) for ch in chars) if i >= 0), default=-1)
+
+
+_PLACES_CHECKED = 8  # bracket places looked at (each back to its line's start) before the tokens decide
 
 
 def _no_quote_before_brackets(text: str) -> bool:
@@ -187,7 +210,7 @@ def _no_quote_before_brackets(text: str) -> bool:
             if text.find('"', line, i) >= 0 or text.find("'", line, i) >= 0:
                 return False
             looked += 1
-            if looked > _HITS_CHECKED:
+            if looked > _PLACES_CHECKED:
                 return False
             i = text.find(ch, i + 1)
     return True
@@ -211,7 +234,7 @@ def _escaped_quotes(text: str, a: int, b: int) -> int:
         if text.startswith('"', i + 1, b):
             n += 1
         looked += 1
-        if looked > _HITS_CHECKED:
+        if looked > _PLACES_CHECKED:
             return text.count('\\"', a, b)
         i = text.find("\\", i + 1, b)
     return n
