@@ -66,12 +66,17 @@ def split_thinking(text: str, seen: Seen | None = None) -> tuple[str, str]:
     elif not holds_any(text, _reasoning_markup(), seen):  # a long one: a memchr per distinct rare character
         return text, ""
     thoughts: list[str] = []
+    live = seen if seen is not None and seen.text is text else None  # the index, while the text is its text
+
+    def has(tag: str) -> bool:
+        return tag in live if live is not None and live.text is text else holds(text, tag)
+
     for splitter in markup.reasoning_splits:
-        if holds(text, splitter.trigger):
+        if has(splitter.trigger):
             text, more = splitter.split(text)
             thoughts.extend(more)
     for open_tag, close_tag in markup.reasoning_tags:  # each pair's tags looked for where their rare characters stand
-        if not holds(text, close_tag) and not holds(text, open_tag):
+        if not has(close_tag) and not has(open_tag):
             continue
         calls = _CallSpans(text)
         start = 0
