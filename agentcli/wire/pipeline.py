@@ -441,8 +441,8 @@ def _inside_wrappers(text: str, cands: list[Candidate]) -> list[Candidate]:
     """The candidates of a markerless dialect (JSON or a call list anywhere) that stand inside another
     family's call wrapper (`<tool_call>{json}</tool_call>`): read by a generic dialect they would leave
     the wrapper on screen, so the wrapper's own dialect, later in the chain, reads them instead."""
-    if not any(open_tag in text for open_tag, _ in _markup.collected().call_wrappers):
-        return []
+    if not any(holds(text, open_tag) for open_tag, _ in _markup.collected().call_wrappers):
+        return []  # each wrapper looked for where its rare character stands (ten scans of a long reply, else)
     spans = _CallSpans(text)
     out: list[Candidate] = []
     pos = 0
