@@ -106,7 +106,8 @@ def mask(text: str, markup: re.Pattern[str] | None = None) -> Masked:
         return Masked(text, [])
     if len(text) < _WALK_FROM:  # a short reply: past the cheap checks, the token walk costs more than the full pass
         if not holds(text, "<parameter") and (
-                ('"' not in text and "'" not in text) or _no_quote_before_brackets(text)):
+                ('"' not in text and "'" not in text)
+                or (sum(map(text.count, _FIRSTS)) <= _PLACES_CHECKED and _brackets_outside_strings(text))):
             return Masked(text, [])
         return _mask_strings(text, rx)
     if not _any_quoted(text, rx, bracketed=True):
@@ -196,6 +197,32 @@ def _first(text: str, chars: str) -> int:
 
 
 _PLACES_CHECKED = 8  # bracket places looked at (each back to its line's start) before the tokens decide
+
+
+def _brackets_outside_strings(text: str) -> bool:
+    """No character a markup token opens with (_FIRSTS) can stand in a string mask hides: before
+    each, on its line, an even number of double quotes (or no bracket opened before it) and of
+    single quotes (or no parenthesis opened before it). Every token opens at one of these places,
+    so this is the token walk's answer without the pattern's scan; a handful of places looked at
+    (then False, and the full pass decides)."""
+    looked = 0
+    opened: tuple[int, int] | None = None
+    for ch in _FIRSTS:
+        i = text.find(ch)
+        while i >= 0:
+            looked += 1
+            if looked > _PLACES_CHECKED:
+                return False
+            line = text.rfind("\n", 0, i) + 1  # a short text: plain counts (a C pass over a KB) beat memchr steps
+            dq = (text.count('"', line, i) - text.count('\\"', line, i)) % 2
+            sq = text.count("'", line, i) % 2
+            if dq or sq:
+                if opened is None:
+                    opened = (_first(text, "{[("), _first(text, "("))
+                if (dq and 0 <= opened[0] < i) or (sq and 0 <= opened[1] < i):
+                    return False
+            i = text.find(ch, i + 1)
+    return True
 
 
 def _no_quote_before_brackets(text: str) -> bool:
