@@ -21,7 +21,8 @@ from agentcli.wire import dialects, failures, repair, whole_call
 from agentcli.wire.dialects import _markup
 from agentcli.wire.dialects._base import MAX_CALLS
 from agentcli.wire.dialects._opaque import mask
-from agentcli.wire.dialects._seen import SHORT, Seen, find_long, grouped, holds, holds_any
+from agentcli.wire.dialects._seen import SHORT, Seen, count_char, find_long, grouped, holds, holds_any, locate, near
+from agentcli.wire.dialects._seen import key as rare_key
 from agentcli.wire.types import Candidate, NativeParse, ParseContext
 
 
@@ -60,18 +61,23 @@ def split_thinking(text: str, seen: Seen | None = None) -> tuple[str, str]:
     and a leading reasoning that only ends with </think> (Qwen3 / DeepSeek-R1 templates open it);
     likewise every reasoning pair and split the dialects declare (_markup.collected)."""
     markup = _markup.collected()
-    if len(text) < SHORT:  # a short reply: a scan per probe (a part common to a pair's two tags) is cheapest
-        if not any(probe in text for probe in markup.probes):
+    if len(text) < SHORT:  # a short reply: a scan per probe (a part common to a pair's two tags) whose
+        if not holds_any(text, markup.probes):  # rarest character stands in it (a memchr says so)
             return text, ""
     elif not holds_any(text, _reasoning_markup(), seen):  # a long one: a memchr per distinct rare character
         return text, ""
     thoughts: list[str] = []
+    live = seen if seen is not None and seen.text is text else None  # the index, while the text is its text
+
+    def has(tag: str) -> bool:
+        return tag in live if live is not None and live.text is text else holds(text, tag)
+
     for splitter in markup.reasoning_splits:
-        if holds(text, splitter.trigger):
+        if has(splitter.trigger):
             text, more = splitter.split(text)
             thoughts.extend(more)
     for open_tag, close_tag in markup.reasoning_tags:  # each pair's tags looked for where their rare characters stand
-        if not holds(text, close_tag) and not holds(text, open_tag):
+        if not has(close_tag) and not has(open_tag):
             continue
         calls = _CallSpans(text)
         start = 0
@@ -85,15 +91,15 @@ def split_thinking(text: str, seen: Seen | None = None) -> tuple[str, str]:
             calls = _CallSpans(text)
         kept: list[str] = []
         pos = 0
-        while True:
-            s = text.find(open_tag, pos)
+        while True:  # tags looked for where their rare character stands (locate)
+            s = locate(text, open_tag, pos)
             while s >= 0 and calls.inside(s):  # a tag written in a call's arguments is their text
-                s = text.find(open_tag, s + len(open_tag))
+                s = locate(text, open_tag, s + len(open_tag))
             if s < 0:
                 kept.append(text[pos:])
                 break
             kept.append(text[pos:s])
-            e = text.find(close_tag, s + len(open_tag))
+            e = locate(text, close_tag, s + len(open_tag))
             if e < 0:
                 cut = _calls_opened(text, s + len(open_tag))
                 thoughts.append(text[s + len(open_tag):cut])
@@ -147,12 +153,12 @@ def _orphan_close(text: str, open_tag: str, close_tag: str, start: int = 0, call
     answer, not a reasoning's end)."""
     depth, pos, paired = 0, start, False
     while True:
-        c = text.find(close_tag, pos)
+        c = locate(text, close_tag, pos)
         while c >= 0 and calls is not None and calls.inside(c):
-            c = text.find(close_tag, c + len(close_tag))
+            c = locate(text, close_tag, c + len(close_tag))
         if c < 0:
             return -1
-        o = text.find(open_tag, pos, c)
+        o = locate(text, open_tag, pos, c)
         if o >= 0:
             depth += 1
             pos = o + len(open_tag)
@@ -206,7 +212,7 @@ def _reach(text: str, markers: tuple[str, ...], rx: re.Pattern[str] | None, limi
     bound = 0  # each occurrence of a marker holds its rarest character: a count of those bounds them
     for ch, group in grouped(markers):
         if ch in text:
-            bound += text.count(ch) * len(group)
+            bound += count_char(text, ch) * len(group)
             if bound > limit:
                 break
     else:
@@ -251,7 +257,16 @@ def _run_dialects(text: str, names: list[str], ctx: ParseContext | None, limit: 
     if seen is None:
         seen = _seen(text)
     present = index.present(seen)
+    runnable = index.runnable(present)  # the rest have none of their markers: they cannot match
+    stale = False  # the text changed since `present` was asked: asked again only if a dialect is left to try
     for name in index.ordered(present):
+        if stale:
+            seen = _seen(text)
+            present = index.present(seen)
+            runnable = index.runnable(present)
+            stale = False
+        if name not in runnable:
+            continue
         budget = limit - len(found)
         if budget <= 0:
             break  # a flood of calls: what is left stays text
@@ -259,8 +274,6 @@ def _run_dialects(text: str, names: list[str], ctx: ParseContext | None, limit: 
         d, markers, strict, rx = prep
         if d.offered_only and not (ctx is not None and any(holds(text, f"<{t}>") for t in ctx.tools)):
             continue  # its calls are tags named after offered tools: none of those tags, nothing to read
-        if markers and index.marker_sets[name].isdisjoint(present):
-            continue  # none of its markers: the dialect cannot match
         got = _parse_within(d, text, markers, rx, budget)
         if got is None:
             continue
@@ -293,12 +306,16 @@ def _run_dialects(text: str, names: list[str], ctx: ParseContext | None, limit: 
             cands, capped = cands[:budget], True
         found.extend(cands)
         if rest is not text and rest != text:  # a copy of the same text (a join, a strip of nothing) changes nothing
-            text, seen = rest, _seen(rest)  # a dialect may also drop its own no-op directives (a lone token, "directly answer")
-            present = index.present(seen)
+            text, stale = rest, True  # a dialect may also drop its own no-op directives (a lone token, "directly answer")
     empty = _empty_lists(tuple(names))
+    if stale:
+        seen = _seen(text)
     if empty is not None and any(o in seen for o in empty[0]):
         text = empty[1].sub("", text)  # a list of no calls (`<TOOLCALL>[]</TOOLCALL>`): calls no tool
     return found, text, capped
+
+
+_NEAR_GROUP = 4  # markers sharing a character from which they are asked of its neighbourhoods
 
 
 class _ChainIndex:
@@ -306,7 +323,8 @@ class _ChainIndex:
     the chain, and which dialects own a wrapper. Per reply each distinct marker is asked once
     (`present`), instead of each dialect asking about its own, twice (about 300 checks)."""
 
-    __slots__ = ("names", "prepared", "marker_sets", "markers", "owns", "groups")
+    __slots__ = ("names", "prepared", "marker_sets", "markers", "owns", "groups", "_spans", "_by_marker",
+                 "_markerless", "_owner_of")
 
     def __init__(self, names: tuple[str, ...]) -> None:
         self.prepared: dict[str, _Prepared] = {}
@@ -320,21 +338,67 @@ class _ChainIndex:
         self.owns = {n: frozenset(o) for n, o in owns.items() if o}
         self.markers = tuple(dict.fromkeys(m for n in self.names for m in (*self.prepared[n][1], *owns[n])))
         self.groups = grouped(self.markers)
+        # Per group: how far before and after its character its markers reach (see near), or
+        # None where a marker holds a NUL (the separator of the joined neighbourhoods).
+        self._spans = tuple(
+            (ch, group, (max(rare_key(m)[1] for m in group), max(len(m) - rare_key(m)[1] for m in group))
+             if ch and len(group) > 1 and not any("\0" in m for m in group) else None)
+            for ch, group in self.groups)
+        by_marker: dict[str, list[str]] = {}
+        owner_of: dict[str, list[str]] = {}
+        for n in self.names:
+            for m in self.marker_sets[n]:
+                by_marker.setdefault(m, []).append(n)
+            for m in self.owns.get(n, ()):
+                owner_of.setdefault(m, []).append(n)
+        self._by_marker = {m: tuple(ns) for m, ns in by_marker.items()}
+        self._owner_of = {m: tuple(ns) for m, ns in owner_of.items()}
+        self._markerless = frozenset(n for n in self.names if not self.prepared[n][1])
 
     def present(self, seen: str | Seen) -> frozenset[str]:
         """The chain's markers that stand in the text. Markers are grouped by their rarest character
-        (dialects/_seen.py): where that character is absent (one memchr), none of its group is asked."""
+        (dialects/_seen.py): where that character is absent (one memchr), none of its group is asked;
+        where it stands in a few places, the group's markers are asked of the text around those
+        places only (`near`: a few dozen characters instead of the reply, once per group)."""
         text = seen.text if isinstance(seen, Seen) else seen
-        return frozenset(m for ch, group in self.groups if ch in text for m in group if m in seen)
+        if not isinstance(text, str):  # any other container answering `in` (asked marker by marker)
+            return frozenset(m for ch, group in self.groups if ch in text for m in group if m in seen)
+        found: list[str] = []
+        for ch, group, reach in self._spans:
+            if ch not in text:
+                continue
+            hay = None
+            # Worth it for a group of several markers whose character stands in a few places (on a
+            # short reply: under a quarter as many as the markers, a place costing about what four
+            # scans of a KB do).
+            if reach is not None and len(group) >= _NEAR_GROUP and (
+                    isinstance(seen, Seen) or 4 * text.count(ch) < len(group)):
+                hay = near(seen, ch, reach[0], reach[1])
+            if hay is None:
+                found.extend(m for m in group if m in seen)
+            else:
+                found.extend(m for m in group if m in hay)
+        return frozenset(found)
+
+    def runnable(self, present: frozenset[str]) -> frozenset[str] | set[str]:
+        """The dialects that can match a text holding `present`: those with one of their markers
+        there, and those with no markers (they look anywhere)."""
+        if not present:
+            return self._markerless
+        out = set(self._markerless)
+        for m in present:
+            out.update(self._by_marker.get(m, ()))
+        return out
 
     def ordered(self, present: frozenset[str]) -> tuple[str, ...]:
         """The chain with the dialects whose own markup (Dialect.owns) is in the text moved to the
         front, in chain order: the family that wrote the wrapper reads it whole, so no generic
         dialect takes the inner call and leaves the wrapper on screen."""
-        owners = tuple(n for n, o in self.owns.items() if not o.isdisjoint(present))
-        if not owners:
+        owning = {n for m in present for n in self._owner_of.get(m, ())}
+        if not owning:
             return self.names
-        return (*owners, *(n for n in self.names if n not in owners))
+        owners = tuple(n for n in self.names if n in owning)
+        return (*owners, *(n for n in self.names if n not in owning))
 
 
 @functools.lru_cache(maxsize=64)
@@ -378,8 +442,8 @@ def _inside_wrappers(text: str, cands: list[Candidate]) -> list[Candidate]:
     """The candidates of a markerless dialect (JSON or a call list anywhere) that stand inside another
     family's call wrapper (`<tool_call>{json}</tool_call>`): read by a generic dialect they would leave
     the wrapper on screen, so the wrapper's own dialect, later in the chain, reads them instead."""
-    if not any(open_tag in text for open_tag, _ in _markup.collected().call_wrappers):
-        return []
+    if not any(holds(text, open_tag) for open_tag, _ in _markup.collected().call_wrappers):
+        return []  # each wrapper looked for where its rare character stands (ten scans of a long reply, else)
     spans = _CallSpans(text)
     out: list[Candidate] = []
     pos = 0
@@ -569,14 +633,34 @@ def _blake2b() -> Any:
     return blake2b
 
 
-@functools.lru_cache(maxsize=2)  # the last block's raw, not a store of old replies
+_LAST_SUMMED: list[tuple[str, str]] = []  # the last block's (raw, sum), not a store of old replies
+
+
 def _summed(raw: str) -> str:
     """A long raw text as its length, a CRC-32 of the whole and both ends; computed once for the
-    calls read from one block, which share its raw."""
+    calls read from one block, which share its raw (the same object: asked by identity, as a
+    cache keyed on the text would hash every character of each new reply's raw)."""
+    last = _LAST_SUMMED[0] if _LAST_SUMMED else None  # one read: another thread may replace it meanwhile
+    if last is not None and last[0] is raw:
+        return last[1]
+    summed = _sum(raw)
+    _LAST_SUMMED[:] = [(raw, summed)]
+    return summed
+
+
+def _sum(raw: str) -> str:
     import zlib
 
     half = _ID_WHOLE // 2
-    return f"{len(raw)}\0{zlib.crc32(raw.encode('utf-8', 'replace')):08x}\0{raw[:half]}\0{raw[-half:]}"
+    crc = 0
+    for at in range(0, len(raw), _CRC_PIECE):  # encoded a piece at a time: a 100 KB reply's bytes in one
+        crc = zlib.crc32(raw[at : at + _CRC_PIECE].encode("utf-8", "replace"), crc)  # go cost fresh pages
+    return f"{len(raw)}\0{crc:08x}\0{raw[:half]}\0{raw[-half:]}"
+
+
+# Characters encoded at a time for the CRC: the pieces' encodings add up to the whole one's (split
+# between characters; a lone surrogate is replaced alone either way), and the CRC runs on.
+_CRC_PIECE = 16_384
 
 
 def _canon(args: Any) -> str:

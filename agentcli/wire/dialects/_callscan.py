@@ -95,15 +95,25 @@ def _odd_backslashes(tok: str) -> bool:
 
 
 # A failed decode costs O(position) in the stdlib (its error counts the lines before the failure),
-# so from the thousandth opener of a megabyte each miss would cost a megabyte. The value is decoded
-# in a window instead, four times wider each time the decoder ran into its edge: the cost of a
-# miss stays proportional to how far the value got, never to where it starts or what follows it.
+# so from the thousandth opener of a megabyte each miss would cost a megabyte. A value starting
+# within the first _DIRECT characters is decoded in place (a miss there counts at most that many
+# lines' worth of characters besides how far the value got); one further in is decoded in a window,
+# four times wider each time the decoder ran into its edge: the cost of a miss stays proportional
+# to how far the value got, never to where it starts or what follows it. Windows re-decode what
+# the last one held (about twice the value in all), so the usual value, a call body or arguments
+# near the start of their text, is decoded once.
 _FIRST_WINDOW = 256
 _EDGE = 64  # a failure this close to the window's edge may just be the window ending
+_DIRECT = 1024
 
 
 def decode_at(text: str, start: int) -> tuple[Any, int] | None:
     """Strict JSON value starting at `start` (no leading whitespace), with its end; None if invalid."""
+    if start <= _DIRECT:
+        try:
+            return _SCAN_ONCE(text, start)
+        except (StopIteration, ValueError, RecursionError):
+            return None
     avail = len(text) - start
     size = _FIRST_WINDOW
     while size < avail:

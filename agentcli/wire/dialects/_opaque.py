@@ -22,7 +22,7 @@ from typing import Any
 
 from agentcli.core.lazy import lazy_pattern
 from agentcli.wire.dialects import _markup
-from agentcli.wire.dialects._seen import SHORT, holds
+from agentcli.wire.dialects._seen import SHORT, count_char, holds
 from agentcli.wire.types import Candidate
 
 # Placeholder: OPEN, the token's index written in base-64 digits of one private-use block, CLOSE.
@@ -97,15 +97,29 @@ def _placeholder(index: int) -> str:
     return _OPEN + "".join(reversed(digits)) + _CLOSE
 
 
+_WALK_FROM = 2048  # characters from which mask walks the markup tokens before any full pass
+
+
 def mask(text: str, markup: re.Pattern[str] | None = None) -> Masked:
     """`text` with every markup token inside a quoted string (within brackets) hidden."""
     if _OPEN in text or ("<" not in text and "[" not in text):
         return Masked(text, [])
+    if len(text) < _WALK_FROM:  # a short reply: past the cheap checks, the token walk costs more than the full pass
+        if not holds(text, "<parameter") and (
+                ('"' not in text and "'" not in text)
+                or (sum(map(text.count, _FIRSTS)) <= _PLACES_CHECKED and _brackets_outside_strings(text))):
+            return Masked(text, [])  # decided without the markup pattern (some 3 ms to compile, the first time)
+        return _mask_strings(text, markup or markup_pattern())
     if markup is None and _plainly_unquoted(text):
         return Masked(text, [])  # what _any_quoted would say, without compiling the markup pattern
     rx = markup or markup_pattern()
-    if not _any_quoted(text, rx):
+    if not _any_quoted(text, rx, bracketed=True):
         return Masked(text, [])
+    return _mask_strings(text, rx)
+
+
+def _mask_strings(text: str, rx: re.Pattern[str]) -> Masked:
+    """mask's full pass: the strings and parameter values holding markup, found and hidden."""
     tokens: list[str] = []
 
     def hide(t: re.Match[str]) -> str:
@@ -132,32 +146,104 @@ def mask(text: str, markup: re.Pattern[str] | None = None) -> Masked:
 
 
 _HITS_CHECKED = 8  # markup tokens looked at one by one before the strings are scanned instead
+# The same for mask's check of a long reply: each token costs its distance from the last, and the
+# full pass over 10 KB of a reply dense in tokens costs some 70 us.
+_LONG_HITS_CHECKED = 64
 
 
-def _any_quoted(text: str, rx: re.Pattern[str]) -> bool:
+def _any_quoted(text: str, rx: re.Pattern[str], bracketed: bool = False) -> bool:
     """Whether some markup token might stand in a string or a parameter's value: one with a quote
-    before it on its line (strings never span lines), or any when a parameter tag is present."""
+    before it on its line (strings never span lines), or any when a parameter tag is present.
+    `bracketed` (what mask asks): and, for that quote, a bracket opened before it, as the strings
+    hidden are within brackets (a single-quoted one within parentheses)."""
     if holds(text, "<parameter"):
         return next(_hits(text, rx), None) is not None
     if '"' not in text and "'" not in text:
         return False
+    if _no_quote_before_brackets(text):
+        return False  # markup standing on lines of its own, or after no quote on them: no pattern scan
     line = upto = -1
     dq = sq = 0  # quotes (double, less escaped ones; single) on the current line up to `upto`
+    opened: tuple[int, int] | None = None  # where the first bracket and the first parenthesis stand
+    most = _LONG_HITS_CHECKED if bracketed and len(text) >= SHORT else _HITS_CHECKED
     for k, m in enumerate(_hits(text, rx)):
-        if k == _HITS_CHECKED:
+        if k == most:
             return True  # many tokens: the one linear scan of the strings decides
         at = m.start()
-        start = text.rfind("\n", 0, at) + 1
+        # Its line's start: a line break since the last token (looked for back to it only, so each
+        # token costs its distance from the last), else the last token's line.
+        nl = text.rfind("\n", max(upto, 0), at)
+        start = nl + 1 if nl >= 0 or line < 0 else line
         if start != line:  # a new line: count from its start; else from the last token on it
             line = upto = start
             dq = sq = 0
         dq += _quotes(text, upto, at)
-        sq += text.count("'", upto, at) if text.find("'", upto, at) >= 0 else 0
+        sq += count_char(text, "'", upto, at)
         upto = at
-        # an odd number of quotes before it on its line: it may stand in a string
-        if dq % 2 or sq % 2:
+        # an odd number of quotes before it on its line: it may stand in a string, if that string
+        # stands within brackets (a double-quoted one) or parentheses (a single-quoted one): an
+        # apostrophe in prose before a reasoning's close tag, no bracket before it, hides nothing
+        if bracketed:
+            if (dq % 2 or sq % 2) and opened is None:
+                opened = (_first(text, "{[("), _first(text, "("))
+            if opened is not None and ((dq % 2 and 0 <= opened[0] < at) or (sq % 2 and 0 <= opened[1] < at)):
+                return True
+        elif dq % 2 or sq % 2:
             return True
     return False
+
+
+def _first(text: str, chars: str) -> int:
+    """Where the first of `chars` stands (a memchr each), or -1: a string _string_spans hides
+    starts after a bracket (a single-quoted one, a parenthesis) that is open."""
+    return min((i for i in (text.find(ch) for ch in chars) if i >= 0), default=-1)
+
+
+_PLACES_CHECKED = 8  # bracket places looked at (each back to its line's start) before the tokens decide
+
+
+def _brackets_outside_strings(text: str) -> bool:
+    """No character a markup token opens with (_FIRSTS) can stand in a string mask hides: before
+    each, on its line, an even number of double quotes (or no bracket opened before it) and of
+    single quotes (or no parenthesis opened before it). Every token opens at one of these places,
+    so this is the token walk's answer without the pattern's scan; a handful of places looked at
+    (then False, and the full pass decides)."""
+    looked = 0
+    opened: tuple[int, int] | None = None
+    for ch in _FIRSTS:
+        i = text.find(ch)
+        while i >= 0:
+            looked += 1
+            if looked > _PLACES_CHECKED:
+                return False
+            line = text.rfind("\n", 0, i) + 1  # a short text: plain counts (a C pass over a KB) beat memchr steps
+            dq = (text.count('"', line, i) - text.count('\\"', line, i)) % 2
+            sq = text.count("'", line, i) % 2
+            if dq or sq:
+                if opened is None:
+                    opened = (_first(text, "{[("), _first(text, "("))
+                if (dq and 0 <= opened[0] < i) or (sq and 0 <= opened[1] < i):
+                    return False
+            i = text.find(ch, i + 1)
+    return True
+
+
+def _no_quote_before_brackets(text: str) -> bool:
+    """No character a markup token opens with (_FIRSTS) has a quote before it on its line, so no
+    token stands in a string: the places found by memchr, a handful looked at (then False, and
+    the tokens decide)."""
+    looked = 0
+    for ch in _FIRSTS:
+        i = text.find(ch)
+        while i >= 0:
+            line = text.rfind("\n", 0, i) + 1
+            if text.find('"', line, i) >= 0 or text.find("'", line, i) >= 0:
+                return False
+            looked += 1
+            if looked > _PLACES_CHECKED:
+                return False
+            i = text.find(ch, i + 1)
+    return True
 
 
 def _plainly_unquoted(text: str) -> bool:
@@ -191,7 +277,22 @@ def _quotes(text: str, a: int, b: int) -> int:
     no escaped quote straddles a split."""
     if text.find('"', a, b) < 0:
         return 0
-    return text.count('"', a, b) - (text.count('\\"', a, b) if text.find("\\", a, b) >= 0 else 0)
+    return count_char(text, '"', a, b) - _escaped_quotes(text, a, b)
+
+
+def _escaped_quotes(text: str, a: int, b: int) -> int:
+    """text.count('\\"', a, b), from the places of the backslashes (a memchr each) while they are
+    few: a two-character count walks every character."""
+    n = looked = 0
+    i = text.find("\\", a, b)
+    while i >= 0:
+        if text.startswith('"', i + 1, b):
+            n += 1
+        looked += 1
+        if looked > _PLACES_CHECKED:
+            return text.count('\\"', a, b)
+        i = text.find("\\", i + 1, b)
+    return n
 
 
 def _holds_markup(piece: str, rx: re.Pattern[str]) -> bool:

@@ -15,6 +15,7 @@ from typing import Any
 from agentcli.core import jsonsafe
 from agentcli.core.lazy import lazy_pattern
 from agentcli.wire.dialects._callscan import decode_at
+from agentcli.wire.dialects._seen import locate
 from agentcli.wire.types import Candidate
 
 _WS = " \t\r\n"
@@ -286,17 +287,17 @@ def iter_blocks(text: str, begin: str, end: str, start: int = 0, stop: int | Non
     """
     stop = len(text) if stop is None else stop
     blen, elen = len(begin), len(end)
-    b = text.find(begin, start, stop)
+    b = locate(text, begin, start, stop)  # tokens looked for where their rare character stands
     next_end = -2  # cached position of the next end token; -1 = none left
     while b != -1:
         body_start = b + blen
-        nb = text.find(begin, body_start, stop)
+        nb = locate(text, begin, body_start, stop)
         if next_end != -1 and next_end < body_start:
-            next_end = text.find(end, body_start, stop)
+            next_end = locate(text, end, body_start, stop)
         e = next_end
         if e != -1 and (nb == -1 or e < nb):
             yield Block(b, body_start, e, e + elen, True)
-            b = nb if nb == -1 or nb >= e + elen else text.find(begin, e + elen, stop)
+            b = nb if nb == -1 or nb >= e + elen else locate(text, begin, e + elen, stop)
         else:
             cut = stop if nb == -1 else nb
             yield Block(b, body_start, cut, cut, False)
@@ -355,7 +356,7 @@ def find_cached(text: str, needle: str, pos: int, cache: dict[str, int]) -> int:
     is remembered in `cache` (one per text), so a needle that never comes costs one pass, not one per call."""
     at = cache.get(needle, -2)
     if at != -1 and at < pos:
-        at = text.find(needle, pos)
+        at = locate(text, needle, pos)
         cache[needle] = at
     return at
 
@@ -366,7 +367,7 @@ def find_first(text: str, needles: tuple[str, ...], pos: int, cache: dict[str, i
     for nd in needles:
         at = cache.get(nd, -2)
         if at != -1 and at < pos:
-            at = text.find(nd, pos)
+            at = locate(text, nd, pos)  # where its rare character stands (see _seen.locate)
             cache[nd] = at
         if at != -1 and (best == -1 or at < best):
             best, which = at, nd

@@ -18,6 +18,7 @@ from agentcli.wire.dialects._callscan import (
     salvage_call,
     skip_ws,
 )
+from agentcli.wire.dialects._seen import locate
 from agentcli.wire.types import Candidate
 
 
@@ -37,7 +38,7 @@ def _json_close(text: str, body_start: int, open_tag: str, close_tag: str, close
             return None  # the body ends its JSON right there: the first close tag is its own
     stop = len(text)
     if close_at >= 0:
-        after = text.find(open_tag, close_at + len(close_tag))
+        after = locate(text, open_tag, close_at + len(close_tag))
         stop = after if after >= 0 else len(text)
     elif nxt >= 0:
         return None
@@ -62,7 +63,7 @@ class TaggedJsonDialect(Dialect):
 
     def parse(self, text: str) -> tuple[list[Candidate], str]:
         open_tag, close_tag = self.open, self.close
-        start = text.find(open_tag)
+        start = locate(text, open_tag)  # tags looked for where their rare character stands
         if start < 0:
             return [], text
         out: list[Candidate] = []
@@ -73,13 +74,13 @@ class TaggedJsonDialect(Dialect):
         while start >= 0:
             body_start = start + olen
             if close_at != -1 and close_at < body_start:
-                close_at = text.find(close_tag, body_start)
+                close_at = locate(text, close_tag, body_start)
             end = close_at
             # An unclosed tag ends at the next opening tag or at the end of the text.
-            nxt = text.find(open_tag, body_start)
+            nxt = locate(text, open_tag, body_start)
             past = _json_close(text, body_start, open_tag, close_tag, end, nxt)
             if past is not None:  # the tags written inside the JSON's strings are its text
-                end, nxt = past, text.find(open_tag, past)
+                end, nxt = past, locate(text, open_tag, past)
                 close_at = end
             closed = end >= 0 and (nxt < 0 or end < nxt)
             if not closed:
@@ -92,7 +93,7 @@ class TaggedJsonDialect(Dialect):
                 kept.append(text[pos:start])
                 out.extend(cands)
             pos = stop
-            start = nxt if nxt < 0 or nxt >= stop else text.find(open_tag, stop)
+            start = nxt if nxt < 0 or nxt >= stop else locate(text, open_tag, stop)
         kept.append(text[pos:])
         return out, "".join(kept)
 

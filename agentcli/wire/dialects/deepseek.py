@@ -76,56 +76,71 @@ def _ascii(token: str) -> str:
 _ASCII_TOKEN = re.compile(r"<\|(tool▁[a-z▁]{1,24})\|>")
 
 
-def _strip_fence(args: str) -> tuple[str, bool]:
-    """Remove a ```json ... ``` fence around arguments; (args, fence_closed)."""
-    s = args.strip()
-    if not s.startswith("```"):
-        return s, True
-    nl = s.find("\n")
-    head = s[3:nl if nl != -1 else len(s)].strip()
+def _stripped(text: str, a: int, b: int) -> tuple[int, int]:
+    """The bounds of text[a:b].strip() (the same whitespace: str.isspace)."""
+    while a < b and text[a].isspace():
+        a += 1
+    while b > a and text[b - 1].isspace():
+        b -= 1
+    return a, b
+
+
+def _fenced_args(text: str, a: int, b: int) -> str:
+    """text[a:b] stripped, without a ```json ... ``` fence around it. Worked out on bounds and cut
+    once: a 100 KB argument is copied once, not once per step (each copy of that size costs
+    more in fresh memory than the scan that finds its bounds)."""
+    a, b = _stripped(text, a, b)
+    if not text.startswith("```", a, b):
+        return text[a:b]
+    nl = text.find("\n", a, b)
+    head = text[a + 3 : nl if nl != -1 else b].strip()
     if head not in ("", "json", "JSON"):
-        return s, True
-    body = s[nl + 1 :] if nl != -1 else ""
-    close = _last_fence(body)
-    if close == -1:
-        return body.strip(), False
-    return body[:close].strip(), True
+        return text[a:b]
+    if nl == -1:
+        return ""
+    close = _last_fence_in(text, nl + 1, b)
+    return text[slice(*_stripped(text, nl + 1, b if close == -1 else close))]
 
 
 def _last_fence(body: str) -> int:
-    """body.rfind("```"): the last backtick found from the end (a memrchr) closes it when the two
-    before it are backticks too, as they are after a fenced argument; else the plain search."""
-    last = body.rfind("`")
-    if last < 2:
+    """body.rfind("```"): see _last_fence_in."""
+    return _last_fence_in(body, 0, len(body))
+
+
+def _last_fence_in(text: str, a: int, b: int) -> int:
+    """text.rfind("```", a, b): the last backtick found from the end (a memrchr) closes it when the
+    two before it are backticks too, as they are after a fenced argument; else the plain search."""
+    last = text.rfind("`", a, b)
+    if last == -1 or last - a < 2:
         return -1
-    if body.startswith("```", last - 2):
+    if text.startswith("```", last - 2, b):
         return last - 2
-    return body.rfind("```", 0, last)
+    return text.rfind("```", a, last)
 
 
-def _parse_call(body: str, raw: str, dialect: str, closed: bool) -> Candidate | None:
-    """One `<｜tool▁call▁begin｜>` body in either the V3 or the V3.1 layout."""
-    sep = body.find(SEP)
+def _parse_call(text: str, start: int, end: int, raw: str, dialect: str, closed: bool) -> Candidate | None:
+    """One `<｜tool▁call▁begin｜>` body, text[start:end], in either the V3 or the V3.1 layout."""
+    sep = text.find(SEP, start, end)
     if sep == -1:
         if not closed:
             return None
         # A whole call block with no separator: the tokens say it is a call, but which part is the
         # name is a guess. Reported as malformed (never executed), and its markup is not prose.
+        body = text[start:end]
         head = body[: body.find("{")] if "{" in body else body
         name = head.strip() if not any(c in head for c in "<>\n") else ""
         return Candidate(name=name, arguments=None, raw=raw, dialect=dialect,
                          error="malformed tool call (no separator between the name and the arguments)")
-    head, rest = body[:sep].strip(), body[sep + len(SEP) :]
+    head, rest = text[start:sep].strip(), sep + len(SEP)
     if head == "function" or head == "":
         # V3: NAME on the first line, arguments in a ```json fence below it.
-        nl = rest.find("\n")
+        nl = text.find("\n", rest, end)
         if nl == -1:
-            name, args = rest.strip(), ""
+            name, args = text[rest:end].strip(), ""
         else:
-            name, args = rest[:nl].strip(), rest[nl + 1 :]
+            name, args = text[rest:nl].strip(), _fenced_args(text, nl + 1, end)
     else:
-        name, args = head, rest
-    args, _ = _strip_fence(args)
+        name, args = head, _fenced_args(text, rest, end)
     if not name or any(c in name for c in "<>\n{"):
         if not closed:
             return None
@@ -166,7 +181,7 @@ class _DeepSeekTokens(Dialect):
             first = last = -1
             for blk in iter_blocks(text, CALL_BEGIN, CALL_END, body_start, body_end):
                 raw = orig[blk.start : blk.end]
-                cand = _parse_call(text[blk.body_start : blk.body_end], raw, self.name, blk.closed)
+                cand = _parse_call(text, blk.body_start, blk.body_end, raw, self.name, blk.closed)
                 if cand is None:
                     continue
                 found.append(cand)

@@ -46,10 +46,12 @@ class _Glm4Moe(BlockDialect):
             # a whole call with a key that has no value: reported malformed, never run
             return [Candidate(name=name, arguments=None, raw=text[blk.start : blk.end],
                               dialect=self.name, error="malformed tool call (a key without its value)")], blk.end
-        leftover = rest
-        for tag in (KEY_OPEN, KEY_CLOSE, VAL_OPEN, VAL_CLOSE):
-            leftover = leftover.replace(tag, "")
-        tail = leftover.replace("\\n", "").strip()
+        tail = ""
+        if not args:  # what is left of the body past the name matters only when no pair was read
+            leftover = rest  # (five copies of a 100 KB argument's body, else)
+            for tag in (KEY_OPEN, KEY_CLOSE, VAL_OPEN, VAL_CLOSE):
+                leftover = leftover.replace(tag, "")
+            tail = leftover.replace("\\n", "").strip()
         if cut and not args and tail and KEY_OPEN.startswith(tail):
             # cut off inside the first key's tag: its arguments were still to come, so it is no
             # call, and its markup is not prose either

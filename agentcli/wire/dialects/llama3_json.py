@@ -20,6 +20,7 @@ from agentcli.wire.dialects._callscan import (
     salvage_call,
     skip_ws,
 )
+from agentcli.wire.dialects._seen import locate
 from agentcli.wire.types import Candidate
 
 TAG = "<|python_tag|>"
@@ -38,12 +39,15 @@ class Llama3JsonDialect(Dialect):
     stream_markers = (TAG, PY_START)  # what the stream detector may hold on
 
     def parse(self, text: str) -> tuple[list[Candidate], str]:
-        start = text.find(PY_START)
+        # Markerless, it reads every reply in the default chain: its tags are looked for where their
+        # rare character stands, and the whole-message form is ruled out by the first character
+        # before the message is copied stripped.
+        start = locate(text, PY_START)
         if start >= 0:
             found = self._python_block(text, start)
             if found is not None:
                 return found
-        tag = text.find(TAG)
+        tag = locate(text, TAG)
         if tag >= 0:
             body = text[tag + len(TAG):]
             for stop in _EOM:
@@ -53,6 +57,9 @@ class Llama3JsonDialect(Dialect):
                 return [], text
             cands, rest = found
             return cands, text[:tag] + rest
+        head = text[:64].lstrip()
+        if head and head[0] != "{":  # not a message of call objects: ruled out before a stripped copy
+            return [], text
         stripped = text.strip()
         if not stripped.startswith("{") or not stripped.endswith("}"):
             return [], text

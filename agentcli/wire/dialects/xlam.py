@@ -19,6 +19,7 @@ from agentcli.wire.dialects._scan import (
     skip_ws,
     total,
 )
+from agentcli.wire.dialects._seen import locate
 from agentcli.wire.types import Candidate
 
 THINK_END = "</think>"
@@ -61,7 +62,7 @@ class _XLam(Dialect):
         cands: list[Candidate] = []
         spans: list[tuple[int, int]] = []
         pos = 0
-        while (at := text.find("```", pos)) != -1:
+        while (at := locate(text, "```", pos)) != -1:  # by its backticks' places (a memchr each)
             nl = text.find("\n", at)
             if nl == -1:
                 break
