@@ -4,12 +4,9 @@ any history. Apart from `store` (the writer and the full loader) so `agent sessi
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any, NamedTuple
-
-from agentcli.core import jsonsafe
 
 
 def sessions_dir() -> Path:
@@ -36,6 +33,10 @@ class SessionEntry(NamedTuple):
 
 
 def read_records(path: Path) -> tuple[list[dict[str, Any]], int]:
+    import json
+
+    from agentcli.core import jsonsafe
+
     records, skipped = [], 0
     with open(path, encoding="utf-8", errors="replace") as f:
         for line in f:
@@ -53,7 +54,12 @@ def _head_and_tail(path: Path, workspace: str | None = None) -> tuple[dict[str, 
     """The first record, and the whole records in the last TAIL_BYTES (more when no whole record
     fits there): enough to list a session (where it ran, how and when it last ended) without
     reading a long transcript through. With `workspace` (a real path), a transcript whose first
-    record names another folder is not read further: its tail is None."""
+    record names another folder is not read further: its tail is None. The JSON modules load with
+    the first transcript read: a listing with none to read (a new user's) needs neither."""
+    import json
+
+    from agentcli.core import jsonsafe
+
     with open(path, "rb") as f:
         first = f.readline(1024 * 1024)
         try:
@@ -87,6 +93,10 @@ def _folder(head: dict[str, Any]) -> str:
 
 
 def _whole_records(tail: bytes, *, cut: bool) -> list[dict[str, Any]]:
+    import json
+
+    from agentcli.core import jsonsafe
+
     lines = tail.split(b"\n")
     if cut:
         lines = lines[1:]  # the first piece is the end of a record cut by the seek

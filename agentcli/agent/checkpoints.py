@@ -119,7 +119,7 @@ def blob_dir(transcript_path: Path) -> Path:
 
 def _holds_secret(data: bytes) -> bool:
     """Whether the secret scrubber would change this content (a known key, or key-shaped text)."""
-    from agentcli.core.redact import redact
+    from agentcli.core.redaction import redact
 
     text = data.decode("utf-8", "surrogateescape")
     return redact(text) != text

@@ -19,7 +19,7 @@ from agentcli.agent.checkpoints import FileChange, Ledger
 from agentcli.agent.serialize import message_from_dict, message_to_dict, result_from_dict, result_to_dict
 from agentcli.core import jsonsafe
 from agentcli.core.errors import ErrorCode, ToolError
-from agentcli.core.redact import redact
+from agentcli.core.redaction import redact
 from agentcli.core.types import Message, Role, ToolResult
 
 

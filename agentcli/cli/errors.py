@@ -48,7 +48,7 @@ def _labels() -> list[tuple[type[BaseException], str]]:
 
 
 def _say(label: str, message: str, hint: str | None) -> None:
-    from agentcli.core.redact import redact
+    from agentcli.core.redaction import redact
 
     sys.stderr.write(f"agent: {label}: {redact(message)}\n")
     if hint:
@@ -110,7 +110,7 @@ def _json_error(label: str, message: str, hint: str | None, code: int) -> None:
     script reading stdout sees why there is nothing else."""
     import json
 
-    from agentcli.core.redact import redact
+    from agentcli.core.redaction import redact
 
     record = {"event": "error", "error": label, "message": redact(message), "exit_code": code}
     if hint:
@@ -139,7 +139,7 @@ def _crash_report(exc: BaseException) -> str:
     import traceback
 
     from agentcli.config.paths import data_dir, write_private
-    from agentcli.core.redact import redact
+    from agentcli.core.redaction import redact
 
     path = data_dir() / "crashes" / time.strftime("crash-%Y%m%d-%H%M%S.txt")
     text = "".join(traceback.format_exception(exc))

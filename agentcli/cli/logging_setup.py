@@ -30,7 +30,7 @@ def log_path() -> Path:
 def _formatter() -> Any:
     import logging
 
-    from agentcli.core.redact import redact
+    from agentcli.core.redaction import redact
 
     class RedactingFormatter(logging.Formatter):
         """Scrubs the whole formatted line (message, arguments and traceback alike)."""

@@ -77,7 +77,7 @@ class McpServerConfig(BaseModel):
     @field_validator("env")
     @classmethod
     def _env(cls, v: dict[str, str]) -> dict[str, str]:
-        from agentcli.core.redact import is_secret_name
+        from agentcli.core.redaction import is_secret_name
 
         for name in v:
             if not _ENV_NAME.match(name):

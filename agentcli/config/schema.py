@@ -194,7 +194,7 @@ class Profile(_Strict):
     @model_validator(mode="after")
     def _mark_secrets(self) -> Profile:
         """Feed the scrubber: the key's variable whatever its name, and the values of custom headers."""
-        from agentcli.core.redact import header_secrets, mark_secret_env, mark_secret_values
+        from agentcli.core.redaction import header_secrets, mark_secret_env, mark_secret_values
 
         if key_env := self.resolved_api_key_env():
             mark_secret_env(key_env)

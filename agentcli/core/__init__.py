@@ -27,9 +27,10 @@ _EXPORTS: dict[str, str] = {
         "Message", "ParsedResponse", "Repair", "Role", "Tier", "Tool", "ToolCall", "ToolResult",
         "Usage", "new_call_id",
     ), "types"),
+    "redact": "redaction",  # the module has its own name, so the package's `redact` stays the function
 }
 
-__all__ = sorted([*_EXPORTS, "redact"])
+__all__ = sorted(_EXPORTS)
 
 
 __getattr__ = lazy_exports(__name__, _EXPORTS, globals())
@@ -37,8 +38,3 @@ __getattr__ = lazy_exports(__name__, _EXPORTS, globals())
 
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_EXPORTS))
-
-
-# Eager on purpose: the submodule shares this name, and importing it lazily would leave the package
-# attribute pointing at the module instead of the function.
-from agentcli.core.redact import redact  # noqa: E402

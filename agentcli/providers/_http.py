@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 from agentcli.core import jsonsafe
 from agentcli.core.errors import ProviderError
 from agentcli.core.errors import ProviderErrorCode as Code
-from agentcli.core.redact import redact
+from agentcli.core.redaction import redact
 
 T = TypeVar("T")
 Sleep = Callable[[float], Awaitable[None]]

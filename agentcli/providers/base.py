@@ -20,7 +20,7 @@ from agentcli.config.providers import default_url as default_base_url
 from agentcli.core import jsonsafe
 from agentcli.core.errors import ProviderError
 from agentcli.core.errors import ProviderErrorCode as Code
-from agentcli.core.redact import header_secrets, mark_secret_values
+from agentcli.core.redaction import header_secrets, mark_secret_values
 from agentcli.providers._http import (
     DEFAULT_CONTEXT_ADVICE,
     RetryPolicy,

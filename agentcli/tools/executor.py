@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 
 from agentcli.core.errors import ErrorCode, ToolError, ToolFailure
-from agentcli.core.redact import redact
+from agentcli.core.redaction import redact
 from agentcli.core.types import ToolCall, ToolResult
 from agentcli.tools.base import ToolContext
 from agentcli.tools.registry import ToolRegistry

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping
 from types import ModuleType
 from typing import TYPE_CHECKING
 
-from agentcli.core.redact import is_secret_name
+from agentcli.core.redaction import is_secret_name
 
 if TYPE_CHECKING:
     import ctypes

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 
-from agentcli.core.redact import is_secret_name
+from agentcli.core.redaction import is_secret_name
 
 # Host variables passed through by name. Their values are checked for secrets like any other.
 _PASS = frozenset({"PATH", "HOME", "LANG", "LANGUAGE", "TERM", "TZ", "USER", "LOGNAME", "COLUMNS", "LINES",

@@ -7,7 +7,7 @@ import sys
 from typing import Any
 
 from agentcli.core.events import Done
-from agentcli.core.redact import redact
+from agentcli.core.redaction import redact
 
 
 class QuietRenderer:

@@ -20,7 +20,7 @@ from agentcli.core.events import (
     ToolStarted,
     TurnStarted,
 )
-from agentcli.core.redact import StreamScrubber, redact
+from agentcli.core.redaction import StreamScrubber, redact
 from agentcli.ui.console import _safe_console_class, make_console  # noqa: F401  (re-exported)
 from agentcli.ui.progress import Progress, retry_label, tools_label, waiting_label
 

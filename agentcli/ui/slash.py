@@ -196,7 +196,7 @@ def _clear(r: Repl, arg: str) -> None:
 
 def _save(r: Repl, arg: str) -> None:
     from agentcli.agent.serialize import message_to_dict
-    from agentcli.core.redact import redact
+    from agentcli.core.redaction import redact
 
     path = Path(arg or f"agent-session-{r.session.id}.json").expanduser()
     data = {"id": r.session.id, "model": r.session.profile.model, "provider": r.session.profile.provider,

@@ -115,7 +115,7 @@ def test_the_probe_sees_what_a_command_imports(tmp_path):
     assert "agentcli.agent.catalog" in modules and "agentcli.cli.commands.sessions" in modules
 
 
-@pytest.mark.parametrize("module", ["agentcli.core.errors", "agentcli.core.jsonsafe", "agentcli.core.redact"])
+@pytest.mark.parametrize("module", ["agentcli.core.errors", "agentcli.core.jsonsafe", "agentcli.core.redaction"])
 def test_core_submodule_does_not_load_the_whole_protocol(module):
     """The package re-exports its names lazily: a command that needs one error class or the JSON
     helpers must not pay for every type and event."""

@@ -28,7 +28,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sec_helpers import CANARIES, files_under, forms, openai_call, run_cli, scan, user_dirs, write_profile
 
-from agentcli.core.redact import MASK, StreamScrubber, mark_secret_env, redact
+from agentcli.core.redaction import MASK, StreamScrubber, mark_secret_env, redact
 from agentcli.testing import AnthropicServer, GeminiServer, OpenAIServer, anthropic_body, gemini_body, openai_body
 
 
@@ -356,7 +356,7 @@ def test_a_key_under_a_plain_variable_name_never_leaks_from_a_run(tmp_path, monk
 
 def test_the_known_secrets_are_worked_out_once_per_environment(monkeypatch):
     """Transcripts call redact on every record: the environment is not re-read and re-sorted each time."""
-    r = importlib.import_module("agentcli.core.redact")  # the package exports a function of the same name
+    r = importlib.import_module("agentcli.core.redaction")  # the package exports a function of the same name
 
     redact("warm up")
     before = r._KNOWN.builds

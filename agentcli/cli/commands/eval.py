@@ -139,7 +139,7 @@ def _endpoint_exit(unusable: list[Any], total: int) -> int:
     """Non-zero when live trials could not use the endpoint, with the first reason on stderr."""
     if not unusable:
         return 0
-    from agentcli.core.redact import redact
+    from agentcli.core.redaction import redact
 
     first = unusable[0]
     sys.stderr.write(f"agent: {len(unusable)} of {total} trials could not use the endpoint of "

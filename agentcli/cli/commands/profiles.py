@@ -107,7 +107,7 @@ def _flatten(profile: Profile) -> dict[str, Any]:
 
 def _show(*, name: str | None, json_out: bool, **_: Any) -> int:
     from agentcli.config.discovery import load_profile
-    from agentcli.core.redact import redact
+    from agentcli.core.redaction import redact
 
     loaded = load_profile(name)
     p = loaded.profile

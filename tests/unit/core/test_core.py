@@ -50,7 +50,7 @@ def test_redact_masks_env_secrets_in_every_encoding(monkeypatch):
 def test_stream_scrubber_never_releases_a_split_key(monkeypatch):
     import random
 
-    from agentcli.core.redact import StreamScrubber
+    from agentcli.core.redaction import StreamScrubber
 
     key = "zz-canary-" + "0123456789abcdef"
     monkeypatch.setenv("SOME_SERVICE_TOKEN", key)
