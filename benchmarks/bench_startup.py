@@ -16,6 +16,10 @@ byte arrives. It is the cost of what the person waits for before anything shows;
 overcount (the process runs on for the instant the reading takes), and CPU of any process the
 agent started before that byte is not in it (the offline run starts none before its header).
 Linux only: elsewhere the row is left out. Its floor is the same libraries' whole import.
+CPU medians on a shared machine move by up to 0.2x between runs, so where valgrind is installed each
+command is also run once under callgrind and its instructions are counted: the same count on every
+run (to about 0.1 %), of the agent process alone (a child it starts, such as doctor's sandbox probe,
+is in the CPU figure only). The verdict is the instruction ratio's where it was measured, else CPU's.
 Bytecode caching is on for the runs (PYTHONDONTWRITEBYTECODE is dropped, and the warm-up run writes
 the caches): an installed package starts from compiled bytecode, as `llm` does from site-packages.
 """
@@ -82,6 +86,19 @@ def _distributions(script: str, env: dict[str, str]) -> str:
     code = "import importlib.metadata as m; print(sum(1 for _ in m.distributions()))"
     res = subprocess.run([python, "-c", code], capture_output=True, text=True, env=env, check=False)
     return res.stdout.strip() or "?"
+
+
+def instructions(argv: list[str], env: dict[str, str], cwd: str) -> float | None:
+    """Millions of instructions one run executes in its own process (callgrind's count), or None
+    without valgrind. Deterministic, unlike CPU time: the figure a verdict can stand on."""
+    valgrind = shutil.which("valgrind")
+    if not valgrind:
+        return None
+    res = subprocess.run([valgrind, "--tool=callgrind", "--callgrind-out-file=/dev/null", *argv],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, env=env, cwd=cwd,
+                         text=True, check=False)
+    counts = [ln.rsplit(":", 1)[1].replace(",", "").strip() for ln in res.stderr.splitlines() if "Collected :" in ln]
+    return int(counts[-1]) / 1e6 if counts and counts[-1].isdigit() else None
 
 
 def once(argv: list[str], env: dict[str, str], cwd: str) -> tuple[float, float]:
@@ -171,24 +188,36 @@ def main() -> int:
                 samples[FIRST].append(got)
         cpu = {k: statistics.median(c for c, _ in v) for k, v in samples.items()}
         wall = {k: statistics.median(w for _, w in v) for k, v in samples.items()}
+        instr = {k: instructions(argv, env, tmp) for k, argv in table.items()}
+        counted = all(v is not None for v in instr.values())
         print(f"median of {runs} interleaved runs; ratio = CPU time / CPU time of the command's floor")
+        if counted:
+            print("instr = millions of instructions of the agent process (callgrind, one run); i-ratio = against the "
+                  "floor's; the verdict is the i-ratio's")
+        else:
+            print("instructions not counted (no valgrind): the verdict is the CPU ratio's")
         if measured_first:
             print("'to first output': CPU the agent process used until its first byte on stdout or stderr "
                   "(/proc schedstat), against its floor's whole run")
-        print(f"{'command':<38}{'cpu ms':>8}{'wall ms':>9}{'ratio':>7}{'target':>8}{'':>6}  floor; heavy modules imported")
+        print(f"{'command':<38}{'cpu ms':>8}{'wall ms':>9}{'ratio':>7}{'instr':>8}{'i-ratio':>8}{'target':>8}{'':>6}"
+              "  floor; heavy modules imported")
         missed = []
         for label in [*plan, *(k for k in samples if k not in plan)]:
             if label in plan:
                 args, floor, target = plan[label]
                 ratio = cpu[label] / cpu[floor]
-                verdict = "ok" if ratio <= target else "SLOW"
+                count, base = instr.get(label), instr.get(floor)
+                iratio = count / base if count is not None and base else None
+                verdict = "ok" if (iratio if counted and iratio is not None else ratio) <= target else "SLOW"
                 if verdict == "SLOW":
                     missed.append(label)
                 heavy = ", ".join(heavy_imports(args, env, tmp)) or "none"
-                print(f"{label:<38}{cpu[label]:>8.1f}{wall[label]:>9.1f}{ratio:>6.2f}x{target:>7.2f}x{verdict:>6}"
+                counts = f"{count:>8.0f}{iratio:>7.2f}x" if count is not None and iratio is not None else f"{'-':>8}{'-':>8}"
+                print(f"{label:<38}{cpu[label]:>8.1f}{wall[label]:>9.1f}{ratio:>6.2f}x{counts}{target:>7.2f}x{verdict:>6}"
                       f"  {floor[7:]}; {heavy}")
             else:
-                print(f"{label:<38}{cpu[label]:>8.1f}{wall[label]:>9.1f}")
+                count = instr.get(label)
+                print(f"{label:<38}{cpu[label]:>8.1f}{wall[label]:>9.1f}{'':>7}" + (f"{count:>8.0f}" if count else ""))
         if llm:
             # llm loads plugins through every installed distribution's entry points, so its time
             # grows with the venv: say which llm and how big a venv.
