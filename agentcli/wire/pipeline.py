@@ -60,12 +60,12 @@ def split_thinking(text: str, seen: Seen | None = None) -> tuple[str, str]:
     """(text without reasoning, reasoning). Handles <think>..</think>, an unclosed <think> at the end,
     and a leading reasoning that only ends with </think> (Qwen3 / DeepSeek-R1 templates open it);
     likewise every reasoning pair and split the dialects declare (_markup.collected)."""
-    markup = _markup.collected()
     if len(text) < SHORT:  # a short reply: a scan per probe (a part common to a pair's two tags) whose
-        if not holds_any(text, markup.probes):  # rarest character stands in it (a memchr says so)
+        if not _holds_probe(text):  # rarest character stands in it (a memchr says so)
             return text, ""
     elif not holds_any(text, _reasoning_markup(), seen):  # a long one: a memchr per distinct rare character
         return text, ""
+    markup = _markup.collected()
     thoughts: list[str] = []
     live = seen if seen is not None and seen.text is text else None  # the index, while the text is its text
 
@@ -111,6 +111,22 @@ def split_thinking(text: str, seen: Seen | None = None) -> tuple[str, str]:
         if holds(text, close_tag):  # a close tag left with no opener and nothing after it: markup, never text
             text = _drop_outside_calls(text, close_tag)
     return text, "\n\n".join(t.strip() for t in thoughts if t.strip())
+
+
+def _holds_probe(text: str) -> bool:
+    """holds_any(text, probes) for a short text, as plain loops over the groups made once (the
+    generators and the grouping's cache lookup cost more than the scans of a KB)."""
+    for ch, group in _probe_groups():
+        if ch in text:
+            for probe in group:
+                if probe in text:
+                    return True
+    return False
+
+
+@functools.cache
+def _probe_groups() -> tuple[tuple[str, tuple[str, ...]], ...]:
+    return grouped(_markup.collected().probes)
 
 
 @functools.cache
@@ -882,7 +898,7 @@ def _call_markup() -> tuple[str, ...]:
 
 
 # Everything above built from the dialect table is rebuilt when the table changes (_markup.forget).
-for _clear in (_reasoning_markup.cache_clear, _chain.cache_clear, _chain_index.cache_clear, _empty_lists.cache_clear, _plain_tags.cache_clear,
+for _clear in (_reasoning_markup.cache_clear, _probe_groups.cache_clear, _chain.cache_clear, _chain_index.cache_clear, _empty_lists.cache_clear, _plain_tags.cache_clear,
                _call_markup.cache_clear, _PREPARED.clear):
     _markup.on_change(_clear)
 
