@@ -220,10 +220,15 @@ def _prepared(name: str) -> _Prepared | None:
     return got
 
 
+@functools.lru_cache(maxsize=256)
+def _shortest(markers: tuple[str, ...]) -> int:
+    return min(len(m) for m in markers)
+
+
 def _reach(text: str, markers: tuple[str, ...], rx: re.Pattern[str] | None, limit: int) -> int:
     """Where the marker occurrence past the first `limit` starts (the end of the text when there are
     no more than that many)."""
-    if rx is None or len(text) <= limit * min(len(m) for m in markers):
+    if rx is None or len(text) <= limit * _shortest(markers):
         return len(text)
     bound = 0  # each occurrence of a marker holds its rarest character: a count of those bounds them
     for ch, group in grouped(markers):
@@ -634,7 +639,8 @@ def _stable_id(index: int, cand: Candidate) -> str:
     raw = cand.raw or ""
     if len(raw) > _ID_WHOLE:
         raw = _summed(raw)
-    digest = _blake2b()(f"{index}\0{cand.dialect}\0{cand.name}\0{raw}".encode("utf-8", "replace"), digest_size=8)
+    digest = _blake2b()(f"{index}\0{cand.dialect}\0{cand.name}\0".encode("utf-8", "replace"), digest_size=8)
+    digest.update(raw.encode("utf-8", "replace"))  # the same digest as of the joined text, without copying it
     return "call_" + digest.hexdigest()
 
 
@@ -729,7 +735,8 @@ def build_call(
     if ctx.coerce and schema:
         args, more = repair.coerce_arguments(args, schema)
         fixes.extend(more)
-    repairs.extend(Repair(kind, detail, call_id) for kind, detail in fixes)
+    if fixes:
+        repairs.extend(Repair(kind, detail, call_id) for kind, detail in fixes)
     call.arguments = args
     if cand.cut_off and (unknown or not tool or not _has_required(args, schema)):
         call.error = "truncated tool call (output ended inside it)"
