@@ -328,11 +328,14 @@ def _run_dialects(text: str, names: list[str], ctx: ParseContext | None, limit: 
         found.extend(cands)
         if rest is not text and rest != text:  # a copy of the same text (a join, a strip of nothing) changes nothing
             text, stale = rest, True  # a dialect may also drop its own no-op directives (a lone token, "directly answer")
-    empty = _empty_lists(tuple(names))
-    if stale:
-        seen = _seen(text)
-    if empty is not None and any(o in seen for o in empty[0]):
-        text = empty[1].sub("", text)  # a list of no calls (`<TOOLCALL>[]</TOOLCALL>`): calls no tool
+    empty = index.empty
+    if empty is not None:
+        if stale:
+            seen = _seen(text)
+        for o in empty[0]:
+            if o in seen:
+                text = empty[1].sub("", text)
+                break  # a list of no calls (`<TOOLCALL>[]</TOOLCALL>`): calls no tool
     return found, text, capped
 
 
@@ -345,7 +348,7 @@ class _ChainIndex:
     (`present`), instead of each dialect asking about its own, twice (about 300 checks)."""
 
     __slots__ = ("names", "prepared", "marker_sets", "markers", "owns", "groups", "_spans", "_by_marker",
-                 "_markerless", "_owner_of")
+                 "_markerless", "_owner_of", "empty")
 
     def __init__(self, names: tuple[str, ...]) -> None:
         self.prepared: dict[str, _Prepared] = {}
@@ -375,6 +378,7 @@ class _ChainIndex:
         self._by_marker = {m: tuple(ns) for m, ns in by_marker.items()}
         self._owner_of = {m: tuple(ns) for m, ns in owner_of.items()}
         self._markerless = frozenset(n for n in self.names if not self.prepared[n][1])
+        self.empty = _empty_lists(names)  # the chain's empty call lists (asked after its dialects ran)
 
     def present(self, seen: str | Seen) -> frozenset[str]:
         """The chain's markers that stand in the text. Markers are grouped by their rarest character
@@ -416,7 +420,7 @@ class _ChainIndex:
         front, in chain order: the family that wrote the wrapper reads it whole, so no generic
         dialect takes the inner call and leaves the wrapper on screen."""
         owning = {n for m in present for n in self._owner_of.get(m, ())}
-        if not owning:
+        if not owning or len(owning) == len(self.names):  # none, or every one, moved: the chain's own order
             return self.names
         owners = tuple(n for n in self.names if n in owning)
         return (*owners, *(n for n in self.names if n not in owning))
