@@ -76,7 +76,13 @@ def split_thinking(text: str, seen: Seen | None = None) -> tuple[str, str]:
         if has(splitter.trigger):
             text, more = splitter.split(text)
             thoughts.extend(more)
-    for open_tag, close_tag in markup.reasoning_tags:  # each pair's tags looked for where their rare characters stand
+    probed: tuple[str, frozenset[str]] | None = None  # a short text and the probes it holds
+    for (open_tag, close_tag), probes in _pair_probes():  # each pair's tags looked for where their rare characters stand
+        if len(text) < SHORT and probes:  # a pair's tags both hold one of its probes: none there, neither tag
+            if probed is None or probed[0] is not text:  # asked again of a text a split changed
+                probed = (text, frozenset(p for p in markup.probes if p in text))
+            if probed[1].isdisjoint(probes):
+                continue
         if not has(close_tag) and not has(open_tag):
             continue
         calls = _CallSpans(text)
@@ -122,6 +128,14 @@ def _holds_probe(text: str) -> bool:
                 if probe in text:
                     return True
     return False
+
+
+@functools.cache
+def _pair_probes() -> tuple[tuple[tuple[str, str], frozenset[str]], ...]:
+    """Each reasoning pair with the probes its two tags share (a text holding neither holds
+    neither tag): a short reply holding one pair's markup asks the other pairs nothing more."""
+    markup = _markup.collected()
+    return tuple(((o, c), frozenset(p for p in markup.probes if p in o and p in c)) for o, c in markup.reasoning_tags)
 
 
 @functools.cache
@@ -909,7 +923,7 @@ def _call_markup() -> tuple[str, ...]:
 
 
 # Everything above built from the dialect table is rebuilt when the table changes (_markup.forget).
-for _clear in (_reasoning_markup.cache_clear, _probe_groups.cache_clear, _chain.cache_clear, _chain_index.cache_clear, _empty_lists.cache_clear, _plain_tags.cache_clear,
+for _clear in (_reasoning_markup.cache_clear, _probe_groups.cache_clear, _pair_probes.cache_clear, _chain.cache_clear, _chain_index.cache_clear, _empty_lists.cache_clear, _plain_tags.cache_clear,
                _call_markup.cache_clear, _PREPARED.clear):
     _markup.on_change(_clear)
 
