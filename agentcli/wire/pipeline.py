@@ -60,12 +60,12 @@ def split_thinking(text: str, seen: Seen | None = None) -> tuple[str, str]:
     """(text without reasoning, reasoning). Handles <think>..</think>, an unclosed <think> at the end,
     and a leading reasoning that only ends with </think> (Qwen3 / DeepSeek-R1 templates open it);
     likewise every reasoning pair and split the dialects declare (_markup.collected)."""
-    markup = _markup.collected()
     if len(text) < SHORT:  # a short reply: a scan per probe (a part common to a pair's two tags) whose
-        if not holds_any(text, markup.probes):  # rarest character stands in it (a memchr says so)
+        if not _holds_probe(text):  # rarest character stands in it (a memchr says so)
             return text, ""
     elif not holds_any(text, _reasoning_markup(), seen):  # a long one: a memchr per distinct rare character
         return text, ""
+    markup = _markup.collected()
     thoughts: list[str] = []
     live = seen if seen is not None and seen.text is text else None  # the index, while the text is its text
 
@@ -76,7 +76,13 @@ def split_thinking(text: str, seen: Seen | None = None) -> tuple[str, str]:
         if has(splitter.trigger):
             text, more = splitter.split(text)
             thoughts.extend(more)
-    for open_tag, close_tag in markup.reasoning_tags:  # each pair's tags looked for where their rare characters stand
+    probed: tuple[str, frozenset[str]] | None = None  # a short text and the probes it holds
+    for (open_tag, close_tag), probes in _pair_probes():  # each pair's tags looked for where their rare characters stand
+        if len(text) < SHORT and probes:  # a pair's tags both hold one of its probes: none there, neither tag
+            if probed is None or probed[0] is not text:  # asked again of a text a split changed
+                probed = (text, frozenset(p for p in markup.probes if p in text))
+            if probed[1].isdisjoint(probes):
+                continue
         if not has(close_tag) and not has(open_tag):
             continue
         calls = _CallSpans(text)
@@ -111,6 +117,30 @@ def split_thinking(text: str, seen: Seen | None = None) -> tuple[str, str]:
         if holds(text, close_tag):  # a close tag left with no opener and nothing after it: markup, never text
             text = _drop_outside_calls(text, close_tag)
     return text, "\n\n".join(t.strip() for t in thoughts if t.strip())
+
+
+def _holds_probe(text: str) -> bool:
+    """holds_any(text, probes) for a short text, as plain loops over the groups made once (the
+    generators and the grouping's cache lookup cost more than the scans of a KB)."""
+    for ch, group in _probe_groups():
+        if ch in text:
+            for probe in group:
+                if probe in text:
+                    return True
+    return False
+
+
+@functools.cache
+def _pair_probes() -> tuple[tuple[tuple[str, str], frozenset[str]], ...]:
+    """Each reasoning pair with the probes its two tags share (a text holding neither holds
+    neither tag): a short reply holding one pair's markup asks the other pairs nothing more."""
+    markup = _markup.collected()
+    return tuple(((o, c), frozenset(p for p in markup.probes if p in o and p in c)) for o, c in markup.reasoning_tags)
+
+
+@functools.cache
+def _probe_groups() -> tuple[tuple[str, tuple[str, ...]], ...]:
+    return grouped(_markup.collected().probes)
 
 
 @functools.cache
@@ -204,10 +234,15 @@ def _prepared(name: str) -> _Prepared | None:
     return got
 
 
+@functools.lru_cache(maxsize=256)
+def _shortest(markers: tuple[str, ...]) -> int:
+    return min(len(m) for m in markers)
+
+
 def _reach(text: str, markers: tuple[str, ...], rx: re.Pattern[str] | None, limit: int) -> int:
     """Where the marker occurrence past the first `limit` starts (the end of the text when there are
     no more than that many)."""
-    if rx is None or len(text) <= limit * min(len(m) for m in markers):
+    if rx is None or len(text) <= limit * _shortest(markers):
         return len(text)
     bound = 0  # each occurrence of a marker holds its rarest character: a count of those bounds them
     for ch, group in grouped(markers):
@@ -307,11 +342,14 @@ def _run_dialects(text: str, names: list[str], ctx: ParseContext | None, limit: 
         found.extend(cands)
         if rest is not text and rest != text:  # a copy of the same text (a join, a strip of nothing) changes nothing
             text, stale = rest, True  # a dialect may also drop its own no-op directives (a lone token, "directly answer")
-    empty = _empty_lists(tuple(names))
-    if stale:
-        seen = _seen(text)
-    if empty is not None and any(o in seen for o in empty[0]):
-        text = empty[1].sub("", text)  # a list of no calls (`<TOOLCALL>[]</TOOLCALL>`): calls no tool
+    empty = index.empty
+    if empty is not None:
+        if stale:
+            seen = _seen(text)
+        for o in empty[0]:
+            if o in seen:
+                text = empty[1].sub("", text)
+                break  # a list of no calls (`<TOOLCALL>[]</TOOLCALL>`): calls no tool
     return found, text, capped
 
 
@@ -324,7 +362,7 @@ class _ChainIndex:
     (`present`), instead of each dialect asking about its own, twice (about 300 checks)."""
 
     __slots__ = ("names", "prepared", "marker_sets", "markers", "owns", "groups", "_spans", "_by_marker",
-                 "_markerless", "_owner_of")
+                 "_markerless", "_owner_of", "empty")
 
     def __init__(self, names: tuple[str, ...]) -> None:
         self.prepared: dict[str, _Prepared] = {}
@@ -354,6 +392,7 @@ class _ChainIndex:
         self._by_marker = {m: tuple(ns) for m, ns in by_marker.items()}
         self._owner_of = {m: tuple(ns) for m, ns in owner_of.items()}
         self._markerless = frozenset(n for n in self.names if not self.prepared[n][1])
+        self.empty = _empty_lists(names)  # the chain's empty call lists (asked after its dialects ran)
 
     def present(self, seen: str | Seen) -> frozenset[str]:
         """The chain's markers that stand in the text. Markers are grouped by their rarest character
@@ -395,7 +434,7 @@ class _ChainIndex:
         front, in chain order: the family that wrote the wrapper reads it whole, so no generic
         dialect takes the inner call and leaves the wrapper on screen."""
         owning = {n for m in present for n in self._owner_of.get(m, ())}
-        if not owning:
+        if not owning or len(owning) == len(self.names):  # none, or every one, moved: the chain's own order
             return self.names
         owners = tuple(n for n in self.names if n in owning)
         return (*owners, *(n for n in self.names if n not in owning))
@@ -618,7 +657,8 @@ def _stable_id(index: int, cand: Candidate) -> str:
     raw = cand.raw or ""
     if len(raw) > _ID_WHOLE:
         raw = _summed(raw)
-    digest = _blake2b()(f"{index}\0{cand.dialect}\0{cand.name}\0{raw}".encode("utf-8", "replace"), digest_size=8)
+    digest = _blake2b()(f"{index}\0{cand.dialect}\0{cand.name}\0".encode("utf-8", "replace"), digest_size=8)
+    digest.update(raw.encode("utf-8", "replace"))  # the same digest as of the joined text, without copying it
     return "call_" + digest.hexdigest()
 
 
@@ -713,7 +753,8 @@ def build_call(
     if ctx.coerce and schema:
         args, more = repair.coerce_arguments(args, schema)
         fixes.extend(more)
-    repairs.extend(Repair(kind, detail, call_id) for kind, detail in fixes)
+    if fixes:
+        repairs.extend(Repair(kind, detail, call_id) for kind, detail in fixes)
     call.arguments = args
     if cand.cut_off and (unknown or not tool or not _has_required(args, schema)):
         call.error = "truncated tool call (output ended inside it)"
@@ -882,7 +923,7 @@ def _call_markup() -> tuple[str, ...]:
 
 
 # Everything above built from the dialect table is rebuilt when the table changes (_markup.forget).
-for _clear in (_reasoning_markup.cache_clear, _chain.cache_clear, _chain_index.cache_clear, _empty_lists.cache_clear, _plain_tags.cache_clear,
+for _clear in (_reasoning_markup.cache_clear, _probe_groups.cache_clear, _pair_probes.cache_clear, _chain.cache_clear, _chain_index.cache_clear, _empty_lists.cache_clear, _plain_tags.cache_clear,
                _call_markup.cache_clear, _PREPARED.clear):
     _markup.on_change(_clear)
 

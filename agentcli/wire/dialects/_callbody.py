@@ -16,6 +16,10 @@ ESC = "<escape>"
 _MAX_DEPTH = 32
 WS = re.compile(r"[ \t\r\n]*")
 VALUE_END = re.compile(r"[,}\]]")  # a bare value runs to the next separator (regex: no per-character loop)
+# What a key and a name may not hold, asked in one search (a generator over their characters costs
+# more than the rest of a short call's reading). `\s` is str.isspace's whitespace.
+_BAD_KEY = re.compile(r"[{}\[\],<>]")
+_BAD_NAME = re.compile(r"[\s<>:{}]")
 
 
 class Reader:
@@ -49,7 +53,7 @@ class Reader:
             esc = self.esc
             if key.startswith(esc) and key.endswith(esc) and len(key) >= 2 * len(esc):
                 key = key[len(esc) : -len(esc)]
-            if not key or any(c in key for c in "{}[],<>"):
+            if not key or _BAD_KEY.search(key):
                 raise ValueError("bad key")
             self.i = colon + 1
             out[key] = self.value(depth)
@@ -138,7 +142,7 @@ def parse_call(body: str, esc: str = ESC, reader_class: Callable[[str, str], Rea
     if brace == -1:
         return None
     name = body[5:brace].strip()
-    if not name or any(c.isspace() or c in "<>:{}" for c in name):
+    if not name or _BAD_NAME.search(name):
         return None
     reader = reader_class(body, esc)
     reader.i = brace

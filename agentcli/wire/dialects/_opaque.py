@@ -105,9 +105,11 @@ def mask(text: str, markup: re.Pattern[str] | None = None) -> Masked:
     if _OPEN in text or ("<" not in text and "[" not in text):
         return Masked(text, [])
     if len(text) < _WALK_FROM:  # a short reply: past the cheap checks, the token walk costs more than the full pass
-        if not holds(text, "<parameter") and (
+        places = _bracket_places(text)  # a few places found by memchr: a parameter tag opens at one of them
+        if not (holds(text, "<parameter") if places is None else
+                any(text.startswith("<parameter", i) for i in places)) and (
                 ('"' not in text and "'" not in text)
-                or (sum(map(text.count, _FIRSTS)) <= _PLACES_CHECKED and _brackets_outside_strings(text))):
+                or (places is not None and _brackets_outside_strings(text, places))):
             return Masked(text, [])  # decided without the markup pattern (some 3 ms to compile, the first time)
         return _mask_strings(text, markup or markup_pattern())
     if markup is None and _plainly_unquoted(text):
@@ -202,29 +204,51 @@ def _first(text: str, chars: str) -> int:
 _PLACES_CHECKED = 8  # bracket places looked at (each back to its line's start) before the tokens decide
 
 
-def _brackets_outside_strings(text: str) -> bool:
+def _bracket_places(text: str) -> list[int] | None:
+    """Where the characters a markup token opens with (_FIRSTS) stand, in order; None past
+    _PLACES_CHECKED of them (a memchr each: a count of each would walk every character)."""
+    places: list[int] = []
+    for ch in _FIRSTS:
+        i = text.find(ch)
+        while i >= 0:
+            places.append(i)
+            if len(places) > _PLACES_CHECKED:
+                return None
+            i = text.find(ch, i + 1)
+    places.sort()
+    return places
+
+
+def _brackets_outside_strings(text: str, places: list[int] | None = None) -> bool:
     """No character a markup token opens with (_FIRSTS) can stand in a string mask hides: before
     each, on its line, an even number of double quotes (or no bracket opened before it) and of
     single quotes (or no parenthesis opened before it). Every token opens at one of these places,
     so this is the token walk's answer without the pattern's scan; a handful of places looked at
-    (then False, and the full pass decides)."""
-    looked = 0
+    (then False, and the full pass decides). The places (`places`: _bracket_places, when the
+    caller has them) are walked in order, each line's quotes counted once up to the last place: a
+    place is never a quote or a backslash, so the counts of the pieces between places add up to
+    the line's; escaped quotes are counted only where a backslash stands."""
+    if places is None:
+        places = _bracket_places(text)
+        if places is None:
+            return False
     opened: tuple[int, int] | None = None
-    for ch in _FIRSTS:
-        i = text.find(ch)
-        while i >= 0:
-            looked += 1
-            if looked > _PLACES_CHECKED:
+    prev = dq = sq = 0
+    for i in places:
+        nl = text.rfind("\n", prev, i)
+        if nl >= 0:  # a new line: its quotes counted from its start
+            prev, dq, sq = nl + 1, 0, 0
+        dq += text.count('"', prev, i)
+        if text.find("\\", prev, i) >= 0:
+            dq -= text.count('\\"', prev, i)
+        if text.find("'", prev, i) >= 0:  # a memchr: a count walks every character
+            sq += text.count("'", prev, i)
+        prev = i
+        if dq % 2 or sq % 2:
+            if opened is None:
+                opened = (_first(text, "{[("), _first(text, "("))
+            if (dq % 2 and 0 <= opened[0] < i) or (sq % 2 and 0 <= opened[1] < i):
                 return False
-            line = text.rfind("\n", 0, i) + 1  # a short text: plain counts (a C pass over a KB) beat memchr steps
-            dq = (text.count('"', line, i) - text.count('\\"', line, i)) % 2
-            sq = text.count("'", line, i) % 2
-            if dq or sq:
-                if opened is None:
-                    opened = (_first(text, "{[("), _first(text, "("))
-                if (dq and 0 <= opened[0] < i) or (sq and 0 <= opened[1] < i):
-                    return False
-            i = text.find(ch, i + 1)
     return True
 
 

@@ -47,3 +47,24 @@ def test_markup_that_may_stand_in_a_string_needs_the_pattern() -> None:
     assert not _masked_without_compiling('{"a": "x </tool_call> y"}')
     assert not _masked_without_compiling("<parameter=a>x</parameter>")
     assert not _masked_without_compiling("[" * 9 + '"')  # past the tokens looked at one by one
+
+
+def _outside_strings_per_place(text: str) -> bool:
+    """The plain reading of _brackets_outside_strings: each place's line counted from its start."""
+    places = [i for i, c in enumerate(text) if c in _opaque._FIRSTS]
+    if len(places) > _opaque._PLACES_CHECKED:
+        return False
+    for i in places:
+        line = text.rfind("\n", 0, i) + 1
+        dq = (text.count('"', line, i) - text.count('\\"', line, i)) % 2
+        sq = text.count("'", line, i) % 2
+        bracket, paren = _opaque._first(text, "{[("), _opaque._first(text, "(")
+        if (dq and 0 <= bracket < i) or (sq and 0 <= paren < i):
+            return False
+    return True
+
+
+@settings(max_examples=500, deadline=None, suppress_health_check=list(HealthCheck))
+@given(texts)
+def test_the_bracket_walk_counts_each_line_once_as_the_per_place_reading(text: str) -> None:
+    assert _opaque._brackets_outside_strings(text) == _outside_strings_per_place(text)

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agentcli.wire import dialects, pipeline
-from agentcli.wire.dialects import _opaque, _seen, deepseek
+from agentcli.wire.dialects import _markup, _opaque, _seen, deepseek
 from agentcli.wire.types import Candidate, ParseContext
 
 MARKERS = sorted({m for n in dialects.names() for m in dialects.get(n).markers if m})
@@ -277,3 +277,23 @@ def _markup_pairs() -> tuple[tuple[str, str], ...]:
     from agentcli.wire.dialects import _markup
 
     return _markup.collected().reasoning_tags
+
+
+def test_each_reasoning_pair_has_probes_both_its_tags_hold() -> None:
+    pairs = pipeline._pair_probes()
+    assert [pair for pair, _ in pairs] == list(_markup.collected().reasoning_tags)
+    for (open_tag, close_tag), probes in pairs:
+        assert probes and all(p in open_tag and p in close_tag for p in probes)
+
+
+@_examples
+@given(texts)
+def test_the_reasoning_split_skipping_pairs_by_probe_is_the_split_asking_every_pair(text: str) -> None:
+    filtered = pipeline.split_thinking(text)
+    every = tuple((pair, frozenset()) for pair, _ in pipeline._pair_probes())  # no probes: each pair asked
+    original = pipeline._pair_probes
+    pipeline._pair_probes = lambda: every  # type: ignore[assignment]
+    try:
+        assert pipeline.split_thinking(text) == filtered
+    finally:
+        pipeline._pair_probes = original  # type: ignore[assignment]
