@@ -15,10 +15,12 @@ import json
 import re
 from typing import Any
 
+from agentcli.core.lazy import lazy_pattern
+
 MAX_DEPTH = 100  # far beyond any real tool argument; far below the interpreter's recursion limit
 
-_MARKS = re.compile(r'[\[\]{}"]')
-_STRING_REST = re.compile(r'(?:[^"\\]|\\.)*"', re.DOTALL)  # from after an opening quote to its close
+_MARKS = lazy_pattern(r'[\[\]{}"]')
+_STRING_REST = lazy_pattern(r'(?:[^"\\]|\\.)*"', re.DOTALL)  # from after an opening quote to its close
 
 
 class TooDeep(ValueError):
@@ -131,8 +133,8 @@ def body(value: Any) -> bytes:
     return dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
 
 
-_HIGH = re.compile(r"[\ud800-\udbff]\Z")
-_SURROGATE = re.compile(r"[\ud800-\udfff]")
+_HIGH = lazy_pattern(r"[\ud800-\udbff]\Z")
+_SURROGATE = lazy_pattern(r"[\ud800-\udfff]")
 
 
 def join_surrogates(text: str) -> str:
