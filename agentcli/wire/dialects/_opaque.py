@@ -165,7 +165,7 @@ def _any_quoted(text: str, rx: re.Pattern[str], bracketed: bool = False) -> bool
     if _no_quote_before_brackets(text):
         return False  # markup standing on lines of its own, or after no quote on them: no pattern scan
     line = upto = -1
-    dq = sq = 0  # quotes (double, less escaped ones; single) on the current line up to `upto`
+    dq = sq = 0  # quotes (double; single) on the current line up to `upto`
     opened: tuple[int, int] | None = None  # where the first bracket and the first parenthesis stand
     most = _LONG_HITS_CHECKED if bracketed and len(text) >= SHORT else _HITS_CHECKED
     for k, m in enumerate(_hits(text, rx)):
@@ -179,7 +179,10 @@ def _any_quoted(text: str, rx: re.Pattern[str], bracketed: bool = False) -> bool
         if start != line:  # a new line: count from its start; else from the last token on it
             line = upto = start
             dq = sq = 0
-        dq += _quotes(text, upto, at)
+        if text.find('"', upto, at) >= 0:
+            if _escaped_quotes(text, upto, at):
+                return True  # `\\"` escapes in a string and opens one outside: the full pass decides
+            dq += count_char(text, '"', upto, at)
         sq += count_char(text, "'", upto, at)
         upto = at
         # an odd number of quotes before it on its line: it may stand in a string, if that string
@@ -227,7 +230,8 @@ def _brackets_outside_strings(text: str, places: list[int] | None = None) -> boo
     (then False, and the full pass decides). The places (`places`: _bracket_places, when the
     caller has them) are walked in order, each line's quotes counted once up to the last place: a
     place is never a quote or a backslash, so the counts of the pieces between places add up to
-    the line's; escaped quotes are counted only where a backslash stands."""
+    the line's. A backslash before a quote leaves it to the full pass: `\\"` escapes inside a
+    string, and outside one it is a backslash and a quote that opens a string."""
     if places is None:
         places = _bracket_places(text)
         if places is None:
@@ -239,8 +243,10 @@ def _brackets_outside_strings(text: str, places: list[int] | None = None) -> boo
         if nl >= 0:  # a new line: its quotes counted from its start
             prev, dq, sq = nl + 1, 0, 0
         dq += text.count('"', prev, i)
-        if text.find("\\", prev, i) >= 0:
-            dq -= text.count('\\"', prev, i)
+        if text.find("\\", prev, i) >= 0 and text.find('\\"', prev, i) >= 0:
+            # An escaped quote: whether it stands in a string (escaped) or before one (a backslash
+            # outside a string escapes nothing, so its quote opens a string) takes the token walk.
+            return False
         if text.find("'", prev, i) >= 0:  # a memchr: a count walks every character
             sq += text.count("'", prev, i)
         prev = i
@@ -290,18 +296,9 @@ def _plainly_unquoted(text: str) -> bool:
             at = text.find(ch, at + 1)
     for at in places:
         start = text.rfind("\n", 0, at) + 1
-        if _quotes(text, start, at) % 2 or text.count("'", start, at) % 2:
+        if _escaped_quotes(text, start, at) or count_char(text, '"', start, at) % 2 or text.count("'", start, at) % 2:
             return False
     return True
-
-
-def _quotes(text: str, a: int, b: int) -> int:
-    """Double quotes in text[a:b] less the escaped ones; each count only where a memchr finds the
-    character. Counts over pieces split at markup tokens add up: a token opens with a bracket, so
-    no escaped quote straddles a split."""
-    if text.find('"', a, b) < 0:
-        return 0
-    return count_char(text, '"', a, b) - _escaped_quotes(text, a, b)
 
 
 def _escaped_quotes(text: str, a: int, b: int) -> int:

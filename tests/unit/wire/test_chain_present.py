@@ -5,6 +5,7 @@ is counted (the characters each group's markers are asked of), never timed."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -140,3 +141,16 @@ def test_a_long_call_id_sums_the_whole_text(raw: str) -> None:
 
     summed = pipeline._summed(raw)
     assert summed.split("\0")[1] == f"{zlib.crc32(raw.encode('utf-8', 'replace')):08x}"
+
+
+@pytest.mark.parametrize("text", [
+    '(\\"<think>"', '{\\"<think>"' + "lorem ipsum " * 800, "lorem ipsum " * 800 + '(\\"<think>"',
+    '{"a\\\\", "<think>"}', '{"a\\\\", "<think>"}' + "lorem ipsum " * 800, '["x \\"<tool_call>\\" y"]',
+])
+def test_an_escaped_quote_before_markup_is_left_to_the_full_pass(text: str) -> None:
+    """`\\"` escapes a quote inside a string, and outside one is a backslash and a quote that opens
+    a string: the quick checks cannot tell which, short reply or long, so the full pass decides."""
+    from agentcli.wire.dialects import _opaque
+
+    quick, full = _opaque.mask(text), _opaque._mask_strings(text, _opaque.markup_pattern())
+    assert (quick.text, quick._tokens) == (full.text, full._tokens)

@@ -56,7 +56,9 @@ def _outside_strings_per_place(text: str) -> bool:
         return False
     for i in places:
         line = text.rfind("\n", 0, i) + 1
-        dq = (text.count('"', line, i) - text.count('\\"', line, i)) % 2
+        if '\\"' in text[line:i]:
+            return False  # an escaped quote: the token walk decides whether it opens a string
+        dq = text.count('"', line, i) % 2
         sq = text.count("'", line, i) % 2
         bracket, paren = _opaque._first(text, "{[("), _opaque._first(text, "(")
         if (dq and 0 <= bracket < i) or (sq and 0 <= paren < i):
