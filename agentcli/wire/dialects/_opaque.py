@@ -101,23 +101,27 @@ _WALK_FROM = 2048  # characters from which mask walks the markup tokens before a
 
 
 def mask(text: str, markup: re.Pattern[str] | None = None) -> Masked:
-    """`text` with every markup token inside a quoted string (within brackets) hidden."""
+    """`text` with every markup token inside a quoted string (within brackets) hidden. With the
+    default markup, a reply whose markup plainly stands outside strings is answered without the
+    pattern (some 3 ms to compile, the first time); a given pattern runs every check on it."""
     if _OPEN in text or ("<" not in text and "[" not in text):
         return Masked(text, [])
-    if len(text) < _WALK_FROM:  # a short reply: past the cheap checks, the token walk costs more than the full pass
-        places = _bracket_places(text)  # a few places found by memchr: a parameter tag opens at one of them
-        if not (holds(text, "<parameter") if places is None else
-                any(text.startswith("<parameter", i) for i in places)) and (
-                ('"' not in text and "'" not in text)
-                or (places is not None and _brackets_outside_strings(text, places))):
-            return Masked(text, [])  # decided without the markup pattern (some 3 ms to compile, the first time)
-        return _mask_strings(text, markup or markup_pattern())
-    if markup is None and _plainly_unquoted(text):
-        return Masked(text, [])  # what _any_quoted would say, without compiling the markup pattern
+    if markup is None and _plainly_outside_strings(text):
+        return Masked(text, [])
     rx = markup or markup_pattern()
-    if not _any_quoted(text, rx, bracketed=True):
+    # a short reply: past the cheap checks, the token walk costs more than the full pass
+    if len(text) >= _WALK_FROM and not _any_quoted(text, rx, bracketed=True):
         return Masked(text, [])
     return _mask_strings(text, rx)
+
+
+def _plainly_outside_strings(text: str) -> bool:
+    """No markup token can stand in a string or a parameter's value, found from a few places by
+    memchr: no parameter tag, and no quote, or each place clear of strings (_brackets_outside_strings)."""
+    places = _bracket_places(text)  # a parameter tag opens at one of them
+    if holds(text, "<parameter") if places is None else any(text.startswith("<parameter", i) for i in places):
+        return False
+    return ('"' not in text and "'" not in text) or (places is not None and _brackets_outside_strings(text, places))
 
 
 def _mask_strings(text: str, rx: re.Pattern[str]) -> Masked:
@@ -162,8 +166,6 @@ def _any_quoted(text: str, rx: re.Pattern[str], bracketed: bool = False) -> bool
         return next(_hits(text, rx), None) is not None
     if '"' not in text and "'" not in text:
         return False
-    if _no_quote_before_brackets(text):
-        return False  # markup standing on lines of its own, or after no quote on them: no pattern scan
     line = upto = -1
     dq = sq = 0  # quotes (double; single) on the current line up to `upto`
     opened: tuple[int, int] | None = None  # where the first bracket and the first parenthesis stand
@@ -255,49 +257,6 @@ def _brackets_outside_strings(text: str, places: list[int] | None = None) -> boo
                 opened = (_first(text, "{[("), _first(text, "("))
             if (dq % 2 and 0 <= opened[0] < i) or (sq % 2 and 0 <= opened[1] < i):
                 return False
-    return True
-
-
-def _no_quote_before_brackets(text: str) -> bool:
-    """No character a markup token opens with (_FIRSTS) has a quote before it on its line, so no
-    token stands in a string: the places found by memchr, a handful looked at (then False, and
-    the tokens decide)."""
-    looked = 0
-    for ch in _FIRSTS:
-        i = text.find(ch)
-        while i >= 0:
-            line = text.rfind("\n", 0, i) + 1
-            if text.find('"', line, i) >= 0 or text.find("'", line, i) >= 0:
-                return False
-            looked += 1
-            if looked > _PLACES_CHECKED:
-                return False
-            i = text.find(ch, i + 1)
-    return True
-
-
-def _plainly_unquoted(text: str) -> bool:
-    """True when _any_quoted is sure to say no, found without the markup pattern (some 3 ms to
-    compile, the first time): no parameter tag, at most _HITS_CHECKED characters a token may open
-    with (so no more tokens than _any_quoted looks at one by one), and before each of them, on its
-    line, an even number of quotes of either kind, which is what _any_quoted asks of each token. A
-    reply whose markup all stands outside strings (`<tool_call>{"name": ..}</tool_call>`) is one."""
-    if holds(text, "<parameter"):
-        return False
-    if '"' not in text and "'" not in text:
-        return True
-    places: list[int] = []
-    for ch in _FIRSTS:
-        at = text.find(ch)
-        while at >= 0:
-            places.append(at)
-            if len(places) > _HITS_CHECKED:
-                return False
-            at = text.find(ch, at + 1)
-    for at in places:
-        start = text.rfind("\n", 0, at) + 1
-        if _escaped_quotes(text, start, at) or count_char(text, '"', start, at) % 2 or text.count("'", start, at) % 2:
-            return False
     return True
 
 
