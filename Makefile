@@ -19,13 +19,17 @@ demo: install
 
 # The shell sandbox is bubblewrap. Installed here when missing and we may (root with apt-get);
 # otherwise the sandbox tests fail and say why (they are never skipped).
-sandbox:
-	@command -v bwrap >/dev/null 2>&1 || { \
+# $(call apt_need,COMMAND,PACKAGE,WHAT HAPPENS WITHOUT IT): the Debian package installed when the
+# command is missing and we may (root with apt-get); otherwise a line on stderr says what follows.
+apt_need = command -v $(1) >/dev/null 2>&1 || { \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	    apt-get install -y -qq bubblewrap >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq bubblewrap; }; \
+	    apt-get install -y -qq $(2) >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq $(2); }; \
 	  else \
-	    echo "make: bubblewrap (bwrap) is missing and cannot be installed here; install it (e.g. sudo apt-get install bubblewrap) or the sandbox tests will fail" >&2; \
+	    echo "make: $(1) is missing and cannot be installed here (e.g. sudo apt-get install $(2)); $(3)" >&2; \
 	  fi; }
+
+sandbox:
+	@$(call apt_need,bwrap,bubblewrap,the sandbox tests will fail)
 
 test: install sandbox
 	$(BIN)/python -m pytest -n 2 tests
@@ -81,12 +85,7 @@ $(VLLM_STAMP):
 # make bench counts each command's instructions under valgrind (deterministic, where CPU time on a
 # shared machine is not); installed here when missing and we may, else the bench judges by CPU time.
 valgrind:
-	@command -v valgrind >/dev/null 2>&1 || { \
-	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	    apt-get install -y -qq valgrind >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq valgrind; }; \
-	  else \
-	    echo "make: valgrind is missing; the cold-start bench judges by CPU time alone (install valgrind to count instructions)" >&2; \
-	  fi; }
+	@$(call apt_need,valgrind,valgrind,the cold-start bench judges by CPU time alone)
 
 bench: install valgrind
 	@if [ "$(VLLM)" = 1 ]; then $(MAKE) --no-print-directory bench-vllm || \
