@@ -37,10 +37,12 @@ def _read_turns(n: int) -> list[dict[str, Any]]:
 
 
 class _Counter:
-    """Python lines run plus builtin calls, on this thread, while switched on."""
+    """Python lines run plus builtin calls, on this thread, while switched on (what the suite's
+    `work` fixture counts, around one awaited turn instead of one function call)."""
 
     def __init__(self) -> None:
         self.count = 0
+        self._saved: tuple[Any, Any] = (None, None)
 
     def line(self, frame: Any, event: str, arg: Any) -> Any:
         self.count += 1
@@ -51,13 +53,14 @@ class _Counter:
             self.count += 1
 
     def __enter__(self) -> _Counter:
+        self._saved = (sys.gettrace(), sys.getprofile())
         sys.settrace(self.line)
         sys.setprofile(self.builtin)
         return self
 
     def __exit__(self, *exc: object) -> None:
-        sys.settrace(None)
-        sys.setprofile(None)
+        sys.settrace(self._saved[0])
+        sys.setprofile(self._saved[1])
 
 
 async def test_turn_work_and_records_do_not_grow_with_the_conversation(tmp_path, monkeypatch):
@@ -103,6 +106,7 @@ async def test_turn_work_and_records_do_not_grow_with_the_conversation(tmp_path,
         assert len(built) - copies == 1, turn
     async for _ in events:
         pass
+    await s.aclose()
 
     early = [t for t in work if t <= 5 + WINDOW]
     late = [t for t in work if t > TURNS - WINDOW]
@@ -111,7 +115,7 @@ async def test_turn_work_and_records_do_not_grow_with_the_conversation(tmp_path,
     early_work = statistics.median(work[t] for t in early)
     late_work = statistics.median(work[t] for t in late)
     assert late_work - early_work < grown // 4, (early_work, late_work)
-    # the same records each turn, each about the same size (ids and line numbers grow a digit)
+    # the same records each turn, each the same size but for the digits of its timestamp
     shapes = {len(records[t]) for t in work}
     assert len(shapes) == 1
     for i in range(shapes.pop()):
