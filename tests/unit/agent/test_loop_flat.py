@@ -121,3 +121,46 @@ async def test_turn_work_and_records_do_not_grow_with_the_conversation(tmp_path,
     for i in range(shapes.pop()):
         sizes = [records[t][i] for t in work]
         assert max(sizes) - min(sizes) <= 16, (i, sizes)
+
+
+async def test_compaction_keeps_a_long_conversation_flat(tmp_path):
+    """With a small window the history is folded every few turns. Each fold costs what the turns
+    since the last one added, not the whole conversation: the summary does not grow from fold to
+    fold, and a late fold does the work of an early one."""
+    import dataclasses
+
+    from agentcli.core.events import Notice
+
+    turns = 150
+    s = scripted_session(tmp_path, _read_turns(turns), interactive=False)
+    s.profile.limits.max_turns = turns + 5
+    s.capability = dataclasses.replace(s.capability, capability=dataclasses.replace(s.capability.capability, context_window=4000))
+    for i in range(turns):
+        (s.workspace / f"f{i:03d}.txt").write_text("".join(f"line {k}\n" for k in range(40)))
+    events = Agent(s, PolicyApprover(True)).run("read the files one by one")
+    folds: list[tuple[int, int]] = []  # (work of the turn that folded, summary length after it)
+    quiet: list[int] = []  # work of the turns that did not fold
+    async for ev in events:  # set-up, up to turn 1
+        if isinstance(ev, TurnStarted):
+            break
+    for _ in range(turns):
+        s.provider.requests.clear()
+        folded = False
+        with _Counter() as c:
+            async for ev in events:
+                folded = folded or (isinstance(ev, Notice) and ev.code == "compact")
+                if isinstance(ev, TurnStarted):
+                    break
+        if folded:
+            folds.append((c.count, len(s.history[0].text)))
+        else:
+            quiet.append(c.count)
+    async for _ in events:
+        pass
+    await s.aclose()
+
+    assert len(folds) >= 5
+    first, last = folds[1], folds[-1]  # the first fold starts from the plain request, not a summary
+    assert last[1] <= first[1] + 64, folds
+    assert last[0] <= first[0] * 1.05, folds
+    assert max(quiet[-10:]) <= min(quiet[2:12]) * 1.05, quiet
