@@ -83,6 +83,13 @@ def compact(history: list[Message], keep: int = KEEP_RECENT) -> tuple[list[Messa
             *history[cut:]], len(folded)
 
 
+def over_threshold(system: Message, history: list[Message], context_window: int, tally: TokenTally) -> bool:
+    """The check a session makes each turn: the system prompt counted afresh, the history through the
+    tally. Nothing is copied: building [system, *history] only to estimate it was a pass over the
+    whole conversation every turn."""
+    return message_tokens(system) + tally.estimate(history) > THRESHOLD * context_window
+
+
 def needs_compaction(messages: list[Message], context_window: int, tally: TokenTally | None = None) -> bool:
     """`messages` is the system prompt then the history; with a tally, the history is counted incrementally."""
     if tally is None or not messages:

@@ -118,10 +118,10 @@ class Session:
 
     def compact(self, force: bool = False) -> int:
         """Fold old turns when near the context window (or when asked); returns messages folded."""
-        from agentcli.agent.context import compact, needs_compaction
+        from agentcli.agent.context import compact, over_threshold
 
         window = int(getattr(self.capability.capability, "context_window", 0) or 0)
-        if not force and (not window or not needs_compaction(self.request_messages(), window, self.tally)):
+        if not force and (not window or not over_threshold(self.system_message(), self.history, window, self.tally)):
             return 0
         self.history, folded = compact(self.history)
         if folded:
@@ -132,12 +132,15 @@ class Session:
             self.transcript.write("compact", folded=folded, head=[message_to_dict(m) for m in self.history[:2]])
         return folded
 
-    def request_messages(self) -> list[Message]:
-        """System prompt (rebuilt: it names the current tier) + the conversation."""
+    def system_message(self) -> Message:
+        """The system prompt, rebuilt: it names the current tier."""
         project = self.instructions.prompt() if self.instructions is not None else ""
         extra = "\n\n".join(x for x in (self.profile.system_prompt, project) if x) or None
-        prompt = system_prompt(str(self.workspace), self.tier, extra)
-        return [Message.system(prompt), *self.history]
+        return Message.system(system_prompt(str(self.workspace), self.tier, extra))
+
+    def request_messages(self) -> list[Message]:
+        """System prompt + the conversation: built once a turn, for the request itself."""
+        return [self.system_message(), *self.history]
 
     # -- tools -----------------------------------------------------------------------
     def visible_tools(self) -> list[Tool]:

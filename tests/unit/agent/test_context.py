@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agentcli.agent.context import TokenTally, estimate_tokens, needs_compaction
+from agentcli.agent.context import TokenTally, estimate_tokens, needs_compaction, over_threshold
 from agentcli.core.types import Message
 
 
@@ -32,3 +32,15 @@ def test_a_turn_counts_only_what_was_added(work):
             needs_compaction(history, 1_000_000, tally)
 
     work.assert_linear(session, 200)
+
+
+def test_the_per_turn_check_agrees_with_a_full_count_without_copying_the_history():
+    """The session's check takes the system prompt and the history apart: the same answer as
+    counting [system, *history] in full, at every size around the threshold."""
+    tally = TokenTally()
+    history: list[Message] = []
+    system = Message.system("s" * 400)
+    for i in range(40):
+        history.append(Message.user("u" * (i * 11)))
+        for window in (50, 500, 2_000, 20_000):
+            assert over_threshold(system, history, window, tally) == needs_compaction([system, *history], window)
