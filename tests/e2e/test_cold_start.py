@@ -51,7 +51,8 @@ ALSO_NEVER = {
     ("eval", "--help"): {"rich", "agentcli.core.types", "agentcli.cli.commands"} | LISTING,
     ("parse", "{reply}"): {"agentcli.providers", "agentcli.agent", "agentcli.config.schema", "secrets", "html"},
     ("tools",): {"agentcli.tools.shell_rules", "agentcli.tools.bwrap", "agentcli.tools.isolation",
-                 "agentcli.tools.sandbox_env", "agentcli.config", "agentcli.agent", "socket"} | LISTING,
+                 "agentcli.tools.sandbox_env", "agentcli.config", "agentcli.agent", "socket",
+                 "rich"} | LISTING,  # into a pipe: the plain table (ui.plain_table), as rich would draw it
     # none saved yet: the one-line answer needs no console
     ("sessions",): {"rich", "agentcli.core.types", "agentcli.core.errors", "agentcli.agent.store",
                     "agentcli.agent.checkpoints", "agentcli.agent.serialize", "dataclasses"} | LISTING,
@@ -148,6 +149,22 @@ def test_listing_saved_sessions_into_a_pipe_loads_no_console(tmp_path):
     *listing, last = out.stdout.strip().splitlines()
     assert listing[0].startswith("20260101-000000-abcdef") and "answered · list the files" in listing[1]
     assert not _under(set(json.loads(last)), ALSO_NEVER[("sessions",)])
+
+
+@pytest.mark.parametrize("columns", ["40", "80", "200"])
+def test_listing_the_tools_into_a_pipe_loads_no_console(columns, tmp_path):
+    """The tool table into a pipe (no styles to write) is drawn without rich, at any usual width."""
+    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config"), "XDG_DATA_HOME": str(tmp_path / "data"),
+           "XDG_CACHE_HOME": str(tmp_path / "cache"), "COLUMNS": columns}
+    env.pop("FORCE_COLOR", None)
+    env.pop("TTY_COMPATIBLE", None)
+    code = PROBE.replace("contextlib.redirect_stdout(io.StringIO()), ", "")
+    out = subprocess.run([sys.executable, "-c", code, "tools"], capture_output=True, text=True, timeout=120,
+                         check=True, env=env, cwd=tmp_path)
+    *listing, last = out.stdout.strip().splitlines()
+    assert listing[0] == "Tools at tier run" and listing[1][0] == "┏" and listing[-1][0] == "└"
+    assert max(map(len, listing)) <= int(columns)
+    assert "rich" not in json.loads(last)
 
 
 FIRST_WRITE = """
