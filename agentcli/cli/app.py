@@ -29,7 +29,7 @@ _CUSTOM_TYPES = frozenset({"parser", "click_type"})  # typer checks these agains
 def _declared(cls: type, defaults: dict[str, Any], given: dict[str, Any]) -> Any:
     if not given.keys() <= defaults.keys() or given.keys() & _CUSTOM_TYPES:
         return None
-    info = object.__new__(cls)
+    info: Any = object.__new__(cls)
     vars(info).update(defaults, **given)
     return info
 
