@@ -52,9 +52,11 @@ ALSO_NEVER = {
     ("parse", "{reply}"): {"agentcli.providers", "agentcli.agent", "agentcli.config.schema", "secrets", "html"},
     ("tools",): {"agentcli.tools.shell_rules", "agentcli.tools.bwrap", "agentcli.tools.isolation",
                  "agentcli.tools.sandbox_env", "agentcli.config", "agentcli.agent", "socket",
-                 "rich"} | LISTING,  # into a pipe: the plain table (ui.plain_table), as rich would draw it
+                 "rich", "agentcli.core.escape",  # into a pipe: the plain table (ui.plain_table), as rich would draw it
+                 "agentcli.cli.logging_setup"} | LISTING,
     # none saved yet: the one-line answer needs no console
     ("sessions",): {"rich", "agentcli.core.types", "agentcli.core.errors", "agentcli.agent.store",
+                    "agentcli.cli.logging_setup",  # AGENTCLI_DEBUG is unset
                     "agentcli.agent.checkpoints", "agentcli.agent.serialize", "dataclasses"} | LISTING,
     ("profiles", "list"): {"agentcli.core.types", "agentcli.agent", "agentcli.tools"} | LISTING,
     ("doctor", "--offline", "--profile", "offline"): {"agentcli.agent.store", "agentcli.tools.registry",
@@ -114,6 +116,12 @@ def test_the_probe_sees_what_a_command_imports(tmp_path):
     """The pins above hold only if the probe really reports the command's imports."""
     modules = _loaded(("sessions",), tmp_path)
     assert "agentcli.agent.catalog" in modules and "agentcli.cli.commands.sessions" in modules
+
+
+def test_the_debug_switch_is_the_one_the_log_reads():
+    from agentcli.cli import errors, logging_setup
+
+    assert errors.DEBUG_ENV == logging_setup.ENV
 
 
 @pytest.mark.parametrize("module", ["agentcli.core.errors", "agentcli.core.jsonsafe", "agentcli.core.redaction"])
