@@ -390,4 +390,7 @@ def app_for(argv: list[str], environ: dict[str, str] | None = None) -> typer.Typ
 
     slim = copy.copy(app)
     slim.registered_commands, slim.registered_groups = commands, groups
+    # --install-completion and --show-completion are the root's options, read before a command's
+    # name: after one they are that command's unknown options either way, so they go unbuilt.
+    slim._add_completion = slim._add_completion and not (commands or groups)
     return slim
