@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 
 def sessions_dir() -> Path:
@@ -50,12 +50,20 @@ def read_records(path: Path) -> tuple[list[dict[str, Any]], int]:
 TAIL_BYTES = 64 * 1024  # a listing reads a transcript's first record and this much of its end
 
 
-def _head_and_tail(path: Path, workspace: str | None = None) -> tuple[dict[str, Any], list[dict[str, Any]] | None]:
-    """The first record, and the whole records in the last TAIL_BYTES (more when no whole record
-    fits there): enough to list a session (where it ran, how and when it last ended) without
-    reading a long transcript through. With `workspace` (a real path), a transcript whose first
-    record names another folder is not read further: its tail is None. The JSON modules load with
-    the first transcript read: a listing with none to read (a new user's) needs neither."""
+if TYPE_CHECKING:
+    # What a listing needs of a transcript's end: its last whole record and its last `end` record
+    # (a plain tuple: a NamedTuple class would cost every start that imports the catalog).
+    _Tail = tuple[dict[str, Any], dict[str, Any] | None]
+
+
+def _head_and_tail(path: Path, workspace: str | None = None,
+                   folders: dict[str, str] | None = None) -> tuple[dict[str, Any], _Tail | None]:
+    """The first record, and the last whole record and last `end` record in the last TAIL_BYTES
+    (more when no whole record fits there): enough to list a session (where it ran, how and when
+    it last ended) without reading a long transcript through. With `workspace` (a real path), a
+    transcript whose first record names another folder is not read further: its tail is None
+    (`folders` memoizes the real path of each folder named). The JSON modules load with the first
+    transcript read: a listing with none to read (a new user's) needs neither."""
     import json
 
     from agentcli.core import jsonsafe
@@ -67,7 +75,7 @@ def _head_and_tail(path: Path, workspace: str | None = None) -> tuple[dict[str, 
         except json.JSONDecodeError:
             head = {}
         head = head if isinstance(head, dict) else {}
-        if workspace is not None and _folder(head) != workspace:
+        if workspace is not None and _folder(head, folders) != workspace:
             return head, None
         size = os.fstat(f.fileno()).st_size
         window = TAIL_BYTES
@@ -79,20 +87,28 @@ def _head_and_tail(path: Path, workspace: str | None = None) -> tuple[dict[str, 
                 data, cut = data[1:], data[:1] != b"\n"
             else:
                 cut = False
-            records = _whole_records(data, cut=cut)
-            if records or start <= len(first):
+            tail = _last_records(data, cut=cut)
+            if tail is not None or start <= len(first):
                 break
             window *= 4
-    return head, records
+    return head, tail or (head, None)  # no whole record after the first: it is the last
 
 
-def _folder(head: dict[str, Any]) -> str:
+def _folder(head: dict[str, Any], folders: dict[str, str] | None = None) -> str:
     """The real path of the folder a transcript's first record says it ran in."""
     meta = head if head.get("type") == "session" else {}
-    return os.path.realpath(str(meta.get("workspace") or "/nonexistent"))
+    named = str(meta.get("workspace") or "/nonexistent")
+    if folders is None:
+        return os.path.realpath(named)
+    if named not in folders:
+        folders[named] = os.path.realpath(named)
+    return folders[named]
 
 
-def _whole_records(tail: bytes, *, cut: bool) -> list[dict[str, Any]]:
+def _last_records(tail: bytes, *, cut: bool) -> _Tail | None:
+    """The last whole record of `tail` and its last `end` record (None: no whole record), decoded
+    from the end: once the last record is found, only a line that can hold an end record (the
+    bytes `"end"`, or an escape that could spell them) is decoded."""
     import json
 
     from agentcli.core import jsonsafe
@@ -100,16 +116,23 @@ def _whole_records(tail: bytes, *, cut: bool) -> list[dict[str, Any]]:
     lines = tail.split(b"\n")
     if cut:
         lines = lines[1:]  # the first piece is the end of a record cut by the seek
-    records = []
-    for line in lines:
-        if line.strip():
-            try:
-                rec = jsonsafe.loads(line.decode("utf-8", "replace"))
-            except json.JSONDecodeError:
-                continue  # a torn last line after a crash: never fatal
-            if isinstance(rec, dict):
-                records.append(rec)
-    return records
+    last = None
+    for line in reversed(lines):
+        if last is not None and b'"end"' not in line and b"\\" not in line:
+            continue
+        if not line.strip():
+            continue
+        try:
+            rec = jsonsafe.loads(line.decode("utf-8", "replace"))
+        except json.JSONDecodeError:
+            continue  # a torn last line after a crash: never fatal
+        if not isinstance(rec, dict):
+            continue
+        if last is None:
+            last = rec
+        if rec.get("type") == "end":
+            return last, rec
+    return None if last is None else (last, None)
 
 
 def list_sessions(workspace: Path | str | None = None) -> list[SessionEntry]:
@@ -119,19 +142,19 @@ def list_sessions(workspace: Path | str | None = None) -> list[SessionEntry]:
     if not d.is_dir():
         return []
     want = os.path.realpath(workspace) if workspace is not None else None
+    folders: dict[str, str] = {}
     out = []
     for p in d.glob("*.jsonl"):
         try:
-            head, tail = _head_and_tail(p, want)
+            head, tail = _head_and_tail(p, want, folders)
             if tail is None:
                 continue  # another folder's session: its first record said so
             mtime = p.stat().st_mtime
         except OSError:
             continue  # removed while listing
         meta = head if head.get("type") == "session" else {}
-        end = next((r for r in reversed(tail) if r.get("type") == "end"), None)
         started = float(meta.get("t") or mtime)
-        last = tail[-1] if tail else head
+        last, end = tail
         updated = float(last.get("t") or mtime) if last else mtime
         out.append(SessionEntry(p.stem, p, meta, end, started=started, updated=updated))
     out.sort(key=lambda s: (s.updated, s.id), reverse=True)

@@ -2,7 +2,7 @@
 
 Only option declarations live here. Each command body imports its implementation
 module on call, so `agent --help` never loads httpx, pydantic or prompt-toolkit. Options are
-declared as defaults (`x: str = typer.Option(...)`), not as `Annotated[str, typer.Option(...)]`:
+declared as defaults (`x: str = _option(...)`), not as `Annotated[str, _option(...)]`:
 every start builds every command's declarations, and an `Annotated` alias costs about twice the
 option it carries, for the same parameters and help. No `from __future__ import annotations`
 either: typer would eval each annotation string of the command it builds (a compile per parameter).
@@ -10,11 +10,41 @@ either: typer would eval each annotation string of the command it builds (a comp
 
 import importlib
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 import typer
+from typer.models import ArgumentInfo, OptionInfo
 
 from agentcli import __version__
+
+# typer.Option and typer.Argument pass some 45 keywords through three calls to set as many
+# attributes: about 60,000 instructions each, and every start declares some 60 of them (1.4 % of
+# `agent run --help`). `_option` and `_argument` build the same objects from one default object's
+# attributes and the few a declaration names (tests compare each with what typer builds).
+_OPTION_DEFAULTS = vars(typer.Option(None))
+_ARGUMENT_DEFAULTS = vars(typer.Argument(None))
+_CUSTOM_TYPES = frozenset({"parser", "click_type"})  # typer checks these against each other: its own call
+
+
+def _declared(cls: type, defaults: dict[str, Any], given: dict[str, Any]) -> Any:
+    if not given.keys() <= defaults.keys() or given.keys() & _CUSTOM_TYPES:
+        return None
+    info: Any = object.__new__(cls)
+    vars(info).update(defaults, **given)
+    return info
+
+
+def _option(default: Any, *param_decls: str, **given: Any) -> Any:
+    """`typer.Option(default, *param_decls, **given)`, built cheaply (see above)."""
+    return _declared(OptionInfo, _OPTION_DEFAULTS, {**given, "default": default, "param_decls": param_decls}) or (
+        typer.Option(default, *param_decls, **given))
+
+
+def _argument(default: Any, **given: Any) -> Any:
+    """`typer.Argument(default, **given)`, built cheaply (see above)."""
+    return _declared(ArgumentInfo, _ARGUMENT_DEFAULTS, {**given, "default": default}) or typer.Argument(
+        default, **given)
+
 
 app = typer.Typer(
     name="agent",
@@ -44,11 +74,11 @@ def _complete_profile(incomplete: str) -> list[str]:
 
 
 # Shared option aliases.
-ProfileOpt = typer.Option(None, "--profile", "-p", help="Profile name, or path/to/file.toml[#name].",
+ProfileOpt = _option(None, "--profile", "-p", help="Profile name, or path/to/file.toml[#name].",
                           autocompletion=_complete_profile)
-WorkspaceOpt = typer.Option(None, "--workspace", "-w",
+WorkspaceOpt = _option(None, "--workspace", "-w",
                             help="Directory the agent may work in (default: current directory).")
-JsonOpt = typer.Option(False, "--json", help="Machine-readable JSON output.")
+JsonOpt = _option(False, "--json", help="Machine-readable JSON output.")
 
 
 def _dispatch(command: str, **options: object) -> None:
@@ -69,7 +99,7 @@ def _version(value: bool) -> None:
 @app.callback()
 def _root(
     ctx: typer.Context,
-    version: bool = typer.Option(False, "--version", "-V", callback=_version, is_eager=True,
+    version: bool = _option(False, "--version", "-V", callback=_version, is_eager=True,
                                  help="Show the version and exit."),
 ) -> None:
     """Run an agent loop against any LLM, with tool calling that works. With no command, opens a chat."""
@@ -85,27 +115,27 @@ def _root(
 
 @app.command()
 def run(
-    goal: Optional[str] = typer.Argument(
+    goal: Optional[str] = _argument(
         None, help="What the agent should do; '-' (or no goal with a pipe) reads it from stdin."),
     profile: Optional[str] = ProfileOpt,
     workspace: Optional[Path] = WorkspaceOpt,
-    tier: Optional[str] = typer.Option(
+    tier: Optional[str] = _option(
         None, help="Highest tier this run may reach: crawl, walk or run (default: the profile's max_tier). The run "
                    "starts at the profile's start_tier and rises only through an approved tier request."),
-    yes: bool = typer.Option(False, "--yes", "-y", help="Approve every checkpoint, tier requests up to the cap "
+    yes: bool = _option(False, "--yes", "-y", help="Approve every checkpoint, tier requests up to the cap "
                                                         "included (same as --approve all)."),
-    approve: Optional[str] = typer.Option(
+    approve: Optional[str] = _option(
         None, help="Approval policy: ask; edits (pre-approves the walk tier and file changes); all (same as --yes)."),
     json_out: bool = JsonOpt,
-    resume: Optional[str] = typer.Option(
+    resume: Optional[str] = _option(
         None, "--resume", help="Continue a session by id (any unique prefix); 'last' = this folder's latest.",
         show_default=False),
-    continue_: bool = typer.Option(False, "--continue", "-c", help="Continue this workspace's latest session."),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only the final answer."),
-    interactive: bool = typer.Option(False, "--interactive", "-i", help="Stay in a chat session afterwards."),
-    max_turns: Optional[int] = typer.Option(None, help="Override the profile's max_turns."),
-    model: Optional[str] = typer.Option(None, "--model", "-m", help="Override the profile's model id."),
-    unsandboxed: bool = typer.Option(
+    continue_: bool = _option(False, "--continue", "-c", help="Continue this workspace's latest session."),
+    quiet: bool = _option(False, "--quiet", "-q", help="Print only the final answer."),
+    interactive: bool = _option(False, "--interactive", "-i", help="Stay in a chat session afterwards."),
+    max_turns: Optional[int] = _option(None, help="Override the profile's max_turns."),
+    model: Optional[str] = _option(None, "--model", "-m", help="Override the profile's model id."),
+    unsandboxed: bool = _option(
         False, "--dangerously-run-unsandboxed",
         help="With --yes, run shell commands even where the OS sandbox cannot start (with your full permissions).",
     ),
@@ -120,15 +150,15 @@ def run(
 
 @app.command()
 def chat(
-    message: Optional[str] = typer.Argument(None, help="A first message to send (then the chat goes on)."),
+    message: Optional[str] = _argument(None, help="A first message to send (then the chat goes on)."),
     profile: Optional[str] = ProfileOpt,
     workspace: Optional[Path] = WorkspaceOpt,
-    tier: Optional[str] = typer.Option(None, help="Starting tier."),
-    model: Optional[str] = typer.Option(None, "--model", "-m", help="Override the profile's model id."),
-    resume: Optional[str] = typer.Option(
+    tier: Optional[str] = _option(None, help="Starting tier."),
+    model: Optional[str] = _option(None, "--model", "-m", help="Override the profile's model id."),
+    resume: Optional[str] = _option(
         None, "--resume", help="Open a session by id (any unique prefix); 'last' = this folder's latest.",
         show_default=False),
-    continue_: bool = typer.Option(False, "--continue", "-c", help="Open this workspace's latest session."),
+    continue_: bool = _option(False, "--continue", "-c", help="Open this workspace's latest session."),
 ) -> None:
     """Open an interactive session (bare `agent` does the same; /model switches model or provider mid-session)."""
     _dispatch("chat", message=message, profile=profile, workspace=workspace, tier=tier, model=model, resume=resume,
@@ -138,11 +168,11 @@ def chat(
 @app.command()
 def doctor(
     profile: Optional[str] = ProfileOpt,
-    model: Optional[str] = typer.Option(None, "--model", "-m", help="Check a model id instead of a profile."),
+    model: Optional[str] = _option(None, "--model", "-m", help="Check a model id instead of a profile."),
     json_out: bool = JsonOpt,
-    offline: bool = typer.Option(False, "--offline", help="Skip the endpoint checks."),
-    probe: bool = typer.Option(False, "--probe", help="Send one tiny tool-call request and learn what works."),
-    forget: bool = typer.Option(False, "--forget", help="Clear learned facts for this model and endpoint."),
+    offline: bool = _option(False, "--offline", help="Skip the endpoint checks."),
+    probe: bool = _option(False, "--probe", help="Send one tiny tool-call request and learn what works."),
+    forget: bool = _option(False, "--forget", help="Clear learned facts for this model and endpoint."),
 ) -> None:
     """Show the parsed model, its capabilities, the wire plan and endpoint health."""
     _dispatch("doctor", profile=profile, model=model, json_out=json_out, offline=offline, probe=probe, forget=forget)
@@ -150,14 +180,14 @@ def doctor(
 
 @app.command()
 def parse(
-    file: Optional[str] = typer.Argument(None, help="A raw response body or assistant text; '-' for stdin."),
-    provider: Optional[str] = typer.Option(
+    file: Optional[str] = _argument(None, help="A raw response body or assistant text; '-' for stdin."),
+    provider: Optional[str] = _option(
         None, help="Response shape: openai, anthropic, ollama, gemini, openai_responses, text."),
-    tools: Optional[str] = typer.Option(None, help="Comma-separated tool names that were offered."),
+    tools: Optional[str] = _option(None, help="Comma-separated tool names that were offered."),
     json_out: bool = JsonOpt,
-    jsonl: Optional[str] = typer.Option(None, "--jsonl", help="Batch mode: one request per line; '-' for stdin."),
-    debug: bool = typer.Option(False, "--debug", help="Also report parser failures that were caught (stderr)."),
-    model: Optional[str] = typer.Option(None, "--model", "-m", help="Read calls as a run with this model would."),
+    jsonl: Optional[str] = _option(None, "--jsonl", help="Batch mode: one request per line; '-' for stdin."),
+    debug: bool = _option(False, "--debug", help="Also report parser failures that were caught (stderr)."),
+    model: Optional[str] = _option(None, "--model", "-m", help="Read calls as a run with this model would."),
 ) -> None:
     """Show the tool calls, text and repairs agentcli finds in a model's output."""
     _dispatch("parse", file=file, provider=provider, tools=tools, json_out=json_out, jsonl=jsonl, debug=debug,
@@ -167,7 +197,7 @@ def parse(
 @app.command()
 def tools(
     profile: Optional[str] = ProfileOpt,
-    tier: Optional[str] = typer.Option(None, help="Show what is visible at this tier."),
+    tier: Optional[str] = _option(None, help="Show what is visible at this tier."),
     json_out: bool = JsonOpt,
 ) -> None:
     """List the built-in tools by tier, and the profile's MCP tools with server, tier and state."""
@@ -177,22 +207,22 @@ def tools(
 @app.command()
 def sessions(
     json_out: bool = JsonOpt,
-    all_: bool = typer.Option(False, "--all", "-a", help="Every workspace, not only this one."),
+    all_: bool = _option(False, "--all", "-a", help="Every workspace, not only this one."),
     workspace: Optional[Path] = WorkspaceOpt,
 ) -> None:
     """List this workspace's saved sessions, newest first (continue with `agent run -c` or `--resume ID`)."""
     _dispatch("sessions", json_out=json_out, all_=all_, workspace=workspace)
 
 
-SessionArg = typer.Argument(None, help="Session id (any unique prefix); default: this workspace's latest.")
+SessionArg = _argument(None, help="Session id (any unique prefix); default: this workspace's latest.")
 
 
 @app.command()
 def diff(
     session: Optional[str] = SessionArg,
     workspace: Optional[Path] = WorkspaceOpt,
-    last: bool = typer.Option(False, "--last", help="Only the last request's changes."),
-    files: bool = typer.Option(False, "--files", help="Only the changed paths, one a line (A/M/D/?)."),
+    last: bool = _option(False, "--last", help="Only the last request's changes."),
+    files: bool = _option(False, "--files", help="Only the changed paths, one a line (A/M/D/?)."),
 ) -> None:
     """Show every file change a session made, as a unified diff (default: this folder's latest change)."""
     _dispatch("diff", session=session, workspace=workspace, last=last, files=files)
@@ -202,8 +232,8 @@ def diff(
 def undo(
     session: Optional[str] = SessionArg,
     workspace: Optional[Path] = WorkspaceOpt,
-    list_: bool = typer.Option(False, "--list", "-l", help="List the points to go back to, newest (1) first."),
-    to: Optional[int] = typer.Option(None, "--to", help="Go back to before point N of --list."),
+    list_: bool = _option(False, "--list", "-l", help="List the points to go back to, newest (1) first."),
+    to: Optional[int] = _option(None, "--to", help="Go back to before point N of --list."),
 ) -> None:
     """Undo this folder's latest change (across sessions), or go back to a point; drops those requests."""
     _dispatch("undo", session=session, workspace=workspace, list_=list_, to=to)
@@ -211,9 +241,9 @@ def undo(
 
 @app.command()
 def trust(
-    target: Optional[Path] = typer.Argument(None, help="A profile file to trust by its content, or a folder."),
+    target: Optional[Path] = _argument(None, help="A profile file to trust by its content, or a folder."),
     workspace: Optional[Path] = WorkspaceOpt,
-    revoke: bool = typer.Option(False, "--revoke", help="Withdraw trust."),
+    revoke: bool = _option(False, "--revoke", help="Withdraw trust."),
 ) -> None:
     """Trust this workspace's .agent/ profiles, or one profile FILE (they may then set URLs, keys, tiers, servers)."""
     _dispatch("trust", workspace=workspace, revoke=revoke, target=target)
@@ -221,14 +251,14 @@ def trust(
 
 @app.command(name="eval")
 def eval_(
-    profile: Optional[list[str]] = typer.Option(None, "--profile", "-p", help="Profiles to evaluate (repeatable)."),
-    scenarios: str = typer.Option("all", help="Comma-separated scenario names, or 'all'."),
-    trials: Optional[int] = typer.Option(None, help="Trials per scenario (default 1; 3 with --layers all)."),
-    jobs: int = typer.Option(1, help="Parallel workers."),
+    profile: Optional[list[str]] = _option(None, "--profile", "-p", help="Profiles to evaluate (repeatable)."),
+    scenarios: str = _option("all", help="Comma-separated scenario names, or 'all'."),
+    trials: Optional[int] = _option(None, help="Trials per scenario (default 1; 3 with --layers all)."),
+    jobs: int = _option(1, help="Parallel workers."),
     json_out: bool = JsonOpt,
-    live: bool = typer.Option(False, "--live", help="Use the real endpoints of the profiles (needs keys)."),
-    matrix: bool = typer.Option(False, "--matrix", help="Show the family x dialect x provider matrix."),
-    layers: Optional[str] = typer.Option(None, help="Layer variants: all (each layer off on its own), or on,off (the default) and layer names (repair,names,coercion,messages,fallback,repeat_guard)."),
+    live: bool = _option(False, "--live", help="Use the real endpoints of the profiles (needs keys)."),
+    matrix: bool = _option(False, "--matrix", help="Show the family x dialect x provider matrix."),
+    layers: Optional[str] = _option(None, help="Layer variants: all (each layer off on its own), or on,off (the default) and layer names (repair,names,coercion,messages,fallback,repeat_guard)."),
 ) -> None:
     """Measure tool-calling reliability over scripted (or live) scenarios, and what each layer contributes."""
     _dispatch("eval", profiles=profile or [], scenarios=scenarios, trials=trials, jobs=jobs, json_out=json_out, live=live, matrix=matrix, layers=layers)
@@ -249,11 +279,11 @@ def profiles_show(name: str, json_out: bool = JsonOpt) -> None:
 @profiles_app.command("new")
 def profiles_new(
     name: str,
-    provider: str = typer.Option(..., help="openai, anthropic, ollama, gemini, openrouter or scripted."),
-    model: str = typer.Option(..., help="Model id as the provider names it."),
-    url: Optional[str] = typer.Option(None, help="Base URL (default: the provider's)."),
-    api_key_env: Optional[str] = typer.Option(None, help="Environment variable that holds the key."),
-    force: bool = typer.Option(False, "--force", help="Overwrite an existing file."),
+    provider: str = _option(..., help="openai, anthropic, ollama, gemini, openrouter or scripted."),
+    model: str = _option(..., help="Model id as the provider names it."),
+    url: Optional[str] = _option(None, help="Base URL (default: the provider's)."),
+    api_key_env: Optional[str] = _option(None, help="Environment variable that holds the key."),
+    force: bool = _option(False, "--force", help="Overwrite an existing file."),
 ) -> None:
     """Write a new profile into the user config dir."""
     _dispatch("profiles", action="new", name=name, provider=provider, model=model, url=url, api_key_env=api_key_env, force=force)
@@ -268,19 +298,19 @@ def mcp_list(json_out: bool = JsonOpt) -> None:
 @mcp_app.command("add")
 def mcp_add(
     name: str,
-    command: Optional[list[str]] = typer.Argument(None, help="Program and arguments (after --) for a stdio server."),
-    url: Optional[str] = typer.Option(None, help="Streamable HTTP endpoint instead of a command."),
-    env: Optional[list[str]] = typer.Option(None, help="NAME=VALUE for the server (repeatable; no secrets)."),
-    env_from: Optional[list[str]] = typer.Option(None, help="Pass this variable through by name (repeatable)."),
-    cwd: Optional[str] = typer.Option(None, help="Working directory (relative to the workspace)."),
-    tier: Optional[str] = typer.Option(None, help="Tier for all its tools: crawl, walk or run."),
-    startup_timeout: Optional[float] = typer.Option(None, help="Seconds to wait for it to start."),
-    tool_timeout: Optional[float] = typer.Option(None, help="Seconds to wait for one tool call."),
-    force: bool = typer.Option(False, "--force", help="Replace a server of the same name."),
-    enable: Optional[list[str]] = typer.Option(
+    command: Optional[list[str]] = _argument(None, help="Program and arguments (after --) for a stdio server."),
+    url: Optional[str] = _option(None, help="Streamable HTTP endpoint instead of a command."),
+    env: Optional[list[str]] = _option(None, help="NAME=VALUE for the server (repeatable; no secrets)."),
+    env_from: Optional[list[str]] = _option(None, help="Pass this variable through by name (repeatable)."),
+    cwd: Optional[str] = _option(None, help="Working directory (relative to the workspace)."),
+    tier: Optional[str] = _option(None, help="Tier for all its tools: crawl, walk or run."),
+    startup_timeout: Optional[float] = _option(None, help="Seconds to wait for it to start."),
+    tool_timeout: Optional[float] = _option(None, help="Seconds to wait for one tool call."),
+    force: bool = _option(False, "--force", help="Replace a server of the same name."),
+    enable: Optional[list[str]] = _option(
         None, "--enable", help="Enable it in this profile (repeatable; a shipped profile is copied to your profiles dir first).",
         autocompletion=_complete_profile),
-    all_: bool = typer.Option(False, "--all", help="Enable it in every profile of yours and in the default profile."),
+    all_: bool = _option(False, "--all", help="Enable it in every profile of yours and in the default profile."),
 ) -> None:
     """Add a shared MCP server: agent mcp add NAME [--enable PROFILE | --all] -- COMMAND [ARGS...], or --url URL."""
     _dispatch("mcp", action="add", name=name, argv=command or [], url=url, env=env or [], env_from=env_from or [],
@@ -291,7 +321,7 @@ def mcp_add(
 @mcp_app.command("remove")
 def mcp_remove(
     name: str,
-    keep_profiles: bool = typer.Option(
+    keep_profiles: bool = _option(
         False, "--keep-profiles", help="Leave the profiles that name it alone (they fail to load until edited)."),
 ) -> None:
     """Remove a shared MCP server, and drop it from the mcp lists of your profiles that name it."""
@@ -360,4 +390,7 @@ def app_for(argv: list[str], environ: dict[str, str] | None = None) -> typer.Typ
 
     slim = copy.copy(app)
     slim.registered_commands, slim.registered_groups = commands, groups
+    # --install-completion and --show-completion are the root's options, read before a command's
+    # name: after one they are that command's unknown options either way, so they go unbuilt.
+    slim._add_completion = slim._add_completion and not (commands or groups)
     return slim

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from agentcli.core.errors import AgentCliError
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_STOPPED, EXIT_INCOMPLETE, EXIT_INTERRUPTED = 0, 1, 2, 3, 4, 130
+DEBUG_ENV = "AGENTCLI_DEBUG"  # logging_setup.ENV, named here so a start without it never loads that module
 EXIT_PIPE_CLOSED = 141  # 128 + SIGPIPE: what a shell reports for any program whose reader went away
 
 # How a run ended (a `core.events.StopReason` value) -> the process exit code. Keyed by the plain
@@ -57,10 +58,12 @@ def _say(label: str, message: str, hint: str | None) -> None:
 
 def run_guarded(fn: Callable[..., int | None], **options: Any) -> int:
     """Run a command body; user mistakes become one clear message, never a traceback."""
-    from agentcli.cli.logging_setup import configure as configure_logging
-    from agentcli.cli.logging_setup import log_crash
+    import os
 
-    configure_logging()  # AGENTCLI_DEBUG=1 only
+    if DEBUG_ENV in os.environ:  # the debug log's switch: unset, there is nothing to load
+        from agentcli.cli.logging_setup import configure as configure_logging
+
+        configure_logging()
     try:
         return int(fn(**options) or 0)
     except KeyboardInterrupt:
@@ -75,6 +78,8 @@ def run_guarded(fn: Callable[..., int | None], **options: Any) -> int:
         if isinstance(exc, AgentCliError):
             return _report(exc, options)
         # a bug of ours: keep the details, scrubbed, out of the terminal
+        from agentcli.cli.logging_setup import log_crash
+
         path = _crash_report(exc)
         log_crash(exc)
         _say("internal error", f"{type(exc).__name__}: {exc}", f"details were written to {path}; please report it")

@@ -6,8 +6,6 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING, Any
 
-from agentcli.core.escape import visible
-
 if TYPE_CHECKING:
     from rich.console import Console
     from rich.text import Text
@@ -22,6 +20,8 @@ def make_console(stderr: bool = False) -> Console:
 @functools.cache
 def _safe_console_class() -> type[Console]:
     from rich.console import Console
+
+    from agentcli.core.escape import visible  # with rich: a plain line or table needs no escaping
 
     class SafeConsole(Console):
         """Console whose str -> Text step escapes hidden characters; Text objects pass as built."""

@@ -51,9 +51,12 @@ ALSO_NEVER = {
     ("eval", "--help"): {"rich", "agentcli.core.types", "agentcli.cli.commands"} | LISTING,
     ("parse", "{reply}"): {"agentcli.providers", "agentcli.agent", "agentcli.config.schema", "secrets", "html"},
     ("tools",): {"agentcli.tools.shell_rules", "agentcli.tools.bwrap", "agentcli.tools.isolation",
-                 "agentcli.tools.sandbox_env", "agentcli.config", "agentcli.agent", "socket"} | LISTING,
+                 "agentcli.tools.sandbox_env", "agentcli.config", "agentcli.agent", "socket",
+                 "rich", "agentcli.core.escape",  # into a pipe: the plain table (ui.plain_table), as rich would draw it
+                 "agentcli.cli.logging_setup"} | LISTING,
     # none saved yet: the one-line answer needs no console
     ("sessions",): {"rich", "agentcli.core.types", "agentcli.core.errors", "agentcli.agent.store",
+                    "agentcli.cli.logging_setup",  # AGENTCLI_DEBUG is unset
                     "agentcli.agent.checkpoints", "agentcli.agent.serialize", "dataclasses"} | LISTING,
     ("profiles", "list"): {"agentcli.core.types", "agentcli.agent", "agentcli.tools"} | LISTING,
     ("doctor", "--offline", "--profile", "offline"): {"agentcli.agent.store", "agentcli.tools.registry",
@@ -115,6 +118,12 @@ def test_the_probe_sees_what_a_command_imports(tmp_path):
     assert "agentcli.agent.catalog" in modules and "agentcli.cli.commands.sessions" in modules
 
 
+def test_the_debug_switch_is_the_one_the_log_reads():
+    from agentcli.cli import errors, logging_setup
+
+    assert errors.DEBUG_ENV == logging_setup.ENV
+
+
 @pytest.mark.parametrize("module", ["agentcli.core.errors", "agentcli.core.jsonsafe", "agentcli.core.redaction"])
 def test_core_submodule_does_not_load_the_whole_protocol(module):
     """The package re-exports its names lazily: a command that needs one error class or the JSON
@@ -148,6 +157,22 @@ def test_listing_saved_sessions_into_a_pipe_loads_no_console(tmp_path):
     *listing, last = out.stdout.strip().splitlines()
     assert listing[0].startswith("20260101-000000-abcdef") and "answered · list the files" in listing[1]
     assert not _under(set(json.loads(last)), ALSO_NEVER[("sessions",)])
+
+
+@pytest.mark.parametrize("columns", ["40", "80", "200"])
+def test_listing_the_tools_into_a_pipe_loads_no_console(columns, tmp_path):
+    """The tool table into a pipe (no styles to write) is drawn without rich, at any usual width."""
+    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config"), "XDG_DATA_HOME": str(tmp_path / "data"),
+           "XDG_CACHE_HOME": str(tmp_path / "cache"), "COLUMNS": columns}
+    env.pop("FORCE_COLOR", None)
+    env.pop("TTY_COMPATIBLE", None)
+    code = PROBE.replace("contextlib.redirect_stdout(io.StringIO()), ", "")
+    out = subprocess.run([sys.executable, "-c", code, "tools"], capture_output=True, text=True, timeout=120,
+                         check=True, env=env, cwd=tmp_path)
+    *listing, last = out.stdout.strip().splitlines()
+    assert listing[0] == "Tools at tier run" and listing[1][0] == "┏" and listing[-1][0] == "└"
+    assert max(map(len, listing)) <= int(columns)
+    assert "rich" not in json.loads(last)
 
 
 FIRST_WRITE = """

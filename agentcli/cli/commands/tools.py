@@ -143,7 +143,53 @@ class _Spec(BuiltinTool):
         self.spec = spec
 
 
+def _cells(table: list[dict[str, Any]]) -> tuple[list[list[str]], list[bool]]:
+    """The table's rows as cell strings, and after which row a tier's section ends."""
+    cells: list[list[str]] = []
+    ends: list[bool] = []
+    for i, r in enumerate(table):
+        ro = "" if r.get("read_only") is None else ("yes" if r["read_only"] else "no")
+        state = r.get("state") or ("visible" if r.get("visible") else "hidden")
+        cells.append([str(v) for v in (r["name"], r.get("server") or "built-in", r.get("tier") or "-", ro, state,
+                                       r.get("description", ""))])
+        ends.append(i + 1 < len(table) and table[i + 1].get("tier") != r.get("tier"))  # crawl, walk, run
+    return cells, ends
+
+
+def _notes(servers: list[dict[str, Any]]) -> list[str]:
+    """One warning line per MCP server that failed or was ignored."""
+    lines = []
+    for s in servers:
+        if s.get("error"):
+            line = f"! MCP server {s['name']}: {s['error']}" if s["name"] else f"! {s['error']}"
+            lines.append(line + (f" (fix: {s['hint']})" if s.get("hint") else ""))
+    return lines
+
+
+def _plain(title: str, cells: list[list[str]], ends: list[bool], notes: list[str]) -> str | None:
+    """What rich would write to a stdout without styles (piped), built without loading rich;
+    None when rich must draw it (a terminal, a character outside printable ASCII, a narrow width)."""
+    from agentcli.ui.console import is_plain, plain_width
+
+    width = plain_width()
+    if width is None or not all(map(is_plain, notes)):
+        return None
+    from agentcli.ui.plain_table import plain_table
+
+    text = plain_table(title, COLUMNS, cells, ends, width, sys.stdout.encoding or "utf-8")
+    return None if text is None else text + "".join(line + "\n" for line in notes)
+
+
+COLUMNS = ("tool", "server", "tier", "read-only", "state", "what it does")
+
+
 def _render(table: list[dict[str, Any]], servers: list[dict[str, Any]], title: str) -> None:
+    cells, ends = _cells(table)
+    notes = _notes(servers)
+    plain = _plain(title, cells, ends, notes)
+    if plain is not None:
+        sys.stdout.write(plain)
+        return
     from rich.table import Table
 
     from agentcli.core.escape import styled
@@ -151,23 +197,14 @@ def _render(table: list[dict[str, Any]], servers: list[dict[str, Any]], title: s
 
     console = make_console()
     grid = Table(title=styled(title), title_justify="left")
-    for col in ("tool", "server", "tier", "read-only", "state", "what it does"):
+    for col in COLUMNS:
         grid.add_column(col, overflow="fold")
-    last_tier = None
-    for r in table:
-        if last_tier is not None and r.get("tier") != last_tier:
-            grid.add_section()  # the toolset by tier: crawl, walk, run
-        last_tier = r.get("tier")
-        ro = "" if r.get("read_only") is None else ("yes" if r["read_only"] else "no")
-        state = r.get("state") or ("visible" if r.get("visible") else "hidden")
+    for row, end in zip(cells, ends):
         # Names, states and descriptions come from servers: text, never markup.
-        grid.add_row(*(styled(str(v)) for v in (r["name"], r.get("server") or "built-in", r.get("tier") or "-", ro,
-                                                state, r.get("description", ""))))
+        grid.add_row(*(styled(v) for v in row), end_section=end)
     console.print(grid)
-    for s in servers:
-        if s.get("error"):
-            line = f"! MCP server {s['name']}: {s['error']}" if s["name"] else f"! {s['error']}"
-            console.print(styled((line + (f" (fix: {s['hint']})" if s.get("hint") else ""), "yellow")))
+    for line in notes:
+        console.print(styled((line, "yellow")))
 
 
 def _profile_registry(prof: Profile | None) -> ToolRegistry:

@@ -23,7 +23,7 @@ GROUPS = {g.name for g in app.registered_groups}
 # Never a command body: help (eager), a missing value, an unknown option; a group's sub-commands'
 # help, and an unknown sub-command.
 TAILS = [["--help"], ["--bogus"], ["-p"], ["--tier"], ["--version"], ["--json", "--help"], ["list", "--help"],
-         ["-m"]]
+         ["-m"], ["--install-completion"], ["--show-completion", "bash"]]
 GROUP_TAILS = [["nope"], ["add", "--help"], ["remove", "--help"], ["new", "--help"], ["show", "--help"], []]
 
 
@@ -47,10 +47,14 @@ def test_builds_fewer_commands_only_where_a_command_is_named():
     for argv in (["agent", "-h", "-V"], ["agent", "--help", "run"], ["agent", "nosuch"], ["agent", "sesions"]):
         assert app_for(argv, environ={}) is app  # "did you mean" and anything that may run a command see every command
     assert app_for(["agent", "run"], environ={"_AGENT_COMPLETE": "bash_complete"}) is app
+    # the root's completion options come before a command's name: a named command's app builds none
+    assert [p.name for p in typer.main.get_command(app_for(["agent", "sessions"], environ={})).params] == ["version"]
+    assert "install_completion" in [p.name for p in typer.main.get_command(app_for(["agent", "-V"], environ={})).params]
     assert {*NAMES} >= {"run", "chat", "sessions", "tools", "profiles", "mcp", "eval"}
 
 
-@given(tail=st.lists(st.sampled_from(["run", "--help", "--bogus", "-V", "--version", "sessions", "x"]), max_size=3),
+@given(tail=st.lists(st.sampled_from(["run", "--help", "--bogus", "-V", "--version", "sessions", "x",
+                                      "--install-completion", "--show-completion"]), max_size=3),
        flag=st.sampled_from(["--version", "-V"]))
 @settings(max_examples=60, deadline=None)
 def test_version_first_answers_as_the_whole_app(flag, tail):
