@@ -283,7 +283,7 @@ def run_dialects(text: str, names: list[str], ctx: ParseContext | None = None) -
     return masked.restore_candidates(found), masked.restore(rest)
 
 
-def _run_dialects(text: str, names: list[str], ctx: ParseContext | None, limit: int,
+def _run_dialects(text: str, names: list[str] | tuple[str, ...], ctx: ParseContext | None, limit: int,
                   seen: str | Seen | None = None) -> tuple[list[Candidate], str, bool]:
     """run_dialects reading at most `limit` calls; the flag says calls past the limit were left out.
     `seen`: the text's marker index when the caller already built it (`_seen(text)`)."""
@@ -291,7 +291,7 @@ def _run_dialects(text: str, names: list[str], ctx: ParseContext | None, limit: 
     capped = False
     if not text:
         return found, text, capped  # a native-call turn's empty text: nothing to read
-    index = _chain_index(tuple(names))
+    index = _chain_index(names if type(names) is tuple else tuple(names))
     if seen is None:
         seen = _seen(text)
     present = index.present(seen)
@@ -866,7 +866,8 @@ def finalize(native: NativeParse, ctx: ParseContext, parsers: tuple[str, ...]) -
     thinking = "\n\n".join(t for t in ((native.thinking or "").strip(), masked.restore(thought)) if t)
 
     native_cands = native.candidates[:MAX_CALLS]
-    found, rest, capped = _run_dialects(text, chain(ctx, parsers), ctx, MAX_CALLS - len(native_cands),
+    # the chain as the cached tuple (chain() hands out a list to change; here it is only read)
+    found, rest, capped = _run_dialects(text, _chain(tuple(ctx.prefer), tuple(parsers)), ctx, MAX_CALLS - len(native_cands),
                                         marks if text is masked.text else None)
     if masked.changed:
         found, rest, text = masked.restore_candidates(found), masked.restore(rest), masked.restore(text)
