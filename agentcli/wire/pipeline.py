@@ -30,10 +30,13 @@ class _CallSpans:
     """The [start, end) regions of `text` inside call wrappers (an unclosed one runs to the end),
     merged; found in one pass per wrapper and asked by position with a binary search."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, seen: Seen | None = None) -> None:
+        """`seen`: the text's marker index, when the caller holds one (it answers each wrapper from
+        the places it already found)."""
         spans: list[tuple[int, int]] = []
         for open_tag, close_tag in _markup.collected().call_wrappers:
-            if not holds(text, open_tag):  # most wrappers are absent: a memchr on a rare character says so
+            # most wrappers are absent: a memchr on a rare character says so
+            if not (open_tag in seen if seen is not None else holds(text, open_tag)):
                 continue
             pos = 0
             while (o := text.find(open_tag, pos)) != -1:
@@ -85,7 +88,7 @@ def split_thinking(text: str, seen: Seen | None = None) -> tuple[str, str]:
                 continue
         if not has(close_tag) and not has(open_tag):
             continue
-        calls = _CallSpans(text)
+        calls = _CallSpans(text, live if live is not None and live.text is text else None)
         start = 0
         orphan = _orphan_close(text, open_tag, close_tag, start, calls)
         while orphan >= 0:  # reasoning runs to the last close tag that has no opener
@@ -280,7 +283,7 @@ def run_dialects(text: str, names: list[str], ctx: ParseContext | None = None) -
     return masked.restore_candidates(found), masked.restore(rest)
 
 
-def _run_dialects(text: str, names: list[str], ctx: ParseContext | None, limit: int,
+def _run_dialects(text: str, names: list[str] | tuple[str, ...], ctx: ParseContext | None, limit: int,
                   seen: str | Seen | None = None) -> tuple[list[Candidate], str, bool]:
     """run_dialects reading at most `limit` calls; the flag says calls past the limit were left out.
     `seen`: the text's marker index when the caller already built it (`_seen(text)`)."""
@@ -288,7 +291,7 @@ def _run_dialects(text: str, names: list[str], ctx: ParseContext | None, limit: 
     capped = False
     if not text:
         return found, text, capped  # a native-call turn's empty text: nothing to read
-    index = _chain_index(tuple(names))
+    index = _chain_index(names if type(names) is tuple else tuple(names))
     if seen is None:
         seen = _seen(text)
     present = index.present(seen)
@@ -316,7 +319,7 @@ def _run_dialects(text: str, names: list[str], ctx: ParseContext | None, limit: 
         if not cands and rest is not text and _drops_tags(name, text, rest):
             continue  # markup the parse removes is the markup of a call it reports: none here
         if cands and not markers and len(names) > 1:
-            wrapped = _inside_wrappers(head, cands)
+            wrapped = _inside_wrappers(head, cands, seen if isinstance(seen, Seen) and seen.text is head else None)
             if wrapped:  # another family's call wrapper: that family reads the call, wrapper and all
                 cands = [c for c in cands if all(c is not w for w in wrapped)]
                 rest = _without(head, cands) + tail
@@ -473,17 +476,25 @@ def _plain_tags(name: str) -> tuple[str, ...]:
 
 
 def _drops_tags(name: str, text: str, rest: str) -> bool:
-    """A dialect that read no call took out one of its opening tags: it was prose about the markup."""
+    """A dialect that read no call took out one of its opening tags: it was prose about the markup.
+    A rest equal to the text (a dialect may hand back a copy) took out nothing: one compare of
+    memory, where counting each tag in both walks them twice."""
+    if len(rest) == len(text) and rest == text:
+        return False
     return any(rest.count(t) < text.count(t) for t in _plain_tags(name))
 
 
-def _inside_wrappers(text: str, cands: list[Candidate]) -> list[Candidate]:
+def _inside_wrappers(text: str, cands: list[Candidate], seen: Seen | None = None) -> list[Candidate]:
     """The candidates of a markerless dialect (JSON or a call list anywhere) that stand inside another
     family's call wrapper (`<tool_call>{json}</tool_call>`): read by a generic dialect they would leave
-    the wrapper on screen, so the wrapper's own dialect, later in the chain, reads them instead."""
-    if not any(holds(text, open_tag) for open_tag, _ in _markup.collected().call_wrappers):
+    the wrapper on screen, so the wrapper's own dialect, later in the chain, reads them instead.
+    `seen`: the text's marker index when the chain holds one (its places answer each wrapper)."""
+    if seen is not None:
+        if not any(open_tag in seen for open_tag, _ in _markup.collected().call_wrappers):
+            return []
+    elif not any(holds(text, open_tag) for open_tag, _ in _markup.collected().call_wrappers):
         return []  # each wrapper looked for where its rare character stands (ten scans of a long reply, else)
-    spans = _CallSpans(text)
+    spans = _CallSpans(text, seen)
     out: list[Candidate] = []
     pos = 0
     for c in cands:
@@ -855,7 +866,8 @@ def finalize(native: NativeParse, ctx: ParseContext, parsers: tuple[str, ...]) -
     thinking = "\n\n".join(t for t in ((native.thinking or "").strip(), masked.restore(thought)) if t)
 
     native_cands = native.candidates[:MAX_CALLS]
-    found, rest, capped = _run_dialects(text, chain(ctx, parsers), ctx, MAX_CALLS - len(native_cands),
+    # the chain as the cached tuple (chain() hands out a list to change; here it is only read)
+    found, rest, capped = _run_dialects(text, _chain(tuple(ctx.prefer), tuple(parsers)), ctx, MAX_CALLS - len(native_cands),
                                         marks if text is masked.text else None)
     if masked.changed:
         found, rest, text = masked.restore_candidates(found), masked.restore(rest), masked.restore(text)
