@@ -70,8 +70,8 @@ def _init(cls: type, flds: tuple[dataclasses.Field[Any], ...]) -> Callable[..., 
     return __init__
 
 
-def _methods(cls: Any, frozen: bool) -> dict[str, Any]:
-    """The methods `@dataclass(frozen=frozen)` would have written for `cls`."""
+def _methods(cls: Any, frozen: bool, slots: bool) -> dict[str, Any]:
+    """The methods `@dataclass(frozen=frozen, slots=slots)` would have written for `cls`."""
     flds = dataclasses.fields(cls)
     shown = tuple(f.name for f in flds if f.repr)
     compared = tuple(f.name for f in flds if f.compare)
@@ -105,6 +105,10 @@ def _methods(cls: Any, frozen: bool) -> dict[str, Any]:
             raise dataclasses.FrozenInstanceError(f"cannot delete field {name!r}")
         super(cls, self).__delattr__(name)
 
+    if not slots:
+        out.update(__hash__=__hash__, __setattr__=__setattr__, __delattr__=__delattr__)
+        return out
+
     def __getstate__(self: Any) -> list[Any]:  # copy and pickle of a frozen slotted instance
         return [getattr(self, f.name) for f in flds]
 
@@ -126,19 +130,20 @@ def _own_hash(body: dict[str, Any]) -> bool:
 @overload
 def record(cls: C, /) -> C: ...
 @overload
-def record(*, frozen: bool = False) -> Callable[[C], C]: ...
+def record(*, frozen: bool = False, slots: bool = True) -> Callable[[C], C]: ...
 
 
 @dataclass_transform(field_specifiers=(dataclasses.field, dataclasses.Field))
-def record(cls: Any = None, /, *, frozen: bool = False) -> Any:
-    """`@dataclass(slots=True)` (or `frozen=True, slots=True`) without its generated code."""
+def record(cls: Any = None, /, *, frozen: bool = False, slots: bool = True) -> Any:
+    """`@dataclass(slots=True)` (or `frozen=True`, or `slots=False` for a class that other code
+    adds attributes to) without its generated code."""
 
     def wrap(cls: C) -> C:
         if any(dataclasses.is_dataclass(base) for base in cls.__mro__[1:]):
             raise TypeError(f"{cls.__qualname__}: a record does not extend a dataclass (use @dataclass)")
         body = dict(cls.__dict__)
-        made: Any = dataclasses.dataclass(cls, init=False, repr=False, eq=False, slots=True)
-        for name, method in _methods(made, frozen).items():
+        made: Any = dataclasses.dataclass(cls, init=False, repr=False, eq=False, slots=slots)
+        for name, method in _methods(made, frozen, slots).items():
             if name in body and (name != "__hash__" or _own_hash(body)):
                 continue  # the class wrote its own
             if method is not None:
