@@ -142,6 +142,9 @@ def record(cls: Any = None, /, *, frozen: bool = False, slots: bool = True) -> A
         if any(dataclasses.is_dataclass(base) for base in cls.__mro__[1:]):
             raise TypeError(f"{cls.__qualname__}: a record does not extend a dataclass (use @dataclass)")
         body = dict(cls.__dict__)
+        undocumented = not cls.__doc__
+        if undocumented:  # else @dataclass asks inspect.signature for one (as costly as the methods)
+            cls.__doc__ = cls.__name__
         made: Any = dataclasses.dataclass(cls, init=False, repr=False, eq=False, slots=slots)
         for name, method in _methods(made, frozen, slots).items():
             if name in body and (name != "__hash__" or _own_hash(body)):
@@ -149,6 +152,8 @@ def record(cls: Any = None, /, *, frozen: bool = False, slots: bool = True) -> A
             if method is not None:
                 method.__qualname__ = f"{made.__qualname__}.{name}"
             setattr(made, name, method)
+        if undocumented:
+            made.__doc__ = f"{made.__name__}({', '.join(f.name for f in dataclasses.fields(made))})"
         params = made.__dataclass_params__
         params.init = params.repr = params.eq = True  # what the class has, as @dataclass records it
         params.frozen = frozen
