@@ -249,6 +249,11 @@ def execute(
     interactive: bool = False, max_turns: int | None = None, model: str | None = None, unsandboxed: bool = False,
     continue_: bool = False, quiet: bool = False,
 ) -> int:
+    import gc
+
+    # What is loaded so far lives as long as the process: the collector need not walk it again
+    # each time the imports below fill a generation (it is frozen again once the session is built).
+    gc.freeze()
     from agentcli.agent.build import open_session
     from agentcli.cli.errors import EXIT_CODES
     from agentcli.core.events import SessionStarted
@@ -299,6 +304,7 @@ def execute(
     from agentcli.ui.progress import stop_active
     from agentcli.ui.signals import ending_signals
 
+    gc.freeze()  # the session and its tools, also for the life of the process
     try:
         with ending_signals():
             done = _on_loop(drive(session, approver, goal, render, keep_open=chat_after))
