@@ -145,7 +145,9 @@ async def drive(session: Session, approver: Approver, goal: str | None, render: 
 def _on_loop(coro: Any) -> Any:
     """Run `coro` on the process's event loop, loaded here: after the header is on the screen."""
     from agentcli.core import aio
+    from agentcli.core.heap import settle
 
+    settle()  # the event loop's modules
     return aio.run(coro)
 
 
@@ -249,11 +251,9 @@ def execute(
     interactive: bool = False, max_turns: int | None = None, model: str | None = None, unsandboxed: bool = False,
     continue_: bool = False, quiet: bool = False,
 ) -> int:
-    import gc
+    from agentcli.core.heap import settle
 
-    # What is loaded so far lives as long as the process: the collector need not walk it again
-    # each time the imports below fill a generation (it is frozen again once the session is built).
-    gc.freeze()
+    settle()  # the command line's modules
     from agentcli.agent.build import open_session
     from agentcli.cli.errors import EXIT_CODES
     from agentcli.core.events import SessionStarted
@@ -282,6 +282,7 @@ def execute(
     elif not goal:
         raise UsageError("no goal given", hint='agent run "what you want done" --profile NAME')
     prof, rule = load_routed(profile, workspace, model, max_turns)
+    settle()  # the profile and its models
     # --tier is the cap; the run starts at the profile's start_tier (a resumed one where it had got
     # to) and rises through the tier checkpoint, unasked up to what --approve edits (walk) or --yes /
     # --approve all (the cap) grant.
@@ -304,7 +305,7 @@ def execute(
     from agentcli.ui.progress import stop_active
     from agentcli.ui.signals import ending_signals
 
-    gc.freeze()  # the session and its tools, also for the life of the process
+    settle()  # the session, its tools and the header
     try:
         with ending_signals():
             done = _on_loop(drive(session, approver, goal, render, keep_open=chat_after))
