@@ -10,8 +10,23 @@ later are collected as before. Commands call it after each stage that loads much
 from __future__ import annotations
 
 import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 
 def settle() -> None:
     """Everything alive now stays for the process's life: no collection walks it again."""
     gc.freeze()
+
+
+@contextmanager
+def paused() -> Iterator[None]:
+    """No cyclic collection while a bounded piece of work runs (a one-shot report): the cycles it
+    makes wait for the next collection after it, and everything else is freed as usual."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()

@@ -1,6 +1,6 @@
 """Cold start of `agent run` and `agent doctor`, pinned as work not done rather than milliseconds:
 their value types generate no code at import, and the collector does not walk what start-up
-loaded (it lives as long as the process). `benchmarks/bench_startup.py` reports the counts."""
+loaded (it lives as long as the process; doctor's one-shot report pauses it). `benchmarks/bench_startup.py` reports the counts."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ generated = sorted(
     for value in list(vars(module).values())
     if isinstance(value, type) and value.__module__ == name and dataclasses.is_dataclass(value)
     and getattr(value.__init__, "__code__", None) is not None and value.__init__.__code__.co_filename == "<string>")
-print(json.dumps({"frozen": gc.get_freeze_count(), "generated": generated,
+print(json.dumps({"frozen": gc.get_freeze_count(), "generated": generated, "collecting": gc.isenabled(),
                   "loop": "agentcli.agent.loop" in sys.modules}))
 """
 
@@ -52,6 +52,7 @@ def test_start_up_generates_no_dataclass_code_and_freezes_what_it_loaded(command
     assert seen["loop"] is (command == "run")  # the probe saw the command run
     assert [c for c in seen["generated"] if not c.startswith(NOT_YET)] == []
     assert seen["frozen"] > 10_000  # the modules and the profile, not walked by each collection
+    assert seen["collecting"]  # doctor pauses collection for its report only
 
 
 def test_the_probe_sees_a_generated_init(tmp_path):
