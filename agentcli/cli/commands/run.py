@@ -246,6 +246,19 @@ def _warn_torn(saved: SavedSession | None) -> None:
         make_console(stderr=True).print(f"! skipped {saved.skipped_lines} torn line(s) in the transcript", style="yellow")
 
 
+def _show_header(render: Render, start: dict[str, Any], quiet: bool) -> None:
+    """The run's header (only its warning when quiet), drawn with collection paused, then settled."""
+    from agentcli.core.events import SessionStarted
+    from agentcli.core.heap import paused, settle
+
+    with paused():
+        if not quiet:
+            render(SessionStarted(start))
+        elif start["warning"]:
+            sys.stderr.write(f"agent: warning: {start['warning']}\n")
+    settle()  # the header's console
+
+
 def execute(
     goal: str | None = None, profile: str | None = None, workspace: Path | None = None, tier: str | None = None,
     yes: bool = False, approve: str | None = None, json_out: bool = False, resume: str | None = None,
@@ -260,8 +273,9 @@ def execute(
     with paused():
         from agentcli.agent.build import open_session
         from agentcli.cli.errors import EXIT_CODES
-        from agentcli.core.events import SessionStarted
         from agentcli.ui.header import facts
+        from agentcli.ui.progress import stop_active
+        from agentcli.ui.signals import ending_signals
 
     render = _renderer(json_out, quiet)
     continuing = bool(resume or continue_)
@@ -303,14 +317,7 @@ def execute(
         from agentcli.ui.repl import run_repl
 
         return run_repl(session, approver)
-    with paused():
-        if not quiet:
-            render(SessionStarted(start))
-        elif start["warning"]:
-            sys.stderr.write(f"agent: warning: {start['warning']}\n")
-        from agentcli.ui.progress import stop_active
-        from agentcli.ui.signals import ending_signals
-    settle()  # the header's console
+    _show_header(render, start, quiet)
     try:
         with ending_signals():
             done = _on_loop(drive(session, approver, goal, render, keep_open=chat_after))
