@@ -12,8 +12,9 @@ so this module imports nothing of the session: the Session holds an Adaptation, 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
+
+from agentcli.core.record import record
 
 if TYPE_CHECKING:
     from agentcli.agent.layers import Layers
@@ -41,8 +42,10 @@ class Adaptable(Protocol):
     def renegotiate(self, extra_learned: dict[str, Any] | None = None) -> None: ...
 
 
-@dataclass
+@record(slots=False)
 class Adaptation:
+    """The session's counters for the fallback ladder: how often each rung's trigger was seen."""
+
     text_call_turns: int = 0  # native-tools turns whose calls came back as text
     emulation_failures: int = 0  # emulated turns in a row whose call attempt could not be used
     unread_call: bool = False  # the last emulated reply held call markup but no call was read

@@ -12,11 +12,11 @@ implementations of the same protocol.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from agentcli.core.errors import ErrorCode, ToolError
 from agentcli.core.events import Checkpoint, CheckpointKind
+from agentcli.core.record import record
 from agentcli.core.types import Tier
 
 if TYPE_CHECKING:
@@ -33,7 +33,7 @@ CapSource = Literal["--tier", "profile"]
 PREAPPROVE_FLAG = {Tier.WALK: "--approve edits", Tier.RUN: "--yes"}
 
 
-@dataclass(slots=True)
+@record
 class Decision:
     action: Action
     arguments: dict[str, Any] | None = None  # for "edit": the arguments that will run
@@ -44,7 +44,7 @@ class Approver(Protocol):
     async def decide(self, checkpoint: Checkpoint) -> Decision: ...
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class TierGrant:
     """How far a session's tier may rise and how much of that is approved ahead of time."""
 

@@ -23,10 +23,11 @@ import hashlib
 import os
 import stat
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from agentcli.core.errors import UsageError
+from agentcli.core.record import record
 
 MAX_FILE_BYTES = 8 * 1024 * 1024  # a file larger than this is noted, not copied
 SNAPSHOT_MAX_FILES = 100_000  # past this many files a shell snapshot is incomplete, and says so
@@ -37,7 +38,7 @@ SNAPSHOT_HEAVY = frozenset({".git", ".agent", "node_modules", ".venv", "venv", "
 WHOLE_WORKSPACE = ""  # the path of a FileChange that stands for "not every change was recorded"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class FileChange:
     """One file one tool call changed. `before`/`after` are blob hashes; None = no file there.
     An empty `path` stands for the whole workspace: the snapshot could not see every change."""
@@ -65,7 +66,7 @@ class FileChange:
                    int(exchange), str(rec.get("tool", "")), str(rec.get("skipped", "")))
 
 
-@dataclass(slots=True)
+@record
 class Ledger:
     """A session's exchanges and file changes, kept in step with its history on
     truncate (undo, clear) and compaction, live and when replayed from the transcript."""
@@ -138,7 +139,7 @@ def _key(st: os.stat_result) -> tuple[int, int, int, int, int]:
     return (st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns, st.st_mode)
 
 
-@dataclass(slots=True)
+@record
 class Snapshot:
     """Path -> blob hash (or a reason it was not kept) at one moment."""
 
@@ -283,7 +284,7 @@ class Recorder:
         return out
 
 
-@dataclass(slots=True)
+@record
 class UndoReport:
     keep: int  # history length to truncate to
     restored: list[str] = field(default_factory=list)

@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Coroutine
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
+
+from agentcli.core.record import record
 
 if TYPE_CHECKING:
     from agentcli.config.schema import Profile
@@ -19,8 +21,10 @@ if TYPE_CHECKING:
     from agentcli.wire.types import WirePlan
 
 
-@dataclass
+@record(slots=False)
 class Check:
+    """One line of the report: what was checked, whether it passed, and how to fix it if not."""
+
     name: str
     ok: bool
     detail: str

@@ -17,10 +17,11 @@ import hashlib
 import json
 import os
 import posixpath
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
+from agentcli.core.record import record
 from agentcli.tools.sandbox import read_plain
 
 FILENAME = "AGENTS.md"
@@ -68,7 +69,7 @@ def _written() -> dict[str, list[str]]:
     return data if isinstance(data, dict) else {}
 
 
-@dataclass
+@record(slots=False)
 class Instructions:
     """AGENTS.md files loaded so far: workspace-relative path -> text, root first. `files` are
     followed; `data` (path -> (text, why)) are shown as data."""

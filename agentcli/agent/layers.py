@@ -8,10 +8,11 @@ is measured instead of assumed. The table below is the one place a layer is name
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
+
+from agentcli.core.record import record
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Layers:
     """Which layers a session uses; all on by default."""
 

@@ -13,9 +13,10 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
+from agentcli.core.record import record
 from agentcli.tools.sandbox import replace_in_dir, temp_name
 
 O_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -71,7 +72,7 @@ def read_at(dfd: int, name: str, st: os.stat_result, limit: int) -> bytes | None
         os.close(fd)
 
 
-@dataclass(slots=True)
+@record
 class _Frame:
     prefix: str  # rel path of this directory with a trailing '/' ('' for the root)
     ident: tuple[int, int]  # (st_dev, st_ino): where '..' must lead back to

@@ -3,18 +3,18 @@ had reached. `open_session(resume=...)` restores it; the CLI only says what the 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from agentcli.core.errors import UsageError
+from agentcli.core.record import record
 
 if TYPE_CHECKING:
     from agentcli.agent.store import SavedSession
     from agentcli.core.types import Tier
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class ResumeRequest:
     """`--resume ID` (any unique prefix), `--resume last` or `--continue`: the latest session of the
     workspace when `latest`, else the one `ref` names."""

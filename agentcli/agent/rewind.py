@@ -8,16 +8,17 @@ point too, as one restore that checks every file first and changes nothing on a 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from agentcli.agent.checkpoints import BlobStore, FileChange, UndoReport, blob_dir, restore
 from agentcli.agent.store import SavedSession, load_session
 from agentcli.core.errors import UsageError
+from agentcli.core.record import record
 from agentcli.core.types import Role
 
 
-@dataclass(slots=True)
+@record
 class Point:
     """One request of one session that changed files; undoing it restores the state before it."""
 
@@ -59,7 +60,7 @@ def points(workspace: Path | str) -> list[Point]:
     return out
 
 
-@dataclass(slots=True)
+@record
 class Rewind:
     """What going back did: files put back, and each session's new history length."""
 

@@ -6,7 +6,7 @@ model or provider family: the next request is simply rendered for the new plan.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -19,6 +19,7 @@ from agentcli.agent.prompts import system_prompt
 from agentcli.agent.repeat import RepeatGuard
 from agentcli.agent.store import Transcript
 from agentcli.core.events import AgentEvent, Checkpoint
+from agentcli.core.record import record
 from agentcli.core.types import Message, Role, Tier, Tool, ToolCall, ToolResult, Usage
 
 TOOL_BUDGET_SHARE = 0.15  # of the context window, for tool definitions
@@ -37,7 +38,7 @@ if TYPE_CHECKING:
     from agentcli.wire.types import ParseContext, RequestSettings, WirePlan
 
 
-@dataclass
+@record(slots=False)
 class Session:
     """Everything one conversation holds; the loop (`Agent`) keeps only per-run counters."""
 

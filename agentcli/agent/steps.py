@@ -9,22 +9,23 @@ follows it. Nothing here does I/O or raises to steer the run: an abort is an `En
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from agentcli.agent.approval import Decision
 from agentcli.core.errors import ToolError
 from agentcli.core.events import Checkpoint, Notice, StopReason
+from agentcli.core.record import record
 from agentcli.core.types import Tier, ToolCall, Usage
 
 # -- how a turn ends ---------------------------------------------------------------------
 
 
-@dataclass(slots=True)
+@record
 class RunAgain:
     """The turn is over and the model must be asked again (tool results, a nudge, a retry)."""
 
 
-@dataclass(slots=True)
+@record
 class FinalAnswer:
     """The run is over with an answer (plain text, or a tool that ends the run)."""
 
@@ -32,7 +33,7 @@ class FinalAnswer:
     stop: StopReason = StopReason.ANSWERED
 
 
-@dataclass(slots=True)
+@record
 class Stopped:
     """The run is over without an answer."""
 
@@ -43,7 +44,7 @@ class Stopped:
 Step = RunAgain | FinalAnswer | Stopped
 
 
-@dataclass(slots=True)
+@record
 class Nudge:
     """Another turn, after this message to the model (a reminder, a retry request)."""
 
@@ -56,7 +57,7 @@ TurnEnd = Step | Nudge
 # -- what becomes of one tool call ---------------------------------------------------------
 
 
-@dataclass(slots=True)
+@record
 class Run:
     """Run the call (perhaps as a person edited it)."""
 
@@ -65,7 +66,7 @@ class Run:
     always: bool = False  # a person answered "always": the tool runs unasked from now on
 
 
-@dataclass(slots=True)
+@record
 class Refuse:
     """The call does not run; `error` is its result for the model."""
 
@@ -74,26 +75,26 @@ class Refuse:
     declined: Tier | None = None  # a person declined this tier: not asked again this run
 
 
-@dataclass(slots=True)
+@record
 class Answered:
     """A question to the person (ask_user) was answered: the answer is the call's result."""
 
     text: str
 
 
-@dataclass(slots=True)
+@record
 class End:
     """The run ends here (an abort, or a refusal with nobody to ask)."""
 
     step: Stopped
 
 
-@dataclass(slots=True)
+@record
 class Passed:
     """The call passed this phase; the next phase decides."""
 
 
-@dataclass(slots=True)
+@record
 class Ask:
     """A checkpoint for a person (or the approval policy); `then` decides from the answer."""
 
@@ -101,7 +102,7 @@ class Ask:
     then: Callable[[Decision], CallDecision]
 
 
-@dataclass(slots=True)
+@record
 class Grant:
     """Raise the session's tier, say so, then decide again with `then`."""
 
@@ -115,7 +116,7 @@ CallDecision = Run | Refuse | Answered | End | Passed | Ask | Grant
 Final = Run | Refuse | Answered | End | Passed
 
 
-@dataclass(slots=True)
+@record
 class RunState:
     """Counters of one run (the turn decisions read and advance them); the conversation itself
     lives in the Session."""
@@ -131,7 +132,7 @@ class RunState:
     outcome: Step = field(default_factory=RunAgain)  # what the latest turn ended in
 
 
-@dataclass(slots=True)
+@record
 class RunMemory:
     """What the people answered in this run that later decisions must respect."""
 

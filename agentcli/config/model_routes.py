@@ -9,12 +9,12 @@ header say which rule chose.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from agentcli.config.providers import PROVIDERS
+from agentcli.core.record import record
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Route:
     """One rule: a model-id pattern and the provider it means."""
 
@@ -40,7 +40,7 @@ ROUTES: tuple[Route, ...] = (
 ROUTERS = frozenset(name for name, entry in PROVIDERS.items() if entry.routes_vendor_ids)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class ProviderChoice:
     provider: str
     model: str

@@ -16,11 +16,12 @@ API root for Anthropic, Ollama and Gemini.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TypedDict
 
+from agentcli.core.record import record
 
-@dataclass(frozen=True, slots=True)
+
+@record(frozen=True)
 class ProviderFacts:
     """What agentcli knows about one provider before it sends anything."""
 

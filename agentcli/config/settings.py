@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 
 from agentcli.config.paths import settings_file
 from agentcli.core.errors import ConfigError
+from agentcli.core.record import record
 
 ENV_PROFILE = "AGENTCLI_PROFILE"
 FALLBACK_PROFILE = "boxxie"  # a local Ollama profile: works with no key
 _KNOWN_KEYS: dict[str, type] = {"default_profile": str, "mcp_servers": dict}  # mcp_servers: agentcli.config.mcp
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class DefaultProfile:
     """Which profile runs without --profile, and what chose it (for messages)."""
 

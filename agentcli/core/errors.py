@@ -15,9 +15,11 @@ The CLI maps these to messages and exit codes in one table (agentcli.cli.errors)
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from enum import Enum
 from typing import Any, Literal
+
+from agentcli.core.record import record
 
 RetryStrategy = Literal["same", "rephrase", "escalate", "abort"]
 
@@ -126,7 +128,7 @@ _DEFAULTS: dict[ErrorCode, tuple[bool, RetryStrategy]] = {
 }
 
 
-@dataclass(slots=True)
+@record
 class ToolError:
     """A tool failure the model can act on."""
 

@@ -6,10 +6,11 @@ no core code prints.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from enum import Enum
 from typing import Any
 
+from agentcli.core.record import record
 from agentcli.core.types import ParsedResponse, ToolCall, ToolResult, Usage
 
 
@@ -22,7 +23,7 @@ class StreamKind(str, Enum):
     DONE = "done"
 
 
-@dataclass(slots=True)
+@record
 class StreamEvent:
     kind: StreamKind
     text: str = ""  # TEXT / THINKING delta
@@ -34,25 +35,25 @@ class StreamEvent:
     response: ParsedResponse | None = None  # DONE
 
 
-@dataclass(slots=True)
+@record
 class TurnStarted:
     turn: int
     model: str
 
 
-@dataclass(slots=True)
+@record
 class ToolStarted:
     call: ToolCall
 
 
-@dataclass(slots=True)
+@record
 class ToolFinished:
     call: ToolCall
     result: ToolResult
     elapsed_ms: float = 0.0
 
 
-@dataclass(slots=True)
+@record
 class RetryScheduled:
     """A provider request will be retried (rate limit, 5xx, reset...)."""
 
@@ -61,7 +62,7 @@ class RetryScheduled:
     delay_s: float
 
 
-@dataclass(slots=True)
+@record
 class Notice:
     """A warning or information line for the user (repair applied, tier raised...)."""
 
@@ -70,7 +71,7 @@ class Notice:
     code: str = ""
 
 
-@dataclass(slots=True)
+@record
 class PlanUpdated:
     """The model's plan changed (the todo tool): each item's text and status, shown live."""
 
@@ -85,7 +86,7 @@ class CheckpointKind(str, Enum):
     FAILURE = "failure"
 
 
-@dataclass(slots=True)
+@record
 class Checkpoint:
     """A decision the loop needs from a human (or from the approval policy)."""
 
@@ -114,7 +115,7 @@ class StopReason(str, Enum):
         return self.value
 
 
-@dataclass(slots=True)
+@record
 class Done:
     """The run ended. `stop` is a step value, never a magic sentence."""
 
@@ -130,7 +131,7 @@ class Done:
     background: list[str] = field(default_factory=list)  # processes the tools keep running (stopped with the session)
 
 
-@dataclass(slots=True)
+@record
 class SessionStarted:
     """Before the first turn: which session, profile, model, wire plan, tier and folder this run uses.
     Emitted by the command, not the loop (the run header; `session_start` in --json)."""

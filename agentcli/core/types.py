@@ -7,9 +7,11 @@ importing them must not pull in a validation library.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import field
 from enum import Enum, IntEnum
 from typing import Any
+
+from agentcli.core.record import record
 
 
 class Tier(IntEnum):
@@ -47,7 +49,7 @@ def new_call_id() -> str:
     return "call_" + os.urandom(8).hex()
 
 
-@dataclass(slots=True)
+@record
 class Tool:
     """A tool as the registry knows it; definition adapters render it per API."""
 
@@ -69,7 +71,7 @@ class Tool:
     native_form: str | None = None
 
 
-@dataclass(slots=True)
+@record
 class ToolCall:
     """One call as parsed from any wire format.
 
@@ -87,7 +89,7 @@ class ToolCall:
     error: str | None = None
 
 
-@dataclass(slots=True)
+@record
 class Repair:
     """One fix the parser applied to make a call usable; reported, never silent."""
 
@@ -96,7 +98,7 @@ class Repair:
     call_id: str | None = None
 
 
-@dataclass(slots=True)
+@record
 class Usage:
     input_tokens: int = 0
     output_tokens: int = 0
@@ -105,7 +107,7 @@ class Usage:
         return Usage(self.input_tokens + other.input_tokens, self.output_tokens + other.output_tokens)
 
 
-@dataclass(slots=True)
+@record
 class ParsedResponse:
     """What one model turn meant, whatever shape it arrived in."""
 
@@ -119,7 +121,7 @@ class ParsedResponse:
     provider_data: dict[str, Any] = field(default_factory=dict)
 
 
-@dataclass(slots=True)
+@record
 class ToolResult:
     call_id: str
     tool_name: str
@@ -128,7 +130,7 @@ class ToolResult:
     error: Any = None  # ToolError when not ok (typed loosely to keep this module leaf-level)
 
 
-@dataclass(slots=True)
+@record
 class Message:
     """One entry of history. Assistant messages carry tool_calls; TOOL messages carry tool_results."""
 

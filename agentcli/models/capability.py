@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import field, fields, replace
 from functools import lru_cache
 from typing import Any
 
+from agentcli.core.record import record
 from agentcli.models import registry
 from agentcli.models.families import overlays_for, rule_for
 from agentcli.models.parser import UNKNOWN, parse_model_id
@@ -44,7 +45,7 @@ SOURCE_LEARNED = "learned"
 SOURCE_OVERRIDE = "profile override"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class ModelCapability:
     """What the wire layer may rely on for one model. Every field changes what agentcli does (a field
     nothing reads is deleted, not shown: tool_streaming, json_mode, reasoning and the Anthropic
@@ -86,7 +87,7 @@ _STR_FIELDS = frozenset({"emulation_style", "text_dialect", "edit_tool", "call_i
 EDIT_TOOLS = ("apply_patch", "str_replace", "edit_file")
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class ResolvedCapability:
     """A capability plus, for each field, the layer its value came from."""
 

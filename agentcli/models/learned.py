@@ -10,10 +10,11 @@ from __future__ import annotations
 import json
 import os
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
+
+from agentcli.core.record import record
 
 FILE_NAME = "learned.json"
 DEFAULT_TTL = 7 * 24 * 3600.0  # a week: long enough to skip re-probing, short enough to notice upgrades
@@ -27,7 +28,7 @@ def cache_dir() -> Path:
     return root / "agentcli"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class LearnedFact:
     """One observation: its value, who saw it (probe, run, doctor) and when (unix time)."""
 

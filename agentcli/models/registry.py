@@ -9,18 +9,18 @@ covers "anthropic/claude-3.5-sonnet" and "claude-3-5-sonnet-20241022" alike.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from agentcli.core.record import record
 from agentcli.models.parser import parse_model_id
 from agentcli.models.spec import ModelSpec
 
 DATA_FILE = "known_models.json"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class KnownModel:
     """One entry of the data file: its key, the key parsed, and its facts."""
 

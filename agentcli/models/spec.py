@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
+from agentcli.core.record import record
 
-@dataclass(frozen=True, slots=True)
+
+@record(frozen=True)
 class ModelSpec:
     """A parsed model id.
 

@@ -17,11 +17,11 @@ request/stream loop every HTTP provider shares).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from agentcli.config.providers import PROVIDERS as _FACTS
 from agentcli.core.lazy import LazyTable
+from agentcli.core.record import record
 
 if TYPE_CHECKING:
     from agentcli.config.schema import Profile
@@ -38,7 +38,7 @@ PLAYER = "scripted:ScriptedProvider"  # replays scripted turns in any shape; no 
 _table: LazyTable[type[Provider]] = LazyTable(__name__, {**SPEAKERS, "scripted": PLAYER})
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class ProviderRow:
     """One provider: config's facts and the class that sends its requests."""
 

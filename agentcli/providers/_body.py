@@ -14,9 +14,9 @@ import codecs
 import time
 import zlib
 from collections.abc import AsyncIterator, Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
+from agentcli.core.record import record
 from agentcli.providers._sse import BadChunk, ResponseTooLarge, ResponseTooSlow
 
 if TYPE_CHECKING:
@@ -177,7 +177,7 @@ async def decoded_text(resp: httpx.Response, budget: Budget) -> AsyncIterator[st
         yield text
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Body:
     """A whole reply as read here: status, headers and the content, already decoded (never decode it again)."""
 

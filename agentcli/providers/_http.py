@@ -14,12 +14,13 @@ import re
 import sys
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, TypeVar
 
 from agentcli.core import jsonsafe
 from agentcli.core.errors import ProviderError
 from agentcli.core.errors import ProviderErrorCode as Code
+from agentcli.core.record import record
 from agentcli.core.redaction import redact
 
 T = TypeVar("T")
@@ -61,7 +62,7 @@ CONTEXT_MARKERS = (
 )
 
 
-@dataclass(slots=True)
+@record
 class Target:
     """What a hint may name: where the request went and with which model (never the key)."""
 
@@ -88,7 +89,7 @@ async def _sleep(seconds: float) -> None:
     await asyncio.sleep(seconds)
 
 
-@dataclass(slots=True)
+@record
 class RetryPolicy:
     """Attempts, backoff and the wall budget of one call. `sleep`, `random` and `clock` are test seams."""
 

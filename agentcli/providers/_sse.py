@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from typing import Any
 
 from agentcli.core import jsonsafe
 from agentcli.core.errors import ProviderError, ProviderErrorCode
+from agentcli.core.record import record
 
 
 class StreamStalled(TimeoutError):
@@ -22,7 +22,7 @@ class BadChunk(ValueError):
     """A stream line that is not the JSON the protocol promises."""
 
 
-@dataclass(slots=True)
+@record
 class SSEEvent:
     event: str  # "message" when the server sent no `event:` field
     data: str

@@ -11,7 +11,7 @@ import contextlib
 import os
 import time
 from collections.abc import AsyncGenerator, Awaitable, Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from agentcli import __version__
@@ -20,6 +20,7 @@ from agentcli.config.providers import default_url as default_base_url
 from agentcli.core import jsonsafe
 from agentcli.core.errors import ProviderError
 from agentcli.core.errors import ProviderErrorCode as Code
+from agentcli.core.record import record
 from agentcli.core.redaction import header_secrets, mark_secret_values
 from agentcli.providers._http import (
     DEFAULT_CONTEXT_ADVICE,
@@ -105,7 +106,7 @@ class _Dropped(Exception):
         self.error = error
 
 
-@dataclass(slots=True)
+@record
 class _Attempt:
     emitted: bool = False  # stream events went out (a retry must tell the UI to drop them)
     headers_in: bool = False  # the server had begun to answer
@@ -118,7 +119,7 @@ def _deadline(seconds: float) -> Any:
     return asyncio.timeout(seconds)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class ReplyCall:
     """A native tool call in a reply the scripted provider writes (the API's own form numbers its ids)."""
 

@@ -12,16 +12,16 @@ from __future__ import annotations
 import json
 import secrets
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from agentcli.core import jsonsafe
 from agentcli.core.errors import ConfigError
+from agentcli.core.record import record
 
 Body = dict[str, Any]
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Transform:
     stage: str  # request | response
     fn: Callable[[Body], Body]
@@ -193,7 +193,7 @@ TRANSFORMS: dict[str, Transform] = {
 RESERVED_KEYS = frozenset({"model", "messages", "tools", "contents", "system", "input", "stream"})
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Pipeline:
     """The transforms one profile asked for, in its order, split by stage."""
 

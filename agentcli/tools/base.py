@@ -20,10 +20,11 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, runtime_checkable
 
 from agentcli.core.errors import ErrorCode, ToolError, ToolFailure
+from agentcli.core.record import record
 from agentcli.core.types import Tier, Tool
 
 if TYPE_CHECKING:
@@ -36,7 +37,7 @@ JudgeDecision = Literal["allow", "ask", "refuse"]
 _T = TypeVar("_T")
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Judgement:
     """A tool's own verdict on one call, before it runs.
 
@@ -76,7 +77,7 @@ class SessionResource(Protocol):
     async def aclose(self) -> None: ...
 
 
-@dataclass(slots=True)
+@record
 class ToolContext:
     """Everything a tool may use: the sandbox, the shell rules, the output budget."""
 
@@ -110,7 +111,7 @@ class ToolContext:
         return max(40, min(2000, self.budget // 4))
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class TierView:
     """What a tool may know when it is offered: the tier now, the cap, and which (allowed) tools
     each tier between them would add."""

@@ -33,10 +33,10 @@ import subprocess
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agentcli.core.record import record
 from agentcli.tools import git_guard, seccomp, userns
 
 # Tried in order; the first that starts `true` is used (not as root: see userns.py). The first is
@@ -68,7 +68,7 @@ MIN_BWRAP = (0, 5)  # --size for tmpfs mounts; --perms
 ENV_BWRAP = "AGENTCLI_BWRAP"  # use this bwrap binary (tests point it at a missing one to see the fail-closed path)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Limits:
     """What one command may use; the profile's `[bash]` settings, or these defaults."""
 
@@ -104,7 +104,7 @@ def _size(n: int) -> str:
     return f"{n >> 20} MiB" if n >= 1 << 20 else f"{n} bytes"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class SandboxStatus:
     """Whether commands can run contained here, what is in force, and how to enable it if not."""
 

@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from agentcli.core.errors import ErrorCode, ToolFailure
+from agentcli.core.record import record
 from agentcli.core.types import Tool
 from agentcli.tools.base import BuiltinTool, Judgement, ToolContext, decode_text, unified_diff
 
@@ -24,7 +25,7 @@ MAX_EDIT_FILE_BYTES = 8 * 1024 * 1024  # a file larger than this is not edited (
 MAX_EDIT_FILES = 100  # files one call may change
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class FileEdit:
     """One file's change: `before`/`after` are its bytes, None where there is no file."""
 
@@ -33,7 +34,7 @@ class FileEdit:
     after: bytes | None
 
 
-@dataclass(slots=True)
+@record
 class EditPlan:
     """Everything one call would change, and what to tell the model once it has."""
 
@@ -64,7 +65,7 @@ class EditPlan:
         return "".join(parts) or "(no change)\n"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class TextFile:
     """A file read for editing: its path, raw bytes and text, and the line ending it uses."""
 

@@ -34,8 +34,9 @@ import stat
 import threading
 import time
 from contextlib import suppress
-from dataclasses import dataclass, field
+from dataclasses import field
 
+from agentcli.core.record import record
 from agentcli.tools.plainread import read_plain
 
 REFUSED_SUFFIX = "-refused-by-agentcli"
@@ -55,7 +56,7 @@ def _inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip("/") + "/")
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Meta:
     """One `.git` entry: kind (dir, file, link, other), identity, and where a link or gitfile points."""
 
@@ -69,7 +70,7 @@ class Meta:
         return (self.kind, self.dev, self.ino, self.target) == (other.kind, other.dev, other.ino, other.target)
 
 
-@dataclass(slots=True)
+@record
 class _Dir:
     ino: int
     ctime: int
@@ -323,7 +324,7 @@ def parent_repo(root: str) -> Meta | None:
 
 # ----- one command: before and after --------------------------------------------------------------
 
-@dataclass(slots=True)
+@record
 class Guard:
     """What a command found, what the sandbox binds read-only, and the check when it ends."""
 

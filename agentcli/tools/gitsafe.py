@@ -22,10 +22,10 @@ from __future__ import annotations
 import os
 import re
 import shutil
-from dataclasses import dataclass
 from pathlib import Path
 
 from agentcli.core.errors import ErrorCode, ToolFailure
+from agentcli.core.record import record
 from agentcli.tools.procio import Finished, run_program, run_program_sync
 
 TIMEOUT_S = 30.0
@@ -73,7 +73,7 @@ def check_rev(value: str, name: str = "rev") -> str:
     return value
 
 
-@dataclass(slots=True)
+@record
 class Repo:
     """The workspace's repository, with the overrides that keep its config from running programs."""
 

@@ -25,7 +25,9 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
+
+from agentcli.core.record import record
 
 BEGIN, END = "*** Begin Patch", "*** End Patch"
 ADD, DELETE, UPDATE, MOVE = "*** Add File: ", "*** Delete File: ", "*** Update File: ", "*** Move to: "
@@ -44,7 +46,7 @@ class PatchError(ValueError):
         self.hint = hint
 
 
-@dataclass(slots=True)
+@record
 class Chunk:
     """One `@@` hunk: anchors to seek first, then old lines replaced by new lines."""
 
@@ -61,7 +63,7 @@ class Chunk:
         return "\n".join(lines) + (f"\n... ({more} more lines)" if more > 0 else "")
 
 
-@dataclass(slots=True)
+@record
 class FileOp:
     """One file operation: kind is add, delete or update."""
 
@@ -275,7 +277,7 @@ def seek(text: Lines, pattern: list[str], start: int, *, eof: bool = False) -> t
     return [], ""
 
 
-@dataclass(slots=True)
+@record
 class Applied:
     """A file's new text and the notes worth telling the model (a tolerant match)."""
 

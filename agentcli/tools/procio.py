@@ -10,8 +10,9 @@ from __future__ import annotations
 import os
 import signal
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
+
+from agentcli.core.record import record
 
 DRAIN_S = 2.0
 
@@ -79,7 +80,7 @@ async def end_group(proc: Any, pumps: Any) -> None:
         pumps.cancel()
 
 
-@dataclass(slots=True)
+@record
 class Finished:
     code: int | None
     out: Capture

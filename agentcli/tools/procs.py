@@ -14,9 +14,10 @@ import asyncio
 import os
 import signal
 import time
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from agentcli.core.errors import ErrorCode, ToolFailure
+from agentcli.core.record import record
 
 LOG_KEEP = 256 * 1024
 MAX_PROCESSES = 8
@@ -24,7 +25,7 @@ CPU_SECONDS = 3600.0  # CPU time a background process may use (a dev server idle
 STOP_GRACE_S = 3.0
 
 
-@dataclass(slots=True)
+@record
 class Background:
     """One process: its id, command, the kept tail of its output, and how it ended."""
 

@@ -15,10 +15,10 @@ import time
 import unicodedata
 import urllib.parse
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 from agentcli.core.errors import ErrorCode, ToolFailure
+from agentcli.core.record import record
 from agentcli.tools.plainread import read_plain  # noqa: F401  (re-exported: AGENTS.md loading reads through it)
 
 MAX_PATH_BYTES = 4096
@@ -106,7 +106,7 @@ def _refuse(message: str, path: str, fix: str = _FIX_OUTSIDE) -> ToolFailure:
     return ToolFailure.of(ErrorCode.PERMISSION, message, fix, path=path[:300])
 
 
-@dataclass(slots=True)
+@record
 class Entry:
     """One directory entry as the walker reports it; `kind` is file, dir, link or other."""
 

@@ -34,7 +34,8 @@ from __future__ import annotations
 
 import platform
 import struct
-from dataclasses import dataclass
+
+from agentcli.core.record import record
 
 _LD_W_ABS = 0x20  # BPF_LD | BPF_W | BPF_ABS
 _JEQ_K = 0x15  # BPF_JMP | BPF_JEQ | BPF_K
@@ -57,7 +58,7 @@ ALLOWED_FAMILIES = (AF_INET, AF_INET6)  # plus AF_NETLINK with NETLINK_ROUTE
 ALLOWED_PAIR_TYPES = (SOCK_STREAM, SOCK_SEQPACKET)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Arch:
     """One architecture's numbers: AUDIT_ARCH_*, the highest native syscall number (None: no
     foreign ABI shares the arch value) and the syscalls the filter looks at."""

@@ -10,7 +10,9 @@ asks instead of guessing.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
+
+from agentcli.core.record import record
 
 # Longest first: the scanner takes the first that matches.
 OPERATORS = (";;&", "<<<", "<<-", "&>>", ";;", ";&", "&&", "||", "|&", ">>", "<<", "<&", ">&", "&>", "<>", ">|",
@@ -25,7 +27,7 @@ class ShellSyntaxError(ValueError):
     """The command uses a form this lexer does not model (or is malformed)."""
 
 
-@dataclass(slots=True)
+@record
 class Word:
     text: str  # the word after quote removal (substitutions kept as written)
     raw: str  # the source slice, quotes included
@@ -33,12 +35,12 @@ class Word:
     glob: bool = False
 
 
-@dataclass(slots=True)
+@record
 class Op:
     text: str
 
 
-@dataclass(slots=True)
+@record
 class Simple:
     """One simple command: its words and its redirections (operator, target)."""
 
@@ -47,7 +49,7 @@ class Simple:
     function_def: bool = False
 
 
-@dataclass(slots=True)
+@record
 class Lexed:
     tokens: list[Word | Op]
     subs: list[str]  # nested command strings: $(...), `...`, <(...), >(...)

@@ -15,10 +15,11 @@ import os
 import re
 import shlex
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Literal
 
+from agentcli.core.record import record
 from agentcli.tools.sandbox_env import judge_env_names
 from agentcli.tools.shell_lex import (
     CONTROL,
@@ -77,14 +78,14 @@ def _proc_reason(text: str) -> str | None:
     return None
 
 
-@dataclass(slots=True)
+@record
 class Verdict:
     decision: Decision
     reason: str
     parts: list[str] = field(default_factory=list)
 
 
-@dataclass(slots=True)
+@record
 class _Rules:
     allow: tuple[tuple[str, ...], ...]
     ask: tuple[tuple[str, ...], ...]

@@ -144,8 +144,11 @@ async def drive(session: Session, approver: Approver, goal: str | None, render: 
 
 def _on_loop(coro: Any) -> Any:
     """Run `coro` on the process's event loop, loaded here: after the header is on the screen."""
-    from agentcli.core import aio
+    from agentcli.core.heap import paused, settle
 
+    with paused():
+        from agentcli.core import aio
+    settle()  # the event loop's modules
     return aio.run(coro)
 
 
@@ -243,16 +246,36 @@ def _warn_torn(saved: SavedSession | None) -> None:
         make_console(stderr=True).print(f"! skipped {saved.skipped_lines} torn line(s) in the transcript", style="yellow")
 
 
+def _show_header(render: Render, start: dict[str, Any], quiet: bool) -> None:
+    """The run's header (only its warning when quiet), drawn with collection paused, then settled."""
+    from agentcli.core.events import SessionStarted
+    from agentcli.core.heap import paused, settle
+
+    with paused():
+        if not quiet:
+            render(SessionStarted(start))
+        elif start["warning"]:
+            sys.stderr.write(f"agent: warning: {start['warning']}\n")
+    settle()  # the header's console
+
+
 def execute(
     goal: str | None = None, profile: str | None = None, workspace: Path | None = None, tier: str | None = None,
     yes: bool = False, approve: str | None = None, json_out: bool = False, resume: str | None = None,
     interactive: bool = False, max_turns: int | None = None, model: str | None = None, unsandboxed: bool = False,
     continue_: bool = False, quiet: bool = False,
 ) -> int:
-    from agentcli.agent.build import open_session
-    from agentcli.cli.errors import EXIT_CODES
-    from agentcli.core.events import SessionStarted
-    from agentcli.ui.header import facts
+    from agentcli.core.heap import paused, settle
+
+    # Start-up keeps what it allocates (modules, the profile, the session): no collection while it
+    # loads each stage, and each is settled out of the collector's walks; the loop collects as usual.
+    settle()  # the command line's modules
+    with paused():
+        from agentcli.agent.build import open_session
+        from agentcli.cli.errors import EXIT_CODES
+        from agentcli.ui.header import facts
+        from agentcli.ui.progress import stop_active
+        from agentcli.ui.signals import ending_signals
 
     render = _renderer(json_out, quiet)
     continuing = bool(resume or continue_)
@@ -276,14 +299,16 @@ def execute(
             raise NothingToDo(saved.id, "was stopped before it began")
     elif not goal:
         raise UsageError("no goal given", hint='agent run "what you want done" --profile NAME')
-    prof, rule = load_routed(profile, workspace, model, max_turns)
-    # --tier is the cap; the run starts at the profile's start_tier (a resumed one where it had got
-    # to) and rises through the tier checkpoint, unasked up to what --approve edits (walk) or --yes /
-    # --approve all (the cap) grant.
-    session = open_session(prof, workspace, cap=tier, goal=goal or None, approve_mode=mode,
-                           interactive=sys.stdin.isatty() and not yes, resume=saved)
-    _warn_torn(saved)
-    start = facts(session, resumed=saved is not None)
+    with paused():
+        prof, rule = load_routed(profile, workspace, model, max_turns)
+        # --tier is the cap; the run starts at the profile's start_tier (a resumed one where it had
+        # got to) and rises through the tier checkpoint, unasked up to what --approve edits (walk)
+        # or --yes / --approve all (the cap) grant.
+        session = open_session(prof, workspace, cap=tier, goal=goal or None, approve_mode=mode,
+                               interactive=sys.stdin.isatty() and not yes, resume=saved)
+        _warn_torn(saved)
+        start = facts(session, resumed=saved is not None)
+    settle()  # the profile, its models and the session
     start["provider_rule"] = rule
     if saved is not None and not goal and finished(saved) and saved.end is None:
         return _close_answered(session, render)
@@ -292,13 +317,7 @@ def execute(
         from agentcli.ui.repl import run_repl
 
         return run_repl(session, approver)
-    if not quiet:
-        render(SessionStarted(start))
-    elif start["warning"]:
-        sys.stderr.write(f"agent: warning: {start['warning']}\n")
-    from agentcli.ui.progress import stop_active
-    from agentcli.ui.signals import ending_signals
-
+    _show_header(render, start, quiet)
     try:
         with ending_signals():
             done = _on_loop(drive(session, approver, goal, render, keep_open=chat_after))
@@ -317,4 +336,5 @@ def execute(
         return run_repl(session, approver, header=False)
     if session.transcript:
         session.transcript.close()
+    settle()  # the process ends here: what is left is freed on exit, not walked by a last collection
     return code

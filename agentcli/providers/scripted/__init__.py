@@ -23,7 +23,6 @@ import copy
 import dataclasses
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -31,6 +30,7 @@ from agentcli.config.providers import api_kinds
 from agentcli.core import jsonsafe
 from agentcli.core.errors import ConfigError, ProviderError
 from agentcli.core.errors import ProviderErrorCode as Code
+from agentcli.core.record import record
 from agentcli.providers._http import error_from_status, hint_for, run_with_retries
 from agentcli.providers.base import Provider, _Attempt
 
@@ -47,7 +47,7 @@ TURN_KINDS = (*API_KINDS, "text", "fault")
 FAULTS = ("reset", "cut")  # string faults; a dict fault is an HTTP error
 
 
-@dataclass(slots=True)
+@record
 class ScriptedRequest:
     """What the provider was asked for one attempt (a retried turn records a second request)."""
 

@@ -10,15 +10,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
+from agentcli.core.record import record
 from agentcli.providers.scripted.view import Exchange, View, is_validation, read_view
 
 __all__ = ["NEUTRAL", "Action", "Call", "Exchange", "Policy", "Step", "View", "linear", "read_view"]
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Call:
     """One intended call: what the model means, before any fault or wire shape."""
 
@@ -36,7 +37,7 @@ _UNSET = object()
 NEUTRAL: dict[str, Any] = {"start_line": 1, "recursive": False}
 
 
-@dataclass(slots=True)
+@record
 class Action:
     """The model's next turn. `fault` names a deliberate mistake (see noisy.FAULTS); `first_try`
     replaces the calls on the first attempt (a different, wrong approach); `noisable` lets the
@@ -54,7 +55,7 @@ Calls = list[Call] | Callable[[View], list[Call]]
 Text = str | Callable[[View], str]
 
 
-@dataclass(slots=True)
+@record
 class Step:
     """One step of a linear plan: calls (or an answer when there are none)."""
 

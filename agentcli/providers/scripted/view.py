@@ -4,17 +4,17 @@ which needs only this, does not build the scenario machinery it never uses."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from agentcli.core.errors import ErrorCode, ToolError
+from agentcli.core.record import record
 from agentcli.core.types import Role
 
 if TYPE_CHECKING:
     from agentcli.core.types import Message, ToolCall, ToolResult
 
 
-@dataclass(slots=True)
+@record
 class Exchange:
     """One past assistant turn and what came back for it."""
 
@@ -28,7 +28,7 @@ class Exchange:
         return any(is_validation(r) for r in self.results)
 
 
-@dataclass(slots=True)
+@record
 class View:
     """What the model can see when asked for its next turn."""
 

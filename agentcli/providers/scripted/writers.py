@@ -11,16 +11,16 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from agentcli.config.providers import api_kinds
+from agentcli.core.record import record
 
 if TYPE_CHECKING:
     from agentcli.wire.types import WirePlan
 
 
-@dataclass(slots=True)
+@record
 class Out:
     """One call as it will be written. `raw` is the argument text exactly as written (broken JSON,
     double encoding); `dialect` forces the call into the text in that dialect."""

@@ -8,9 +8,9 @@ controls is bounded before it reaches the model or the terminal.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from agentcli.core.record import record
 from agentcli.core.types import Tier, Tool
 
 if TYPE_CHECKING:
@@ -21,7 +21,7 @@ MAX_SCHEMA_BYTES = 32_000  # an input schema larger than this is refused, not se
 MAX_RESULT_CHARS = 4_000_000  # hard stop before the executor's size check refuses it anyway
 
 
-@dataclass(slots=True)
+@record
 class Listed:
     """One tool a server lists, as we will offer it (or why we will not)."""
 

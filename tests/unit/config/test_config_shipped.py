@@ -65,3 +65,17 @@ def test_provider_defaults_cover_every_provider():
     assert provider_defaults["ollama"]["api_key_env"] is None
     assert provider_defaults["scripted"]["url"] is None
     assert Profile(provider="scripted", model="x").resolved_url() is None
+
+
+def test_a_shipped_profile_by_name_parses_its_own_file_only(monkeypatch, tmp_path):
+    """One profile per shipped file (above) means no other shipped file can define it too: loading
+    it by name reads that one file, not every shipped profile."""
+    from agentcli.config import discovery
+
+    read: list[str] = []
+    real = discovery._tables
+    monkeypatch.setattr(discovery, "_tables", lambda path: read.append(path.name) or real(path))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    loaded = load_profile("offline", workspace=tmp_path)
+    assert loaded.profile.name == "offline" and read == ["offline.toml"]
+    assert len(SHIPPED) > 1  # there were others to skip

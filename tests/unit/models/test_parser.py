@@ -4,8 +4,11 @@ Hugging Face repos, router prefixes, fine-tunes)."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agentcli.models import ModelSpec, parse_model_id, registry
 
@@ -354,7 +357,7 @@ def test_no_regex_in_the_parser_can_backtrack_catastrophically():
 
     from agentcli.models import parser
 
-    patterns = [v for v in vars(parser).values() if isinstance(v, re.Pattern)] + [parser._family_regex()]
+    patterns = [v for v in vars(parser).values() if isinstance(v, re.Pattern)]
     assert len(patterns) > 10
     assert _nested_unbounded(r"(a+)*b") and not _nested_unbounded(r"(\d{1,3})+x")
     assert [p.pattern for p in patterns if _nested_unbounded(p.pattern)] == []
@@ -368,3 +371,34 @@ def test_parse_work_per_id_is_bounded(work):
     _parse.cache_clear()
     per_id = [work.calls(_parse.__wrapped__, model_id) for model_id in ids]
     assert max(per_id) <= 4 * (sum(per_id) / len(per_id)), max(per_id)
+
+
+# The family scan replaced a regex that tried every alias, longest first, at places no letter or
+# digit precedes, with no letter after it ("o" only before a digit). That regex is the oracle here.
+def _family_oracle() -> re.Pattern[str]:
+    from agentcli.models.families import ALIASES
+
+    alts = ["o(?=\\d)" if a == "o" else re.escape(a) for a in sorted(ALIASES, key=len, reverse=True)]
+    return re.compile(r"(?<![a-z0-9])(" + "|".join(alts) + r")(?![a-z])")
+
+
+def _alias_pieces() -> list[str]:
+    from agentcli.models.families import ALIASES
+
+    return sorted(ALIASES) + ["-", ".", "/", ":", "_", "1", "3", "x", "b", "²", "٣", "A", "o"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_alias_pieces()) | st.text("ao3-.lmqx", max_size=3), max_size=8).map("".join))
+def test_the_family_scan_finds_what_the_alternation_regex_found(name):
+    from agentcli.models.parser import _families_in
+
+    want = [(m.start(), m.end(), m.group(1)) for m in _family_oracle().finditer(name)]
+    assert list(_families_in(name)) == want
+
+
+def test_the_family_scan_needs_no_regex_of_its_own():
+    """Its point: the run's first model id no longer compiles a 77-way alternation."""
+    import agentcli.models.parser as parser
+
+    assert not any(isinstance(v, re.Pattern) and len(v.pattern) > 300 for v in vars(parser).values())

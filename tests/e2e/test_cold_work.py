@@ -1,0 +1,61 @@
+"""Cold start of `agent run` and `agent doctor`, pinned as work not done rather than milliseconds:
+their value types generate no code at import, and the collector does not walk what start-up
+loaded (it lives as long as the process; doctor's one-shot report pauses it). `benchmarks/bench_startup.py` reports the counts."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+PROBE = """
+import contextlib, dataclasses, gc, io, json, runpy, sys
+sys.argv = ["agent", *sys.argv[1:]]
+with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+    try:
+        runpy.run_module("agentcli", run_name="__main__")
+    except SystemExit:
+        pass
+generated = sorted(
+    f"{name}.{value.__qualname__}"
+    for name, module in list(sys.modules.items()) if name.startswith("agentcli.")
+    for value in list(vars(module).values())
+    if isinstance(value, type) and value.__module__ == name and dataclasses.is_dataclass(value)
+    and getattr(value.__init__, "__code__", None) is not None and value.__init__.__code__.co_filename == "<string>")
+print(json.dumps({"frozen": gc.get_freeze_count(), "generated": generated, "collecting": gc.isenabled(),
+                  "loop": "agentcli.agent.loop" in sys.modules}))
+"""
+
+# Dataclasses still made by @dataclass on these paths: modules whose value types are not records yet.
+NOT_YET = ("agentcli.wire.", "agentcli.agent.repeat.", "agentcli.agent.store.")
+
+COMMANDS = {
+    "run": ("run", "list the files", "--profile", "offline"),
+    "doctor": ("doctor", "--offline", "--profile", "offline"),
+}
+
+
+def _probe(args: tuple[str, ...], tmp_path) -> dict:
+    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config"), "XDG_DATA_HOME": str(tmp_path / "data"),
+           "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    out = subprocess.run([sys.executable, "-c", PROBE, *args], capture_output=True, text=True, timeout=120,
+                         check=True, env=env, cwd=tmp_path, stdin=subprocess.DEVNULL)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("command", list(COMMANDS))
+def test_start_up_generates_no_dataclass_code_and_freezes_what_it_loaded(command, tmp_path):
+    seen = _probe(COMMANDS[command], tmp_path)
+    assert seen["loop"] is (command == "run")  # the probe saw the command run
+    assert [c for c in seen["generated"] if not c.startswith(NOT_YET)] == []
+    assert seen["frozen"] > 10_000  # the modules and the profile, not walked by each collection
+    assert seen["collecting"]  # doctor pauses collection for its report only
+
+
+def test_the_probe_sees_a_generated_init(tmp_path):
+    """The pin above holds only if the probe tells a generated __init__ from a record's."""
+    seen = _probe(COMMANDS["run"], tmp_path)
+    assert any(c.startswith("agentcli.wire.") for c in seen["generated"])
