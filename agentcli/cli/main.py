@@ -50,19 +50,16 @@ def main() -> None:
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     if answers_version(sys.argv, os.environ):
         raise SystemExit(print_version())
-    import gc
+    from agentcli.core.heap import paused, settle
 
     # Loading typer and the app allocates tens of thousands of objects that live as long as the
     # process: the collector would walk them in every collection while they load (a tenth of what
     # loading typer costs) and once more at exit (another tenth). Collections wait until they are
-    # loaded, and `freeze` leaves them out of every collection after (objects made from here on
+    # loaded, and `settle` leaves them out of every collection after (objects made from here on
     # are collected as usual).
-    gc.disable()
-    try:
+    with paused():
         from agentcli.cli.app import app_for
-    finally:
-        gc.freeze()
-        gc.enable()
+        settle()
     app_for(sys.argv)()
 
 
