@@ -4,24 +4,53 @@ CPython 3.11's `@dataclass` writes a class's `__init__`, `__repr__` and `__eq__`
 `__setattr__`, `__delattr__` and `__hash__` too) as source text and `exec()`s each: a parse and a
 compile per method, most of what an `agent run` spent building its ~80 value types before the
 first line showed. `record` lets `dataclasses` collect the fields, so `fields()`, `asdict()`,
-`replace()` and `is_dataclass()` work as before, but asks it for no generated method and gives the
-class shared ones that walk the field list: the same repr text, equality on the same tuple, the
-same hash, the same errors on assignment to a frozen instance, slots as `slots=True` gives.
-A method the class body defines itself is kept, as `@dataclass` keeps it.
-"""
+`replace()` and `is_dataclass()` work as before. The methods are shared ones that walk the field
+list; `__init__`, the one on hot paths, becomes the one `dataclasses` generates once a type has
+built a handful of instances (a type a run builds once or twice never pays for the compile). The
+shared methods give the same repr
+text, equality on the same tuple, the same hash, the same errors on assignment to a frozen
+instance, slots as `slots=True` gives. A method the class body defines itself is kept, as
+`@dataclass` keeps it."""
 
 from __future__ import annotations
 
 import dataclasses
 import reprlib
+import weakref
 from collections.abc import Callable
 from typing import Any, TypeVar, cast, dataclass_transform, overload
 
 C = TypeVar("C", bound=type)
 _MISSING = dataclasses.MISSING
+_RECORDS: weakref.WeakSet[type] = weakref.WeakSet()
+COMPILE_AFTER = 16  # instances built by the shared walk before a type's __init__ is compiled
 
 
-def _init(cls: type, flds: tuple[dataclasses.Field[Any], ...]) -> Callable[..., None]:
+def is_record(cls: type) -> bool:
+    """`cls` was made by `record`."""
+    return cls in _RECORDS
+
+
+def _has_default(f: dataclasses.Field[Any]) -> bool:
+    return f.default is not _MISSING or f.default_factory is not _MISSING
+
+
+def _compiled_init(cls: type, flds: tuple[dataclasses.Field[Any], ...], frozen: bool) -> Callable[..., None]:
+    """The `__init__` `@dataclass` writes for these fields, compiled by `dataclasses` itself on a
+    stand-in class of the same name, fields and `__post_init__` (so its errors read as the
+    dataclass's would). Only the stand-in is processed: the record keeps its own shared methods."""
+    body: dict[str, Any] = {"__annotations__": {f.name: f.type for f in flds}, "__qualname__": cls.__qualname__,
+                            "__module__": cls.__module__, "__doc__": cls.__doc__}
+    for f in flds:
+        body[f.name] = dataclasses.field(default=f.default, default_factory=f.default_factory, init=f.init,
+                                         kw_only=f.kw_only)
+    if (post := getattr(cls, "__post_init__", None)) is not None:
+        body["__post_init__"] = post
+    stand_in: Any = dataclasses.dataclass(type(cls.__name__, (), body), repr=False, eq=False, frozen=frozen)
+    return cast(Callable[..., None], stand_in.__init__)
+
+
+def _walking_init(cls: type, flds: tuple[dataclasses.Field[Any], ...]) -> Callable[..., None]:
     """`__init__(self, <field>, ...)`: every field a parameter in order, defaults and factories as
     declared; assigned with `object.__setattr__`, which a frozen class needs and a slotted one
     takes as `self.x = x`; then `__post_init__` when the class has one."""
@@ -70,6 +99,31 @@ def _init(cls: type, flds: tuple[dataclasses.Field[Any], ...]) -> Callable[..., 
     return __init__
 
 
+def _init(cls: type, flds: tuple[dataclasses.Field[Any], ...], frozen: bool) -> Callable[..., None]:
+    """A type's first instances are built by the shared walk; from its `COMPILE_AFTER`th on, by the
+    `__init__` `dataclasses` generates, compiled then, once. Most value types on a command's path
+    are built a few times a run (a profile, a session, a header) and never pay for a compile; the
+    few built per turn or per event (messages, calls, events) get the generated code's speed, about
+    six times the walk's, after their first handful."""
+    walk = _walking_init(cls, flds)
+    built = 0
+
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        nonlocal built
+        if built < COMPILE_AFTER:
+            built += 1
+            walk(self, *args, **kwargs)
+            return
+        own = cls.__dict__.get("__init__")
+        if own is __init__:  # the compiled method replaces this one on the class
+            own = _compiled_init(cls, flds, frozen)
+            own.__qualname__ = f"{cls.__qualname__}.__init__"
+            type.__setattr__(cls, "__init__", own)
+        own(self, *args, **kwargs)
+
+    return __init__
+
+
 def _methods(cls: Any, frozen: bool, slots: bool) -> dict[str, Any]:
     """The methods `@dataclass(frozen=frozen, slots=slots)` would have written for `cls`."""
     flds = dataclasses.fields(cls)
@@ -86,7 +140,7 @@ def _methods(cls: Any, frozen: bool, slots: bool) -> dict[str, Any]:
             return tuple(getattr(self, n) for n in compared) == tuple(getattr(other, n) for n in compared)
         return NotImplemented
 
-    out: dict[str, Any] = {"__init__": _init(cls, flds), "__repr__": __repr__, "__eq__": __eq__}
+    out: dict[str, Any] = {"__init__": _init(cls, flds, frozen), "__repr__": __repr__, "__eq__": __eq__}
     if not frozen:
         out["__hash__"] = None  # mutable and compared by value: unhashable, as @dataclass makes it
         return out
@@ -157,6 +211,7 @@ def record(cls: Any = None, /, *, frozen: bool = False, slots: bool = True) -> A
         params = made.__dataclass_params__
         params.init = params.repr = params.eq = True  # what the class has, as @dataclass records it
         params.frozen = frozen
+        _RECORDS.add(made)
         return cast(C, made)
 
     return wrap if cls is None else wrap(cls)

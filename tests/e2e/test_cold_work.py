@@ -1,5 +1,6 @@
 """Cold start of `agent run` and `agent doctor`, pinned as work not done rather than milliseconds:
-their value types generate no code at import, and the collector does not walk what start-up
+their value types generate no code at import (a record compiles its `__init__` only after
+a handful of instances), and the collector does not walk what start-up
 loaded (it lives as long as the process; doctor's one-shot report pauses it). `benchmarks/bench_startup.py` reports the counts."""
 
 from __future__ import annotations
@@ -13,19 +14,23 @@ import pytest
 
 PROBE = """
 import contextlib, dataclasses, gc, io, json, runpy, sys
+from agentcli.core.record import is_record
 sys.argv = ["agent", *sys.argv[1:]]
 with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
     try:
         runpy.run_module("agentcli", run_name="__main__")
     except SystemExit:
         pass
-generated = sorted(
-    f"{name}.{value.__qualname__}"
-    for name, module in list(sys.modules.items()) if name.startswith("agentcli.")
-    for value in list(vars(module).values())
-    if isinstance(value, type) and value.__module__ == name and dataclasses.is_dataclass(value)
-    and getattr(value.__init__, "__code__", None) is not None and value.__init__.__code__.co_filename == "<string>")
+types = [(f"{name}.{value.__qualname__}", value)
+         for name, module in list(sys.modules.items()) if name.startswith("agentcli.")
+         for value in list(vars(module).values())
+         if isinstance(value, type) and value.__module__ == name and dataclasses.is_dataclass(value)]
+def compiled(value):
+    return getattr(value.__init__, "__code__", None) is not None and value.__init__.__code__.co_filename == "<string>"
+generated = sorted(label for label, value in types if not is_record(value) and compiled(value))
+records = [compiled(value) for label, value in types if is_record(value)]
 print(json.dumps({"frozen": gc.get_freeze_count(), "generated": generated, "collecting": gc.isenabled(),
+                  "records": len(records), "records_built": sum(records),
                   "loop": "agentcli.agent.loop" in sys.modules}))
 """
 
@@ -51,6 +56,8 @@ def test_start_up_generates_no_dataclass_code_and_freezes_what_it_loaded(command
     seen = _probe(COMMANDS[command], tmp_path)
     assert seen["loop"] is (command == "run")  # the probe saw the command run
     assert [c for c in seen["generated"] if not c.startswith(NOT_YET)] == []
+    # A record compiles its __init__ only once it has built a handful of instances: few types do.
+    assert seen["records_built"] < seen["records"] / 4
     assert seen["frozen"] > 10_000  # the modules and the profile, not walked by each collection
     assert seen["collecting"]  # doctor pauses collection for its report only
 

@@ -1,5 +1,5 @@
-"""`record` behaves as `@dataclass(slots=True)` (frozen or not) without generating code: drawn class
-shapes built both ways must agree on construction, errors, repr, equality, hash, assignment and the
+"""`record` behaves as `@dataclass(slots=True)` (frozen or not) without generating code at import
+(its `__init__` is compiled after a handful of instances): drawn class shapes built both ways must agree on construction, errors, repr, equality, hash, assignment and the
 dataclasses helpers."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentcli.core.record import record
+from agentcli.core.record import COMPILE_AFTER, is_record, record
 
 # One field: (default kind, shown in repr, compared). Kinds: required, a value, a factory.
 FIELD = st.tuples(st.sampled_from(["required", "value", "factory"]), st.booleans(), st.booleans())
@@ -152,6 +152,27 @@ def test_building_records_generates_no_code(monkeypatch):
         return Spec
 
     spec = record(frozen=True)(body())
-    assert calls == [] and spec(1) == spec(1, "", [])
+    assert calls == [] and is_record(spec)
+    first = [spec(i) for i in range(COMPILE_AFTER)]  # a handful of instances: the shared walk builds them
+    assert calls == []
+    later = spec(1)
+    compiled = len(calls)
+    assert compiled >= 1 and any("__init__" in c for c in calls)  # then __init__ is compiled, once
+    assert later == first[1] == spec(1, "", []) == spec(a=1) and len(calls) == compiled
+    assert spec.__init__.__code__.co_filename == "<string>"  # the generated code itself, not a walk
+    calls.clear()
     dataclasses.dataclass(frozen=True, slots=True)(body())
-    assert len(calls) >= 3
+    assert len(calls) >= 3 and not is_record(dataclasses.dataclass(body()))
+
+
+def test_a_record_built_a_few_times_compiles_nothing():
+    """A type a run builds once or twice costs no compile: its `__init__` stays the shared one."""
+
+    @record
+    class Few:
+        """Built a few times."""
+
+        a: int
+
+    assert [Few(i).a for i in range(COMPILE_AFTER)] == list(range(COMPILE_AFTER))
+    assert Few.__init__.__code__.co_filename != "<string>"
