@@ -114,7 +114,7 @@ def _init(cls: type, flds: tuple[dataclasses.Field[Any], ...], frozen: bool) -> 
             built += 1
             walk(self, *args, **kwargs)
             return
-        own = cls.__dict__.get("__init__")
+        own: Callable[..., None] = cls.__dict__["__init__"]
         if own is __init__:  # the compiled method replaces this one on the class
             own = _compiled_init(cls, flds, frozen)
             own.__qualname__ = f"{cls.__qualname__}.__init__"
