@@ -15,9 +15,10 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Literal
 
+from agentcli.core.record import record
 from agentcli.core.types import ToolCall, ToolResult
 
 Verdict = Literal["run", "deny", "stuck"]
@@ -36,7 +37,7 @@ def _digest(text: str) -> bytes:
     return hashlib.blake2b(text.encode("utf-8", "replace"), digest_size=12).digest()
 
 
-@dataclass
+@record(slots=False)
 class RepeatGuard:
     """Counts per signature, so each call costs the same however long the session has run
     (scanning every past call per call made a long session quadratic)."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import secrets
 import time
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +19,7 @@ from agentcli.agent.checkpoints import FileChange, Ledger
 from agentcli.agent.serialize import message_from_dict, message_to_dict, result_from_dict, result_to_dict
 from agentcli.core import jsonsafe
 from agentcli.core.errors import ErrorCode, ToolError
+from agentcli.core.record import record
 from agentcli.core.redaction import redact
 from agentcli.core.types import Message, Role, ToolResult
 
@@ -54,7 +55,7 @@ class Transcript:
             self._fd = -1
 
 
-@dataclass
+@record(slots=False)
 class SavedSession:
     id: str
     path: Path

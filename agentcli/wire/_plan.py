@@ -4,11 +4,13 @@ use, so a parse, which needs neither, does not build them)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
+from agentcli.core.record import record
 
-@dataclass(slots=True, frozen=True)
+
+@record(frozen=True)
 class WirePlan:
     """How one request is written and its answer read, decided by the Negotiator.
 
@@ -35,7 +37,7 @@ class WirePlan:
     notes: tuple[str, ...] = ()  # why each choice was made (shown by `agent doctor`)
 
 
-@dataclass(slots=True)
+@record
 class RequestSettings:
     """Per-request knobs that are not history or tools."""
 

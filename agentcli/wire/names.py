@@ -9,8 +9,10 @@ provider may break another, so both are mapped here, deterministically, per requ
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING
+
+from agentcli.core.record import record
 
 if TYPE_CHECKING:
     from agentcli.core.types import Tool
@@ -72,7 +74,7 @@ def safe_id(call_id: str | None) -> str:
     return f"{cleaned}_{_digest(call_id)}"
 
 
-@dataclass(slots=True)
+@record
 class NameMap:
     """Internal tool name <-> wire name for one request; collisions get a hash suffix."""
 

@@ -6,9 +6,10 @@ first use: a parse needs only the candidate side, and each dataclass costs some 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
+from agentcli.core.record import record
 from agentcli.core.types import Tool
 
 if TYPE_CHECKING:
@@ -28,7 +29,7 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-@dataclass(slots=True)
+@record
 class Candidate:
     """A call as a dialect found it, before names are resolved and arguments decoded.
 
@@ -56,7 +57,7 @@ class Candidate:
     cut_off: bool = False
 
 
-@dataclass(slots=True)
+@record
 class ParseContext:
     """What a parse may know: the tools offered (for name resolution and coercion)
     and the dialects to try first."""
@@ -80,7 +81,7 @@ class ParseContext:
                    repair if coerce is None else coerce, prompted)
 
 
-@dataclass(slots=True)
+@record
 class NativeParse:
     """What an API's own fields said, before text dialects and repair run."""
 
