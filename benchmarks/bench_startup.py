@@ -199,6 +199,8 @@ def main() -> int:
         if measured_first:
             print("'to first output': CPU the agent process used until its first byte on stdout or stderr "
                   "(/proc schedstat), against its floor's whole run")
+        print("the agent pauses the cyclic collector while its start-up loads and then freezes what it loaded "
+              "(core.heap); a floor is a plain import, collector and all")
         print(f"{'command':<38}{'cpu ms':>8}{'wall ms':>9}{'ratio':>7}{'instr':>8}{'i-ratio':>8}{'target':>8}{'':>6}"
               "  floor; heavy modules imported")
         missed = []
