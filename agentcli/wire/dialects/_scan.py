@@ -9,7 +9,6 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Iterator
-from itertools import islice
 from typing import Any
 
 from agentcli.core import jsonsafe
@@ -87,9 +86,69 @@ class AstBudget:
 
     def take(self, src: str) -> bool:
         """Spend `src`'s tokens (counted no further than what is left); False once over budget."""
-        count = sum(1 for _ in islice(_PY_TOKEN.finditer(src), self.left + 1))
+        count = py_tokens(src, self.left + 1)
         self.left -= count
         return self.left >= 0
+
+
+_ESCAPES_WALKED = 16  # escapes in one string stepped over by memchr before the pattern reads the rest
+
+
+def py_tokens(src: str, most: int) -> int:
+    """The matches of _PY_TOKEN in `src`, counted no further than `most`: the count of its scan.
+    A string literal is one token however long, and the pattern reads its contents a character at
+    a time (as long as ast.parse of them, on a 100 KB argument): here a string's end is found by
+    memchr (its quote, a backslash escaping the next character, a line break before which it ends),
+    and only the text between strings, which holds no quote, gets the pattern's scan."""
+    n, count, pos = len(src), 0, 0
+    # The next double quote, single quote, backslash and line break at or after where the count
+    # stands (it only goes forward): each found again only once passed.
+    nd = ns = nb = nn = -2
+    while count < most:
+        if -1 < nd < pos or nd == -2:
+            nd = src.find('"', pos)
+        if -1 < ns < pos or ns == -2:
+            ns = src.find("'", pos)
+        q = nd if ns < 0 or 0 <= nd < ns else ns
+        stop = n if q < 0 else q
+        if stop > pos:  # words and punctuation: no string opens before `stop`
+            for _ in _PY_TOKEN.finditer(src, pos, stop):
+                count += 1
+                if count == most:
+                    return count
+        if q < 0:
+            return count
+        count += 1  # the string that opens at q
+        c, j, escapes = src[q], q + 1, 0
+        while True:
+            if c == '"':
+                if -1 < nd < j:
+                    nd = src.find('"', j)
+                e = nd
+            else:
+                if -1 < ns < j:
+                    ns = src.find("'", j)
+                e = ns
+            if -1 < nn < j or nn == -2:
+                nn = src.find("\n", j)
+            if 0 <= nn and (e < 0 or nn < e):
+                e = nn
+            if -1 < nb < j or nb == -2:
+                nb = src.find("\\", j)
+            if 0 <= nb and (e < 0 or nb < e):  # an escape first: the backslash and the character after it
+                escapes += 1
+                if escapes > _ESCAPES_WALKED:  # many: the pattern reads the string, from its start
+                    m = _PY_TOKEN.match(src, q)
+                    pos = m.end() if m is not None else n
+                    break
+                j = nb + 2
+                continue
+            if e < 0:
+                pos = n  # it runs to the end
+            else:
+                pos = e + 1 if src[e] == c else e  # its closing quote, or the line break it stops before
+            break
+    return count
 
 
 class _Invalid:
