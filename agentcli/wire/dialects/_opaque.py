@@ -114,9 +114,26 @@ def mask(text: str, markup: re.Pattern[str] | None = None) -> Masked:
         return Masked(text, [])
     rx = markup or markup_pattern()
     # a short reply: past the cheap checks, the token walk costs more than the full pass
-    if len(text) >= _WALK_FROM and not _any_quoted(text, rx, bracketed=True):
+    if len(text) >= _WALK_FROM and _tokens_outside_strings(text, rx):
         return Masked(text, [])
     return _mask_strings(text, rx)
+
+
+def _tokens_outside_strings(text: str, rx: re.Pattern[str]) -> bool:
+    """mask's check of a long reply: no markup token (up to _LONG_HITS_CHECKED of them, by memchr)
+    stands in a string it hides, the strings of the tokens' lines read (_clear_of_strings), or past
+    that walk's steps counted (_any_quoted, where the parity reads them right)."""
+    if holds(text, "<parameter"):
+        return next(_hits(text, rx), None) is None
+    if '"' not in text and "'" not in text:
+        return True
+    most = _LONG_HITS_CHECKED if len(text) >= SHORT else _HITS_CHECKED
+    hits = [m.start() for m in islice(_hits(text, rx), most + 1)]
+    if len(hits) > most:
+        return False  # many tokens: the one linear scan of the strings decides
+    if _clear_of_strings(text, hits, most):
+        return True
+    return not _parity_unsure(text) and not _any_quoted(text, rx, bracketed=True)
 
 
 def _parity_unsure(text: str) -> bool:
@@ -129,17 +146,18 @@ def _parity_unsure(text: str) -> bool:
 def _plainly_outside_strings(text: str) -> bool:
     """No markup token can stand in a string or a parameter's value, found from a few places by
     memchr: no parameter tag, and no quote, or each place clear of strings (_brackets_outside_strings)."""
-    places = _bracket_places(text)  # a parameter tag opens at one of them
+    places = _bracket_places(text, _PLACES_WALKED)  # a parameter tag opens at one of them
     if holds(text, "<parameter") if places is None else any(text.startswith("<parameter", i) for i in places):
         return False
     if '"' not in text and "'" not in text:
         return True
     if places is None:
         return False
-    if _parity_unsure(text):
-        return _clear_of_strings(text, places)
-    # the quote parity first (counts in C); past it (an odd count), the strings read
-    return _brackets_outside_strings(text, places) or _clear_of_strings(text, places)
+    # the strings of the places' lines read (a few steps per place); past the walk's steps (a line
+    # of many strings), the quote parity (counts in C) where it reads them right
+    if _clear_of_strings(text, places, _PLACES_WALKED):
+        return True
+    return len(places) <= _PLACES_CHECKED and not _parity_unsure(text) and _brackets_outside_strings(text, places)
 
 
 def _mask_strings(text: str, rx: re.Pattern[str]) -> Masked:
@@ -185,8 +203,8 @@ def _any_quoted(text: str, rx: re.Pattern[str], bracketed: bool = False) -> bool
     if '"' not in text and "'" not in text:
         return False
     most = _LONG_HITS_CHECKED if bracketed and len(text) >= SHORT else _HITS_CHECKED
-    if bracketed and _parity_unsure(text):  # the strings of the tokens' lines read, as the full pass reads them
-        return not _clear_of_strings(text, [h.start() for h in islice(_hits(text, rx), most + 1)], most)
+    if bracketed and _parity_unsure(text):
+        return True  # the parity may misread the strings (see _parity_unsure): the full pass decides
     line = upto = -1
     dq = sq = 0  # quotes (double; single) on the current line up to `upto`
     opened: tuple[int, int] | None = None  # where the first bracket and the first parenthesis stand
@@ -207,8 +225,8 @@ def _any_quoted(text: str, rx: re.Pattern[str], bracketed: bool = False) -> bool
             dq += count_char(text, '"', upto, at)
         sq += count_char(text, "'", upto, at)
         upto = at
-        if bracketed and dq and sq:  # one kind of quote may stand in the other's string: the strings read
-            return not _clear_of_strings(text, [h.start() for h in islice(_hits(text, rx), most + 1)], most)
+        if bracketed and dq and sq:
+            return True  # one kind of quote may stand in the other's string: the full pass decides
         # an odd number of quotes before it on its line: it may stand in a string, if that string
         # stands within brackets (a double-quoted one) or parentheses (a single-quoted one): an
         # apostrophe in prose before a reasoning's close tag, no bracket before it, hides nothing
@@ -231,15 +249,20 @@ def _first(text: str, chars: str) -> int:
 _PLACES_CHECKED = 8  # bracket places looked at (each back to its line's start) before the tokens decide
 
 
-def _bracket_places(text: str) -> list[int] | None:
+# Bracket places whose lines' strings _plainly_outside_strings reads (a few steps each) before the
+# full pass decides: the walk over 20 places costs a quarter of the token walk's parity counts.
+_PLACES_WALKED = 32
+
+
+def _bracket_places(text: str, most: int = _PLACES_CHECKED) -> list[int] | None:
     """Where the characters a markup token opens with (_FIRSTS) stand, in order; None past
-    _PLACES_CHECKED of them (a memchr each: a count of each would walk every character)."""
+    `most` of them (a memchr each: a count of each would walk every character)."""
     places: list[int] = []
     for ch in _FIRSTS:
         i = text.find(ch)
         while i >= 0:
             places.append(i)
-            if len(places) > _PLACES_CHECKED:
+            if len(places) > most:
                 return None
             i = text.find(ch, i + 1)
     places.sort()
@@ -293,8 +316,8 @@ def _clear_of_strings(text: str, positions: list[int], most: int = _PLACES_CHECK
     the strings of each position's line read as _TOKENS reads them, found by memchr (a quote opens
     one outside a string, a backslash escapes the next character inside one, a line break or a
     backslash before one ends it; `<|"|>` outside a string is no quote), up to the position. A
-    line starts outside any string (no token but the line break holds one), so each line is read
-    from its start, once. A string standing over a position is one mask hides when it is closed
+    line starts outside any string (no token but the line break holds one), so only the strings
+    of the positions' lines are read, each once. A string standing over a position is one mask hides when it is closed
     (its token ends with its quote) and a bracket (for a single-quoted one, a parenthesis) opened
     before it, as far as a look at the first one tells; then, past `most` positions or
     _WALK_STEPS strings and escapes, False: the full pass decides."""
@@ -303,30 +326,28 @@ def _clear_of_strings(text: str, positions: list[int], most: int = _PLACES_CHECK
     n = len(text)
     # The next double quote, single quote, backslash and line break at or after where the walk
     # stands (it only goes forward): each found again only once passed.
-    nd = ns = nb = eol = -2
+    nb = eol = -2
     opened: tuple[int, int] | None = None
-    steps = prev = pos = 0
+    steps = pos = 0  # the walk stands outside any string at `pos`
     string: tuple[int, int, bool] | None = None  # the last string read: (start, end, closed)
+    nd, ns = text.find('"'), text.find("'")
     for i in positions:
-        nl = text.rfind("\n", prev, i)
-        if nl >= 0:  # a new line: read from its start
-            pos, string = nl + 1, None
-        prev = i
         while True:
             if string is not None:
                 if i < string[1]:
-                    break  # the position stands in it
+                    break  # the position stands in it (a string ends on its line: no line to check)
                 pos, string = string[1], None
             if -1 < nd < pos:
                 nd = text.find('"', pos)
             if -1 < ns < pos:
                 ns = text.find("'", pos)
-            if nd == -2:
-                nd, ns = text.find('"'), text.find("'")
             q = nd if ns < 0 or 0 <= nd < ns else ns
             if q < 0 or q >= i:
-                pos = i
-                break
+                break  # no quote before the position: it stands outside strings
+            nl = text.rfind("\n", q, i)
+            if nl >= 0:
+                pos = nl + 1  # the strings of earlier lines end there: read from the position's line
+                continue
             if q == nd and q - 2 >= pos and text.startswith('<|"|>', q - 2):
                 pos = q + 3  # Gemma 4's string delimiter: markup, no quote
                 continue

@@ -73,3 +73,20 @@ def test_a_line_dense_in_strings_is_left_to_the_full_pass() -> None:
     text = "{" + ", ".join(f'"k{i}": "v \\"{i}\\""' for i in range(40)) + "}<｜tool▁call▁end｜>"
     assert not _opaque._clear_of_strings(text, [text.index("<")])
     assert not _opaque.mask(text).changed
+
+
+@pytest.mark.parametrize("filler", [0, 800])
+def test_a_reply_dense_in_tokens_with_attribute_strings_needs_no_pattern(filler: int) -> None:
+    """More bracket places than the quote parity looks at (twenty tokens), strings in the tokens'
+    attributes: the strings read answer without the markup pattern (compiled nowhere) or the full pass."""
+    reply = ('<|open|>response<|sep|>Let me run it.<|close|>response<|sep|><|open|>tools<|sep|>'
+             '<|open|>call tool="python" index="1"<|sep|><|open|>argument key="code" type="string"<|sep|>print(1) '
+             + "lorem ipsum " * filler + '<|close|>argument<|sep|><|open|>argument key="opts" type="object"<|sep|>'
+             '{"a": 1}<|close|>argument<|sep|><|close|>call<|sep|><|close|>tools<|sep|>')
+    assert reply.count("<") > _opaque._PLACES_CHECKED
+    _opaque.markup_pattern.cache_clear()
+    try:
+        assert not _opaque.mask(reply).changed
+        assert _opaque.markup_pattern.cache_info().currsize == 0
+    finally:
+        _opaque.markup_pattern.cache_clear()
