@@ -18,7 +18,7 @@ import json
 
 from agentcli.wire.dialects._base import MAX_CALLS, Dialect
 from agentcli.wire.dialects._scan import ParseResult, attr_value, total
-from agentcli.wire.dialects._seen import locate
+from agentcli.wire.dialects._seen import find_far
 from agentcli.wire.types import Candidate
 
 SEP = "<|sep|>"
@@ -33,18 +33,6 @@ _WRAPPERS = (RESPONSE_OPEN, RESPONSE_CLOSE, MESSAGE_CLOSE, TOOLS_CLOSE)
 _ALL = (*_WRAPPERS, TOOLS_OPEN, CALL_OPEN, CALL_CLOSE, ARG_OPEN, ARG_CLOSE, "<|open|>think<|sep|>", "<|close|>think<|sep|>")
 
 
-# From this length CPython searches for a token of 6 characters or more with its two-way algorithm,
-# one step a character (a 100 KB argument crossed at some 40 us a search); below it, its skip search
-# jumps over text holding none of the token's characters, faster than looking where `|` stands
-# (a channel's tokens are dense in it).
-_TWO_WAY = 30_000
-
-
-def _find(text: str, token: str, start: int, end: int | None = None) -> int:
-    """text.find(token, start, end), on a long text where the token's rare character stands."""
-    return locate(text, token, start, end) if len(text) >= _TWO_WAY else text.find(token, start, end)
-
-
 class _KimiK3(Dialect):
     name = "kimi_k3"
     markers = (TOOLS_OPEN, CALL_OPEN, RESPONSE_OPEN, RESPONSE_CLOSE, MESSAGE_CLOSE, "<|open|>", "<|close|>")
@@ -57,11 +45,11 @@ class _KimiK3(Dialect):
         kept: list[str] = []
         pos = 0
         while len(cands) <= MAX_CALLS:
-            start = _find(text, TOOLS_OPEN, pos)
+            start = find_far(text, TOOLS_OPEN, pos)
             if start == -1:
                 break
-            nxt = _find(text, TOOLS_OPEN, start + len(TOOLS_OPEN))
-            end = _find(text, TOOLS_CLOSE, start, None if nxt == -1 else nxt)
+            nxt = find_far(text, TOOLS_OPEN, start + len(TOOLS_OPEN))
+            end = find_far(text, TOOLS_CLOSE, start, None if nxt == -1 else nxt)
             stop = (len(text) if nxt == -1 else nxt) if end == -1 else end
             found = self._calls(text, start + len(TOOLS_OPEN), stop)
             cands.extend(found)
@@ -77,11 +65,11 @@ class _KimiK3(Dialect):
         """The calls of one tools channel, in order; a call cut off at the end is an error."""
         out: list[Candidate] = []
         while len(out) <= MAX_CALLS:
-            start = _find(text, CALL_OPEN, pos, stop)
+            start = find_far(text, CALL_OPEN, pos, stop)
             if start == -1:
                 return out
-            head_end = _find(text, SEP, start, stop)
-            close = _find(text, CALL_CLOSE, start, stop)
+            head_end = find_far(text, SEP, start, stop)
+            close = find_far(text, CALL_CLOSE, start, stop)
             if head_end == -1 or close == -1 or close < head_end:
                 name = _attr(text[start:head_end] if head_end != -1 else "", "tool")
                 out.append(Candidate(name=name, arguments=None, raw=text[start:stop], dialect=self.name,
@@ -110,11 +98,11 @@ def _arguments(text: str, pos: int, stop: int) -> dict[str, object] | None:
     """`key -> value` of the arguments in text[pos:stop]; None when one is never closed."""
     args: dict[str, object] = {}
     while True:
-        start = _find(text, ARG_OPEN, pos, stop)
+        start = find_far(text, ARG_OPEN, pos, stop)
         if start == -1:
             return args
-        head_end = _find(text, SEP, start, stop)
-        close = _find(text, ARG_CLOSE, head_end, stop) if head_end != -1 else -1
+        head_end = find_far(text, SEP, start, stop)
+        close = find_far(text, ARG_CLOSE, head_end, stop) if head_end != -1 else -1
         if close == -1:
             return None
         head = text[start:head_end]
