@@ -12,6 +12,10 @@ most one scan per needle).
 from __future__ import annotations
 
 import functools
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 # How common a character is in a reply, lowest first: anything outside ASCII (the full-width bars
 # and arrows of special tokens), then the brackets and bars of markup, then other punctuation,
@@ -117,6 +121,14 @@ def find_far(text: str, needle: str, start: int = 0, end: int | None = None) -> 
     if len(text) >= TWO_WAY:
         return locate(text, needle, start, end)
     return text.find(needle, start, len(text) if end is None else end)
+
+
+def finder(text: str) -> Callable[..., int]:
+    """`text.find` for a parse's many token searches: the plain method on a text shorter than
+    TWO_WAY (no Python call between), else find_far's search bound to the text."""
+    if len(text) < TWO_WAY:
+        return text.find
+    return functools.partial(locate, text)
 
 
 _HEAD = 64  # characters of a long needle looked for first
