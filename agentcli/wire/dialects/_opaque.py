@@ -121,8 +121,8 @@ def mask(text: str, markup: re.Pattern[str] | None = None) -> Masked:
 
 def _tokens_outside_strings(text: str, rx: re.Pattern[str]) -> bool:
     """mask's check of a long reply: no markup token (up to _LONG_HITS_CHECKED of them, by memchr)
-    stands in a string it hides, the strings of the tokens' lines read (_clear_of_strings), or past
-    that walk's steps counted (_any_quoted, where the parity reads them right)."""
+    stands in a string it hides: counted (_any_quoted, where the parity reads them right) for a few
+    tokens, else the strings of the tokens' lines read (_clear_of_strings)."""
     if holds(text, "<parameter"):
         return next(_hits(text, rx), None) is None
     if '"' not in text and "'" not in text:
@@ -131,16 +131,21 @@ def _tokens_outside_strings(text: str, rx: re.Pattern[str]) -> bool:
     hits = [m.start() for m in islice(_hits(text, rx), most + 1)]
     if len(hits) > most:
         return False  # many tokens: the one linear scan of the strings decides
-    if _clear_of_strings(text, hits, most):
-        return True
-    return not _parity_unsure(text) and not _any_quoted(text, rx, bracketed=True)
+    if len(hits) <= _PLACES_CHECKED and not _parity_unsure(text) and not _any_quoted(text, rx, bracketed=True):
+        return True  # a few tokens: the parity first, as for the bracket places
+    return _clear_of_strings(text, hits, most)
 
 
 def _parity_unsure(text: str) -> bool:
-    """Whether counting quotes may misread the strings: an escaped quote (`\\"` is no quote inside
-    a string, and outside one a backslash escapes nothing) or Gemma 4's `<|"|>` (no quote outside
-    a string, and a string's end inside one). Where the rare backslash or bar stands, by memchr."""
-    return holds(text, '\\"') or holds(text, "\\'") or holds(text, '<|"|>')
+    """Whether counting quotes may misread the strings: both kinds of quote (`'"'` is one string),
+    an escaped quote (`\\"` is no quote inside a string, and outside one a backslash escapes
+    nothing) or Gemma 4's `<|"|>` (no quote outside a string, and a string's end inside one). A
+    memchr for each rare character first."""
+    if "'" in text and '"' in text:
+        return True
+    if "\\" in text and (holds(text, '\\"') or holds(text, "\\'")):
+        return True
+    return "|" in text and holds(text, '<|"|>')
 
 
 def _plainly_outside_strings(text: str) -> bool:
@@ -153,11 +158,12 @@ def _plainly_outside_strings(text: str) -> bool:
         return True
     if places is None:
         return False
-    # the strings of the places' lines read (a few steps per place); past the walk's steps (a line
-    # of many strings), the quote parity (counts in C) where it reads them right
-    if _clear_of_strings(text, places, _PLACES_WALKED):
+    # A few places: the quote parity first (counts in C, where it reads the strings right); else, or
+    # past it, the strings of the places' lines read (a few steps a string, nothing at a place with
+    # no quote before it on its line).
+    if len(places) <= _PLACES_CHECKED and not _parity_unsure(text) and _brackets_outside_strings(text, places):
         return True
-    return len(places) <= _PLACES_CHECKED and not _parity_unsure(text) and _brackets_outside_strings(text, places)
+    return _clear_of_strings(text, places, _PLACES_WALKED)
 
 
 def _mask_strings(text: str, rx: re.Pattern[str]) -> Masked:
@@ -291,12 +297,13 @@ def _brackets_outside_strings(text: str, places: list[int] | None = None) -> boo
         nl = text.rfind("\n", prev, i)
         if nl >= 0:  # a new line: its quotes counted from its start
             prev, dq, sq = nl + 1, 0, 0
-        dq += count_char(text, '"', prev, i)  # a memchr a quote while they are few
+        # a short stretch counted at once; a long one by memchr a quote while they are few
+        dq += text.count('"', prev, i) if i - prev < SHORT else count_char(text, '"', prev, i)
         if text.find("\\", prev, i) >= 0 and (text.find('\\"', prev, i) >= 0 or text.find("\\'", prev, i) >= 0):
             # An escaped quote: whether it stands in a string (escaped) or before one (a backslash
             # outside a string escapes nothing, so its quote opens a string) takes the token walk.
             return False
-        sq += count_char(text, "'", prev, i)
+        sq += text.count("'", prev, i) if i - prev < SHORT else count_char(text, "'", prev, i)
         prev = i
         if (dq and sq) or text.startswith('<|"|>', i):
             return False  # one kind of quote may stand in the other's string; a quote that is markup
