@@ -18,6 +18,7 @@ import dataclasses
 import functools
 import re
 from collections.abc import Iterator
+from itertools import islice
 from typing import Any
 
 from agentcli.core.lazy import lazy_pattern
@@ -26,7 +27,10 @@ from agentcli.wire.dialects._seen import SHORT, count_char, holds
 from agentcli.wire.types import Candidate
 
 # Placeholder: OPEN, the token's index written in base-64 digits of one private-use block, CLOSE.
-_OPEN, _CLOSE = "\ue000", "\ue001"
+# OPEN's low byte is not zero: `_OPEN in text` (asked of every reply) is then a memchr in a text of
+# wide characters, where a character ending in a zero byte is looked for one character at a time
+# (some 100 us over 100 KB of text holding a full-width bar).
+_OPEN, _CLOSE = "\ue0fe", "\ue0ff"
 _DIGIT0 = 0xE100
 _BASE = 64
 _PLACEHOLDER = lazy_pattern(_OPEN + "([\ue100-\ue13f]+)" + _CLOSE)
@@ -110,18 +114,56 @@ def mask(text: str, markup: re.Pattern[str] | None = None) -> Masked:
         return Masked(text, [])
     rx = markup or markup_pattern()
     # a short reply: past the cheap checks, the token walk costs more than the full pass
-    if len(text) >= _WALK_FROM and not _any_quoted(text, rx, bracketed=True):
+    if len(text) >= _WALK_FROM and _tokens_outside_strings(text, rx):
         return Masked(text, [])
     return _mask_strings(text, rx)
+
+
+def _tokens_outside_strings(text: str, rx: re.Pattern[str]) -> bool:
+    """mask's check of a long reply: no markup token (up to _LONG_HITS_CHECKED of them, by memchr)
+    stands in a string it hides: counted (_any_quoted, where the parity reads them right) for a few
+    tokens, else the strings of the tokens' lines read (_clear_of_strings)."""
+    if holds(text, "<parameter"):
+        return next(_hits(text, rx), None) is None
+    if '"' not in text and "'" not in text:
+        return True
+    most = _LONG_HITS_CHECKED if len(text) >= SHORT else _HITS_CHECKED
+    hits = [m.start() for m in islice(_hits(text, rx), most + 1)]
+    if len(hits) > most:
+        return False  # many tokens: the one linear scan of the strings decides
+    if len(hits) <= _PLACES_CHECKED and not _parity_unsure(text) and not _any_quoted(text, rx, bracketed=True):
+        return True  # a few tokens: the parity first, as for the bracket places
+    return _clear_of_strings(text, hits, most)
+
+
+def _parity_unsure(text: str) -> bool:
+    """Whether counting quotes may misread the strings: both kinds of quote (`'"'` is one string),
+    an escaped quote (`\\"` is no quote inside a string, and outside one a backslash escapes
+    nothing) or Gemma 4's `<|"|>` (no quote outside a string, and a string's end inside one). A
+    memchr for each rare character first."""
+    if "'" in text and '"' in text:
+        return True
+    if "\\" in text and (holds(text, '\\"') or holds(text, "\\'")):
+        return True
+    return "|" in text and holds(text, '<|"|>')
 
 
 def _plainly_outside_strings(text: str) -> bool:
     """No markup token can stand in a string or a parameter's value, found from a few places by
     memchr: no parameter tag, and no quote, or each place clear of strings (_brackets_outside_strings)."""
-    places = _bracket_places(text)  # a parameter tag opens at one of them
+    places = _bracket_places(text, _PLACES_WALKED)  # a parameter tag opens at one of them
     if holds(text, "<parameter") if places is None else any(text.startswith("<parameter", i) for i in places):
         return False
-    return ('"' not in text and "'" not in text) or (places is not None and _brackets_outside_strings(text, places))
+    if '"' not in text and "'" not in text:
+        return True
+    if places is None:
+        return False
+    # A few places: the quote parity first (counts in C, where it reads the strings right); else, or
+    # past it, the strings of the places' lines read (a few steps a string, nothing at a place with
+    # no quote before it on its line).
+    if len(places) <= _PLACES_CHECKED and not _parity_unsure(text) and _brackets_outside_strings(text, places):
+        return True
+    return _clear_of_strings(text, places, _PLACES_WALKED)
 
 
 def _mask_strings(text: str, rx: re.Pattern[str]) -> Masked:
@@ -166,10 +208,12 @@ def _any_quoted(text: str, rx: re.Pattern[str], bracketed: bool = False) -> bool
         return next(_hits(text, rx), None) is not None
     if '"' not in text and "'" not in text:
         return False
+    most = _LONG_HITS_CHECKED if bracketed and len(text) >= SHORT else _HITS_CHECKED
+    if bracketed and _parity_unsure(text):
+        return True  # the parity may misread the strings (see _parity_unsure): the full pass decides
     line = upto = -1
     dq = sq = 0  # quotes (double; single) on the current line up to `upto`
     opened: tuple[int, int] | None = None  # where the first bracket and the first parenthesis stand
-    most = _LONG_HITS_CHECKED if bracketed and len(text) >= SHORT else _HITS_CHECKED
     for k, m in enumerate(_hits(text, rx)):
         if k == most:
             return True  # many tokens: the one linear scan of the strings decides
@@ -187,6 +231,8 @@ def _any_quoted(text: str, rx: re.Pattern[str], bracketed: bool = False) -> bool
             dq += count_char(text, '"', upto, at)
         sq += count_char(text, "'", upto, at)
         upto = at
+        if bracketed and dq and sq:
+            return True  # one kind of quote may stand in the other's string: the full pass decides
         # an odd number of quotes before it on its line: it may stand in a string, if that string
         # stands within brackets (a double-quoted one) or parentheses (a single-quoted one): an
         # apostrophe in prose before a reasoning's close tag, no bracket before it, hides nothing
@@ -209,15 +255,20 @@ def _first(text: str, chars: str) -> int:
 _PLACES_CHECKED = 8  # bracket places looked at (each back to its line's start) before the tokens decide
 
 
-def _bracket_places(text: str) -> list[int] | None:
+# Bracket places whose lines' strings _plainly_outside_strings reads (a few steps each) before the
+# full pass decides: the walk over 20 places costs a quarter of the token walk's parity counts.
+_PLACES_WALKED = 32
+
+
+def _bracket_places(text: str, most: int = _PLACES_CHECKED) -> list[int] | None:
     """Where the characters a markup token opens with (_FIRSTS) stand, in order; None past
-    _PLACES_CHECKED of them (a memchr each: a count of each would walk every character)."""
+    `most` of them (a memchr each: a count of each would walk every character)."""
     places: list[int] = []
     for ch in _FIRSTS:
         i = text.find(ch)
         while i >= 0:
             places.append(i)
-            if len(places) > _PLACES_CHECKED:
+            if len(places) > most:
                 return None
             i = text.find(ch, i + 1)
     places.sort()
@@ -232,8 +283,10 @@ def _brackets_outside_strings(text: str, places: list[int] | None = None) -> boo
     (then False, and the full pass decides). The places (`places`: _bracket_places, when the
     caller has them) are walked in order, each line's quotes counted once up to the last place: a
     place is never a quote or a backslash, so the counts of the pieces between places add up to
-    the line's. A backslash before a quote leaves it to the full pass: `\\"` escapes inside a
-    string, and outside one it is a backslash and a quote that opens a string."""
+    the line's. The count is the strings' reading only where each quote opens or closes one, so
+    these leave it to the strings read (or the full pass): a backslash before a quote (`\\"`
+    escapes inside a string, and outside one it is a backslash and a quote that opens a string),
+    both kinds of quote on the line (`'"'` is one string), and Gemma 4's `<|"|>` (no quote)."""
     if places is None:
         places = _bracket_places(text)
         if places is None:
@@ -244,19 +297,102 @@ def _brackets_outside_strings(text: str, places: list[int] | None = None) -> boo
         nl = text.rfind("\n", prev, i)
         if nl >= 0:  # a new line: its quotes counted from its start
             prev, dq, sq = nl + 1, 0, 0
-        dq += text.count('"', prev, i)
-        if text.find("\\", prev, i) >= 0 and text.find('\\"', prev, i) >= 0:
+        # a short stretch counted at once; a long one by memchr a quote while they are few
+        dq += text.count('"', prev, i) if i - prev < SHORT else count_char(text, '"', prev, i)
+        if text.find("\\", prev, i) >= 0 and (text.find('\\"', prev, i) >= 0 or text.find("\\'", prev, i) >= 0):
             # An escaped quote: whether it stands in a string (escaped) or before one (a backslash
             # outside a string escapes nothing, so its quote opens a string) takes the token walk.
             return False
-        if text.find("'", prev, i) >= 0:  # a memchr: a count walks every character
-            sq += text.count("'", prev, i)
+        sq += text.count("'", prev, i) if i - prev < SHORT else count_char(text, "'", prev, i)
         prev = i
+        if (dq and sq) or text.startswith('<|"|>', i):
+            return False  # one kind of quote may stand in the other's string; a quote that is markup
         if dq % 2 or sq % 2:
             if opened is None:
                 opened = (_first(text, "{[("), _first(text, "("))
             if (dq % 2 and 0 <= opened[0] < i) or (sq % 2 and 0 <= opened[1] < i):
                 return False
+    return True
+
+
+_WALK_STEPS = 64  # strings and escapes read one by one by _clear_of_strings before the full pass decides
+
+
+def _clear_of_strings(text: str, positions: list[int], most: int = _PLACES_CHECKED) -> bool:
+    """No position (ascending; each where a markup token may open) stands in a string mask hides:
+    the strings of each position's line read as _TOKENS reads them, found by memchr (a quote opens
+    one outside a string, a backslash escapes the next character inside one, a line break or a
+    backslash before one ends it; `<|"|>` outside a string is no quote), up to the position. A
+    line starts outside any string (no token but the line break holds one), so only the strings
+    of the positions' lines are read, each once. A string standing over a position is one mask hides when it is closed
+    (its token ends with its quote) and a bracket (for a single-quoted one, a parenthesis) opened
+    before it, as far as a look at the first one tells; then, past `most` positions or
+    _WALK_STEPS strings and escapes, False: the full pass decides."""
+    if len(positions) > most:
+        return False
+    n = len(text)
+    # The next double quote, single quote, backslash and line break at or after where the walk
+    # stands (it only goes forward): each found again only once passed.
+    nb = eol = -2
+    opened: tuple[int, int] | None = None
+    steps = pos = 0  # the walk stands outside any string at `pos`
+    string: tuple[int, int, bool] | None = None  # the last string read: (start, end, closed)
+    nd, ns = text.find('"'), text.find("'")
+    for i in positions:
+        while True:
+            if string is not None:
+                if i < string[1]:
+                    break  # the position stands in it (a string ends on its line: no line to check)
+                pos, string = string[1], None
+            if -1 < nd < pos:
+                nd = text.find('"', pos)
+            if -1 < ns < pos:
+                ns = text.find("'", pos)
+            q = nd if ns < 0 or 0 <= nd < ns else ns
+            if q < 0 or q >= i:
+                break  # no quote before the position: it stands outside strings
+            nl = text.rfind("\n", q, i)
+            if nl >= 0:
+                pos = nl + 1  # the strings of earlier lines end there: read from the position's line
+                continue
+            if q == nd and q - 2 >= pos and text.startswith('<|"|>', q - 2):
+                pos = q + 3  # Gemma 4's string delimiter: markup, no quote
+                continue
+            if -1 < eol <= q or eol == -2:
+                eol = text.find("\n", q)
+            stop = n if eol < 0 else eol
+            c, j = text[q], q + 1
+            while True:  # to the string's end: its quote, a line break, or a backslash before one
+                steps += 1
+                if steps > _WALK_STEPS:
+                    return False
+                if c == '"':
+                    if -1 < nd < j:
+                        nd = text.find('"', j)
+                    e = nd
+                else:
+                    if -1 < ns < j:
+                        ns = text.find("'", j)
+                    e = ns
+                if e < 0 or e > stop:
+                    e = stop
+                if -1 < nb < j or nb == -2:
+                    nb = text.find("\\", j)
+                if 0 <= nb < e:  # an escape first
+                    if nb + 1 < n and text[nb + 1] != "\n":
+                        j = nb + 2  # the character after the backslash is the string's
+                        continue
+                    e = nb  # a backslash before a line break or the end: the string ends before it
+                end = e + 1 if e < n and text[e] == c else e
+                string = (q, end, end - q > 1 and text[end - 1] == c)
+                break
+        if string is None or not string[2]:
+            continue  # outside any string, or in one never closed: nothing hidden there
+        q = string[0]
+        if opened is None:
+            opened = (_first(text, "{[("), _first(text, "("))
+        if 0 <= opened[0 if text[q] == '"' else 1] < q:
+            return False  # a closed string within brackets, maybe: the full pass decides
     return True
 
 

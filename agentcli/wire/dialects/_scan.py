@@ -9,13 +9,12 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Iterator
-from itertools import islice
 from typing import Any
 
 from agentcli.core import jsonsafe
 from agentcli.core.lazy import lazy_pattern
 from agentcli.wire.dialects._callscan import decode_at
-from agentcli.wire.dialects._seen import locate
+from agentcli.wire.dialects._seen import find_far, locate
 from agentcli.wire.types import Candidate
 
 _WS = " \t\r\n"
@@ -87,9 +86,69 @@ class AstBudget:
 
     def take(self, src: str) -> bool:
         """Spend `src`'s tokens (counted no further than what is left); False once over budget."""
-        count = sum(1 for _ in islice(_PY_TOKEN.finditer(src), self.left + 1))
+        count = py_tokens(src, self.left + 1)
         self.left -= count
         return self.left >= 0
+
+
+_ESCAPES_WALKED = 16  # escapes in one string stepped over by memchr before the pattern reads the rest
+
+
+def py_tokens(src: str, most: int) -> int:
+    """The matches of _PY_TOKEN in `src`, counted no further than `most`: the count of its scan.
+    A string literal is one token however long, and the pattern reads its contents a character at
+    a time (as long as ast.parse of them, on a 100 KB argument): here a string's end is found by
+    memchr (its quote, a backslash escaping the next character, a line break before which it ends),
+    and only the text between strings, which holds no quote, gets the pattern's scan."""
+    n, count, pos = len(src), 0, 0
+    # The next double quote, single quote, backslash and line break at or after where the count
+    # stands (it only goes forward): each found again only once passed.
+    nd = ns = nb = nn = -2
+    while count < most:
+        if -1 < nd < pos or nd == -2:
+            nd = src.find('"', pos)
+        if -1 < ns < pos or ns == -2:
+            ns = src.find("'", pos)
+        q = nd if ns < 0 or 0 <= nd < ns else ns
+        stop = n if q < 0 else q
+        if stop > pos:  # words and punctuation: no string opens before `stop`
+            for _ in _PY_TOKEN.finditer(src, pos, stop):
+                count += 1
+                if count == most:
+                    return count
+        if q < 0:
+            return count
+        count += 1  # the string that opens at q
+        c, j, escapes = src[q], q + 1, 0
+        while True:
+            if c == '"':
+                if -1 < nd < j:
+                    nd = src.find('"', j)
+                e = nd
+            else:
+                if -1 < ns < j:
+                    ns = src.find("'", j)
+                e = ns
+            if -1 < nn < j or nn == -2:
+                nn = src.find("\n", j)
+            if 0 <= nn and (e < 0 or nn < e):
+                e = nn
+            if -1 < nb < j or nb == -2:
+                nb = src.find("\\", j)
+            if 0 <= nb and (e < 0 or nb < e):  # an escape first: the backslash and the character after it
+                escapes += 1
+                if escapes > _ESCAPES_WALKED:  # many: the pattern reads the string, from its start
+                    m = _PY_TOKEN.match(src, q)
+                    pos = m.end() if m is not None else n
+                    break
+                j = nb + 2
+                continue
+            if e < 0:
+                pos = n  # it runs to the end
+            else:
+                pos = e + 1 if src[e] == c else e  # its closing quote, or the line break it stops before
+            break
+    return count
 
 
 class _Invalid:
@@ -196,8 +255,11 @@ def tag_params(
     alt_open_prefix: str | None = None,
     alt_close_tag: str | None = None,
     last_close: bool = False,
+    start: int = 0,
+    end: int | None = None,
 ) -> tuple[list[tuple[str, str, str]], bool]:
-    """Scan `<open_prefix>NAME<name_end>[attrs>]VALUE<close_tag>` parameters in `body`.
+    """Scan `<open_prefix>NAME<name_end>[attrs>]VALUE<close_tag>` parameters in `body`
+    (in body[start:end], read in place: a long call's body is not copied to be scanned).
 
     Returns ([(name, attrs, value)], complete). When `name_end` does not itself end
     with ">", the text up to the next ">" is returned as `attrs` (e.g. ` string="true"`).
@@ -206,55 +268,56 @@ def tag_params(
     next parameter or the end of the body follows it, so a value may hold the close tag as text.
     """
     params: list[tuple[str, str, str]] = []
-    pos = 0
-    n = len(body)
+    pos = start
+    n = len(body) if end is None else end
     cache: dict[str, int] = {}
     while pos < n:
-        start = body.find(open_prefix, pos)
+        at = find_far(body, open_prefix, pos, n)  # a long value: where the tag's rare character stands
         plen = len(open_prefix)
         if alt_open_prefix:
             alt = find_cached(body, alt_open_prefix, pos, cache)
-            if alt != -1 and (start == -1 or alt < start):
-                start, plen = alt, len(alt_open_prefix)
-        if start == -1:
+            if alt != -1 and alt + len(alt_open_prefix) <= n and (at == -1 or alt < at):
+                at, plen = alt, len(alt_open_prefix)
+        if at == -1:
             break
-        name_start = start + plen
-        ne = body.find(name_end, name_start)
+        name_start = at + plen
+        ne = body.find(name_end, name_start, n)
         if ne == -1:
             return params, False
         name = body[name_start:ne]
         attrs = ""
         val_start = ne + len(name_end)
         if not name_end.endswith(">"):
-            gt = body.find(">", val_start)
+            gt = body.find(">", val_start, n)
             if gt == -1:
                 return params, False
             attrs = body[val_start:gt]
             val_start = gt + 1
-        close = body.find(close_tag, val_start)
+        close = find_far(body, close_tag, val_start, n)
         clen = len(close_tag)
         if alt_close_tag:
             alt = find_cached(body, alt_close_tag, val_start, cache)
-            if alt != -1 and (close == -1 or alt < close):
+            if alt != -1 and alt + len(alt_close_tag) <= n and (close == -1 or alt < close):
                 close, clen = alt, len(alt_close_tag)
         if close == -1:
             return params, False
         if last_close:
-            close = _value_close(body, close, close_tag, open_prefix)
+            close = _value_close(body, close, close_tag, open_prefix, n)
         params.append((name.strip(), attrs, body[val_start:close]))
         pos = close + clen
     return params, True
 
 
-def _value_close(body: str, first: int, close_tag: str, open_prefix: str) -> int:
-    """The close tag at or after `first` that the next parameter or the body's end follows; `first`
-    when none does. Each look starts past the previous one: one pass over the value."""
+def _value_close(body: str, first: int, close_tag: str, open_prefix: str, end: int | None = None) -> int:
+    """The close tag at or after `first` that the next parameter or the body's end (`end`) follows;
+    `first` when none does. Each look starts past the previous one: one pass over the value."""
+    n = len(body) if end is None else end
     at = first
     while at != -1:
-        nxt = skip_ws(body, at + len(close_tag))
-        if nxt >= len(body) or body.startswith(open_prefix, nxt):
+        nxt = skip_ws(body, at + len(close_tag), n)
+        if nxt >= n or body.startswith(open_prefix, nxt, n):
             return at
-        at = body.find(close_tag, at + len(close_tag))
+        at = body.find(close_tag, at + len(close_tag), n)
     return first
 
 

@@ -18,6 +18,7 @@ import json
 
 from agentcli.wire.dialects._base import MAX_CALLS, Dialect
 from agentcli.wire.dialects._scan import ParseResult, attr_value, total
+from agentcli.wire.dialects._seen import finder
 from agentcli.wire.types import Candidate
 
 SEP = "<|sep|>"
@@ -43,12 +44,13 @@ class _KimiK3(Dialect):
         cands: list[Candidate] = []
         kept: list[str] = []
         pos = 0
+        find = finder(text)  # a long reply's tokens looked for where their '|' stands (see _seen.TWO_WAY)
         while len(cands) <= MAX_CALLS:
-            start = text.find(TOOLS_OPEN, pos)
+            start = find(TOOLS_OPEN, pos)
             if start == -1:
                 break
-            nxt = text.find(TOOLS_OPEN, start + len(TOOLS_OPEN))
-            end = text.find(TOOLS_CLOSE, start, None if nxt == -1 else nxt)
+            nxt = find(TOOLS_OPEN, start + len(TOOLS_OPEN))
+            end = find(TOOLS_CLOSE, start, None if nxt == -1 else nxt)
             stop = (len(text) if nxt == -1 else nxt) if end == -1 else end
             found = self._calls(text, start + len(TOOLS_OPEN), stop)
             cands.extend(found)
@@ -63,12 +65,13 @@ class _KimiK3(Dialect):
     def _calls(self, text: str, pos: int, stop: int) -> list[Candidate]:
         """The calls of one tools channel, in order; a call cut off at the end is an error."""
         out: list[Candidate] = []
+        find = finder(text)
         while len(out) <= MAX_CALLS:
-            start = text.find(CALL_OPEN, pos, stop)
+            start = find(CALL_OPEN, pos, stop)
             if start == -1:
                 return out
-            head_end = text.find(SEP, start, stop)
-            close = text.find(CALL_CLOSE, start, stop)
+            head_end = find(SEP, start, stop)
+            close = find(CALL_CLOSE, start, stop)
             if head_end == -1 or close == -1 or close < head_end:
                 name = _attr(text[start:head_end] if head_end != -1 else "", "tool")
                 out.append(Candidate(name=name, arguments=None, raw=text[start:stop], dialect=self.name,
@@ -96,12 +99,13 @@ def _attr(head: str, key: str) -> str:
 def _arguments(text: str, pos: int, stop: int) -> dict[str, object] | None:
     """`key -> value` of the arguments in text[pos:stop]; None when one is never closed."""
     args: dict[str, object] = {}
+    find = finder(text)
     while True:
-        start = text.find(ARG_OPEN, pos, stop)
+        start = find(ARG_OPEN, pos, stop)
         if start == -1:
             return args
-        head_end = text.find(SEP, start, stop)
-        close = text.find(ARG_CLOSE, head_end, stop) if head_end != -1 else -1
+        head_end = find(SEP, start, stop)
+        close = find(ARG_CLOSE, head_end, stop) if head_end != -1 else -1
         if close == -1:
             return None
         head = text[start:head_end]

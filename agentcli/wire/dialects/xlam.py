@@ -23,6 +23,16 @@ from agentcli.wire.dialects._seen import locate
 from agentcli.wire.types import Candidate
 
 THINK_END = "</think>"
+def _last(text: str, tag: str) -> int:
+    """text.rfind(tag) for a tag that cannot overlap itself, found forward where its rare character
+    stands: a reverse search walks the text from its end character by character, all of it when
+    the tag is absent (as once the reasoning split took the block out) or near the start."""
+    last, at = -1, locate(text, tag)
+    while at != -1:
+        last, at = at, locate(text, tag, at + len(tag))
+    return last
+
+
 class _XLam(Dialect):
     name = "xlam"
     markers = ('"name"',)  # every wrapping holds call objects; no token is common to all
@@ -45,7 +55,7 @@ class _XLam(Dialect):
 
     def _leading(self, text: str) -> tuple[list[Candidate], list[tuple[int, int]]] | None:
         """A JSON array (or single call object) that opens the answer."""
-        think = text.rfind(THINK_END)
+        think = _last(text, THINK_END)
         start = skip_ws(text, think + len(THINK_END) if think != -1 else 0)
         if start >= len(text) or text[start] not in "[{":
             return None

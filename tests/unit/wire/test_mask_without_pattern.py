@@ -25,8 +25,8 @@ def test_the_mask_is_the_pattern_firsts(text: str) -> None:
     assert quick.text == full.text
     assert quick._tokens == full._tokens
     assert quick.restore(quick.text) == full.restore(full.text) == text
-    if _opaque._plainly_outside_strings(text):
-        assert not _opaque._any_quoted(text, rx, bracketed=True)
+    if _opaque._plainly_outside_strings(text):  # answered without the pattern: nothing for the full pass to hide
+        assert not _opaque._mask_strings(text, rx).changed
 
 
 def _masked_without_compiling(text: str) -> bool:
@@ -46,7 +46,7 @@ def test_a_reply_with_its_markup_outside_strings_compiles_no_pattern() -> None:
 def test_markup_that_may_stand_in_a_string_needs_the_pattern() -> None:
     assert not _masked_without_compiling('{"a": "x </tool_call> y"}')
     assert not _masked_without_compiling("<parameter=a>x</parameter>")
-    assert not _masked_without_compiling("[" * 9 + '"')  # past the tokens looked at one by one
+    assert not _masked_without_compiling("[" * (_opaque._PLACES_WALKED + 1) + '"')  # past the places read one by one
 
 
 def _outside_strings_per_place(text: str) -> bool:
@@ -56,8 +56,10 @@ def _outside_strings_per_place(text: str) -> bool:
         return False
     for i in places:
         line = text.rfind("\n", 0, i) + 1
-        if '\\"' in text[line:i]:
+        if '\\"' in text[line:i] or "\\'" in text[line:i]:
             return False  # an escaped quote: the token walk decides whether it opens a string
+        if ('"' in text[line:i] and "'" in text[line:i]) or text.startswith('<|"|>', i):
+            return False  # one kind of quote may stand in the other's string; a quote that is markup
         dq = text.count('"', line, i) % 2
         sq = text.count("'", line, i) % 2
         bracket, paren = _opaque._first(text, "{[("), _opaque._first(text, "(")
