@@ -22,6 +22,14 @@ from agentcli.wire.dialects._seen import locate
 from agentcli.wire.types import Candidate
 
 
+def _may_open_json(text: str, start: int, end: int) -> bool:
+    """The body text[start:end] may strip to a JSON object or list: its first character past plain
+    whitespace is a bracket, or other whitespace `str.strip` would also drop. Asked before the body
+    and the raw call are cut out of a long reply only to be turned down."""
+    at = skip_ws(text, start)
+    return at < end and (text[at] in "{[" or text[at].isspace())
+
+
 def _json_close(text: str, body_start: int, open_tag: str, close_tag: str, close_at: int, nxt: int) -> int | None:
     """Where the close tag after a JSON body stands when a tag written inside one of its strings
     came first (`{"text": "a </tool_call> b"}`); None when the first close tag is the body's own.
@@ -71,6 +79,10 @@ class TaggedJsonDialect(Dialect):
         pos = 0
         olen, clen = len(open_tag), len(close_tag)
         close_at = -2  # the next closing tag, found once and reused until passed (-1: none left)
+        taken = False
+        # this class's own body reader reads JSON alone; a dialect that reads its bodies otherwise
+        # (argument pairs) gets every body
+        json_only = type(self)._parse_body is TaggedJsonDialect._parse_body
         while start >= 0:
             body_start = start + olen
             if close_at != -1 and close_at < body_start:
@@ -86,14 +98,18 @@ class TaggedJsonDialect(Dialect):
             if not closed:
                 end = nxt if nxt >= 0 else len(text)
             stop = end + clen if closed else end
-            cands = self._parse_body(text[body_start:end], text[start:stop], closed)
+            cands = self._parse_body(text[body_start:end], text[start:stop], closed) \
+                if not json_only or _may_open_json(text, body_start, end) else None
             if cands is None:  # not a JSON call: leave the text for other dialects
                 kept.append(text[pos:stop])
             else:
+                taken = True
                 kept.append(text[pos:start])
                 out.extend(cands)
             pos = stop
             start = nxt if nxt < 0 or nxt >= stop else locate(text, open_tag, stop)
+        if not taken:  # every tag left as it stood: the pieces would join back into the text
+            return out, text
         kept.append(text[pos:])
         return out, "".join(kept)
 

@@ -27,6 +27,7 @@ from agentcli.wire.dialects._scan import (
     skip_ws,
     total,
 )
+from agentcli.wire.dialects._seen import holds_any
 from agentcli.wire.types import Candidate
 
 BEGIN, END = "<tool_calls>", "</tool_calls>"
@@ -35,6 +36,8 @@ _TRUNCATED = "truncated tool call (output ended inside it)"
 # what a section cut off at the end must open with to be a call begun: a whole name, after a call
 # token or run straight into its arguments (`get_weather<`, `get_weather(`), not a word of prose
 _CALL_BEGUN = re.compile(r"\s*(?:<tool_call>\s*)?([A-Za-z_][\w.\-]{0,127})[(<]")
+# every suffixed token holds one of these: the pattern runs over the reply only when one stands in it
+_SUFFIX_HEADS = ("tool_calls:", "tool_call:", "tool_sep:", "arg_key:", "arg_value:")
 _SUFFIXED = re.compile(r"<(/?)(tool_calls|tool_call|tool_sep|arg_key|arg_value):[\w.\-]{1,64}>")
 
 
@@ -49,7 +52,7 @@ class _Hunyuan(BlockDialect):
     @total
     def parse(self, text: str) -> ParseResult:
         original = text
-        if ":" in text and _SUFFIXED.search(text):
+        if ":" in text and holds_any(text, _SUFFIX_HEADS) and _SUFFIXED.search(text):
             text = _SUFFIXED.sub(r"<\1\2>", text)
         cands, spans = self.blocks(text)
         if not cands:
