@@ -80,3 +80,35 @@ def test_tag_params_on_a_long_body_reads_as_with_plain_searches(head: str, fille
     kw: dict[str, Any] = {"last_close": last, "alt_open_prefix": '<parameter name="', "alt_close_tag": "</parameter>"}
     assert (_scan.tag_params(body, '<p name="', '"', "</p>", **kw)
             == _plainly(lambda: _scan.tag_params(body, '<p name="', '"', "</p>", **kw)))
+
+
+# -- the tagged bodies' and Hunyuan's gates turn down only what the full step turns down --------------
+
+_BODY = st.text(alphabet=st.sampled_from([" ", "\t", "\n", "\u3000", "\x0b", "{", "[", "a", '"', "}"]), max_size=8)
+
+
+@settings(max_examples=300, deadline=None)
+@given(head=_BODY, body=_BODY, tail=_BODY)
+def test_a_json_body_gate_turns_down_only_bodies_that_strip_to_no_bracket(head, body, tail):
+    from agentcli.wire.dialects._tagged import _may_open_json
+
+    text = head + body + tail
+    start, end = len(head), len(head) + len(body)
+    if not _may_open_json(text, start, end):
+        stripped = text[start:end].strip()
+        assert not stripped or stripped[0] not in "{["
+
+
+_TOKENS = st.sampled_from(["<tool_calls:a>", "</tool_call:b>", "<tool_sep:x>", "<arg_key:k1>", "</arg_value:v>",
+                           "<tool_call>", "tool_calls", ":", "<", ">", "arg_key", " ", "x"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(parts=st.lists(_TOKENS, max_size=8))
+def test_hunyuan_asks_its_pattern_wherever_it_could_match(parts):
+    from agentcli.wire.dialects._seen import holds_any
+    from agentcli.wire.dialects.hunyuan import _SUFFIX_HEADS, _SUFFIXED
+
+    text = "".join(parts)
+    if _SUFFIXED.search(text):
+        assert holds_any(text, _SUFFIX_HEADS)
