@@ -4,11 +4,12 @@ index, the string masking and the reasoning split import nothing (counted import
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import pytest
 from dialect_corpus import all_cases, context
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from agentcli.wire import dialects
@@ -105,18 +106,32 @@ def _loaded_by(text: str, case: dict) -> set[str]:
 CASES = all_cases(dialects.names())
 
 
+def _case(name: str, case_id: str) -> tuple[str, dict]:
+    return next(c for c in CASES if c[0] == name and c[1]["id"] == case_id)
+
+
 @settings(max_examples=80, deadline=None)
 @given(st.lists(st.sampled_from(CASES), min_size=1, max_size=2), st.sampled_from(["", "\n", " and then "]))
+@example([_case("kimi_k2", "section_begin_without_call_begin"), _case("llama3_json", "single_bare")], "")
 def test_a_parse_loads_only_the_dialects_whose_markers_it_holds(picked, glue):
     """Any fixture reply, or two run together: the dialects loaded are the always-read ones and those
     whose markers (or, for offered-only forms, an offered tool's tag) stand in the text; never the
     other families."""
     case = {"tools": [t for _, c in picked for t in c.get("tools", ())]}
     text = glue.join(c["text"] for _, c in picked)
+    # the chain asks each dialect of the text left when an earlier one took its calls, and the
+    # pieces left can meet into another family's marker ("Checking.\n" + a bare JSON call: "\n{")
+    def pieces(name: str, c: dict) -> list[str]:
+        """What a case's own dialect may leave of it: all of it, its text after, or its prose before
+        its first marker (a call at the end taken out)."""
+        own = [at for m in dialects.declared(name).markers if m and (at := c["text"].find(m)) >= 0]
+        return [c["text"], c.get("text_after", c["text"]), *([c["text"][:min(own)]] if own else [])]
+
+    lefts = [glue.join(parts) for parts in itertools.product(*(pieces(n, c) for n, c in picked))]
     present = set()
     for n in dialects.names():
         row = dialects.declared(n)
-        if any(m and m in text for m in (*row.markers, *row.owns)):
+        if any(m and m in left for m in (*row.markers, *row.owns) for left in lefts):
             present.add(n)
         if row.offered_only and any(f"<{t}>" in text for t in case.get("tools", ())):
             present.add(n)
