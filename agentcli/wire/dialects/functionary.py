@@ -42,7 +42,9 @@ def _python_code(code: str) -> bool:
 
 
 def _ident(s: str) -> bool:
-    return bool(s) and all(c.isalnum() or c in "_-." for c in s)
+    """A recipient name: letters, digits and `_-.`, a dot or a dash only inside (`ns.tool`): a line
+    of prose such as `Checking.` before a bare JSON call is not a name."""
+    return bool(s) and all(c.isalnum() or c in "_-." for c in s) and s[0] not in ".-" and s[-1] not in ".-"
 
 
 class _Functionary(Dialect):
