@@ -198,19 +198,34 @@ class Row:
         return "ok" if (self.auto - self.forced) * 1e6 <= AUTO_OVER_FORCED_US else "SLOW"
 
 
+PASSES = 2  # passes over the whole table; each cell is its least figure
+
+
 def measure(inputs: dict[str, list[list[Sized]]], timer: Callable[[Callable[[Any], Any], Any], float],
             vllm: dict[str, dict[str, Any]]) -> list[Row]:
     from agentcli.wire.pipeline import parse_text
 
+    # Two passes over the whole table, the least figure of each cell kept: a spell of load on this
+    # machine (another process, a slow start) lands on different rows in each pass, where repeating a
+    # row at once would meet the same spell.
+    best: dict[tuple[str, int], tuple[float, float, float]] = {}
+    for _ in range(PASSES):
+        for dialect, found in inputs.items():
+            v = vllm.get(dialect, {})
+            grown = next((g for g in found if g[0].case == v.get("case")), found[0])
+            for s in grown:
+                ctx = context(s)
+                forced = timer(lambda t, c=ctx, d=(dialect,): parse_text(t, c, d), s.text)
+                auto = timer(lambda t, c=ctx: parse_text(t, c), s.text)
+                loads = timer(json.loads, json.dumps(s.arguments, ensure_ascii=False))
+                was = best.get((dialect, s.size), (forced, auto, loads))
+                best[(dialect, s.size)] = (min(was[0], forced), min(was[1], auto), min(was[2], loads))
     rows = []
     for dialect, found in inputs.items():
         v = vllm.get(dialect, {})
         grown = next((g for g in found if g[0].case == v.get("case")), found[0])
         for s in grown:
-            ctx = context(s)
-            forced = timer(lambda t, c=ctx, d=(dialect,): parse_text(t, c, d), s.text)
-            auto = timer(lambda t, c=ctx: parse_text(t, c), s.text)
-            loads = timer(json.loads, json.dumps(s.arguments, ensure_ascii=False))
+            forced, auto, loads = best[(dialect, s.size)]
             seconds = (v.get("seconds") or {}).get(str(s.size))
             bound = seconds is None and str(s.size) in (v.get("at_least") or {})
             if bound:
