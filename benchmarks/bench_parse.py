@@ -23,33 +23,14 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from cpu_timing import per_call  # noqa: E402
+
 from agentcli.wire import dialects  # noqa: E402
 from agentcli.wire.pipeline import parse_text  # noqa: E402
 
 FIXTURES = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "dialects"
 JSON_SHAPED = ("hermes", "tool_use_tag", "function_call_tag", "tools_tag", "mistral", "llama3_json", "json_block")
 MB = 1 << 20
-
-
-def per_call(fn, arg, min_time: float = 0.02) -> float:
-    """CPU seconds per call (this thread's): repeat until `min_time` elapsed, best of 3 rounds. CPU time
-    and not wall time, so a busy machine (other processes on the same cores) does not count as ours."""
-    n, best = 1, float("inf")
-    while True:
-        t = time.thread_time()
-        for _ in range(n):
-            fn(arg)
-        dt = time.thread_time() - t
-        if dt >= min_time:
-            break
-        n *= 4
-    best = dt / n
-    for _ in range(2):
-        t = time.thread_time()
-        for _ in range(n):
-            fn(arg)
-        best = min(best, (time.thread_time() - t) / n)
-    return best
 
 
 def same_size_json(size: int) -> str:

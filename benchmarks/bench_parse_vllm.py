@@ -70,7 +70,7 @@ class StandInTokenizer:
 
 
 def per_call(fn: Any, arg: Any, min_time: float) -> float:
-    """CPU seconds per call (this thread's): repeat until `min_time` elapsed, best of 3 rounds, as bench_parse.py does."""
+    """CPU seconds per call (this thread's): repeat until `min_time` elapsed, best of 3 rounds, as cpu_timing.py times ours."""
     n = 1
     while True:
         t = time.thread_time()

@@ -290,6 +290,6 @@ def main(timer: Callable[[Callable[[Any], Any], Any], float], quick: bool) -> bo
 
 if __name__ == "__main__":
     sys.path.insert(0, str(ROOT))
-    from bench_parse import per_call
+    from cpu_timing import per_call
 
     raise SystemExit(0 if main(per_call, "--quick" in sys.argv) else 1)
