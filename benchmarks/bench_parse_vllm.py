@@ -25,9 +25,10 @@ import json
 import logging
 import os
 import sys
-import time
 import warnings
 from typing import Any
+
+from cpu_timing import per_call  # beside this script: the standard library only
 
 os.environ.setdefault("VLLM_LOGGING_LEVEL", "ERROR")
 os.environ.setdefault("TORCH_CPP_LOG_LEVEL", "ERROR")
@@ -67,28 +68,6 @@ class StandInTokenizer:
 
     def convert_tokens_to_ids(self, tokens: Any) -> Any:
         return [self.vocab[t] for t in tokens] if isinstance(tokens, list) else self.vocab[tokens]
-
-
-def per_call(fn: Any, arg: Any, min_time: float) -> float:
-    """CPU seconds per call (this thread's): repeat until `min_time` elapsed, best of 3 rounds, as cpu_timing.py times ours."""
-    n = 1
-    while True:
-        t = time.thread_time()
-        for _ in range(n):
-            fn(arg)
-        dt = time.thread_time() - t
-        if dt >= min_time:
-            break
-        n *= 4
-    best = dt / n
-    if best > SLOW_S:
-        return best  # seconds a call: one round says enough, and three would take minutes
-    for _ in range(2):
-        t = time.thread_time()
-        for _ in range(n):
-            fn(arg)
-        best = min(best, (time.thread_time() - t) / n)
-    return best
 
 
 def _decoded(arguments: Any) -> Any:
@@ -150,7 +129,7 @@ def one(job: dict[str, Any], min_time: float) -> dict[str, Any]:
                 row["notes"][size] = why
                 continue
             row["seconds"][size] = per_call(lambda t, p=parser, r=request: p.extract_tool_calls(t, r),
-                                            item["text"], min_time)
+                                            item["text"], min_time, SLOW_S)
             last = (item["size"], row["seconds"][size])
         return row
     row["note"] = first_why
