@@ -74,6 +74,19 @@ def decode_arguments(
     value = raw
     if value is None:
         return {}, fixes
+    if type(value) is str:
+        # The usual call: an object written as clean JSON. json.loads reads the whitespace strip()
+        # would take off the ends, so this is _decode_string's first decode without its layers;
+        # anything else (a ValueError) takes the full path below, which decodes again and
+        # words the same error or makes the same repair.
+        try:
+            value = jsonsafe.loads(value)
+        except ValueError:
+            value = raw
+        else:
+            if type(value) is dict:
+                return _object_arguments(value, schema, repair and unwrap, fixes)
+            value = raw
     if budget is None:
         budget = RepairBudget()
     if isinstance(value, str):
@@ -88,16 +101,34 @@ def decode_arguments(
             fixes.append(("double_encoded", "arguments were a JSON string holding JSON; decoded twice"))
     if not isinstance(value, dict):
         raise ArgumentError(f"arguments must be a JSON object, got {type(value).__name__}")
-    value, more = unwrap_arguments(value, schema, repair and unwrap)
-    fixes.extend(more)
+    return _object_arguments(value, schema, repair and unwrap, fixes)
+
+
+def _object_arguments(value: dict[str, Any], schema: dict[str, Any] | None, unwrap: bool,
+                      fixes: list[Fix]) -> tuple[dict[str, Any], list[Fix]]:
+    """decode_arguments' end for an object: unwrapped (only a lone key can be a wrapper), then
+    checked for numbers JSON cannot carry."""
+    if len(value) == 1 or not (schema is None or type(schema) is dict):
+        value, more = unwrap_arguments(value, schema, unwrap)
+        fixes.extend(more)
     if not finite(value):
         raise ArgumentError("arguments hold a number JSON cannot carry (infinite or NaN)")
     return value, fixes
 
 
+# Types of a value finite() has nothing to look into (bool is an int; an int is never infinite).
+_FLAT = frozenset({str, int, bool, type(None)})
+
+
 def finite(value: Any) -> bool:
     """No float in `value` is infinite or NaN: `1e999` decodes to inf, which would be sent on as the
     literal `Infinity`, and no JSON parser accepts that. One pass, no recursion."""
+    if type(value) is dict:  # the usual arguments: an object of text and integers, asked in one loop
+        for v in value.values():
+            if type(v) not in _FLAT:
+                break
+        else:
+            return True
     stack = [value]
     while stack:
         v = stack.pop()
@@ -313,7 +344,10 @@ def coerce_arguments(args: dict[str, Any], schema: dict[str, Any] | None) -> tup
     fixes: list[Fix] = []
     out = dict(args)
     for key, value in args.items():
-        types = _types(props.get(key))
+        prop = props.get(key)
+        if type(prop) is dict and type(prop.get("type")) is str and type(value) in _ALREADY.get(prop["type"], ()):
+            continue  # a scalar of its schema's one type (the usual case): _matches, asked without sets
+        types = _types(prop)
         if types and isinstance(value, (dict, list)) and _matches(value, types):
             inner = _coerce_within(value, props.get(key), fixes, key)
             if inner is not value:
@@ -360,6 +394,14 @@ def _coerce_within(value: Any, prop: Any, fixes: list[Fix], path: str, depth: in
 _PY_TYPES: dict[str, tuple[type, ...]] = {
     "string": (str,), "integer": (int,), "number": (int, float), "boolean": (bool,), "array": (list,),
     "object": (dict,), "null": (type(None),),
+}
+
+
+# A schema's one type -> the exact scalar types of a value _matches admits for it, asked before the
+# type sets are built (a dict or list value takes the full path: its insides may need coercion).
+_ALREADY: dict[str, frozenset[type]] = {
+    "string": frozenset({str}), "integer": frozenset({int}), "number": frozenset({int, float}),
+    "boolean": frozenset({bool}), "null": frozenset({type(None)}),
 }
 
 

@@ -145,7 +145,7 @@ def _parity_unsure(text: str) -> bool:
         return True
     if "\\" in text and (holds(text, '\\"') or holds(text, "\\'")):
         return True
-    return "|" in text and holds(text, '<|"|>')
+    return "|" in text and '"' in text and holds(text, '<|"|>')  # it holds a double quote: none, none of it
 
 
 def _plainly_outside_strings(text: str) -> bool:
@@ -161,9 +161,32 @@ def _plainly_outside_strings(text: str) -> bool:
     # A few places: the quote parity first (counts in C, where it reads the strings right); else, or
     # past it, the strings of the places' lines read (a few steps a string, nothing at a place with
     # no quote before it on its line).
-    if len(places) <= _PLACES_CHECKED and not _parity_unsure(text) and _brackets_outside_strings(text, places):
-        return True
+    if len(places) <= _PLACES_CHECKED and not _parity_unsure(text):
+        # the parity read right: one kind of quote (both kinds make it unsure), and no escaped quote
+        # or `<|"|>`, so _brackets_outside_strings' other checks cannot fire: only its count is asked
+        if _places_even(text, places, '"' if '"' in text else "'"):
+            return True
     return _clear_of_strings(text, places, _PLACES_WALKED)
+
+
+def _places_even(text: str, places: list[int], quote: str) -> bool:
+    """_brackets_outside_strings(text, places) for a text whose only quote is `quote`, holding no
+    escaped quote and no `<|"|>` (_parity_unsure is False): each place has an even number of
+    quotes before it on its line, or no bracket (a parenthesis, for `'`) opened before it."""
+    opened = -2
+    prev = n = 0
+    for i in places:
+        nl = text.rfind("\n", prev, i)
+        if nl >= 0:  # a new line: its quotes counted from its start
+            prev, n = nl + 1, 0
+        n += text.count(quote, prev, i) if i - prev < SHORT else count_char(text, quote, prev, i)
+        prev = i
+        if n % 2:
+            if opened == -2:
+                opened = _first(text, "{[(") if quote == '"' else _first(text, "(")
+            if 0 <= opened < i:
+                return False
+    return True
 
 
 def _mask_strings(text: str, rx: re.Pattern[str]) -> Masked:
