@@ -349,7 +349,7 @@ def _run_dialects(text: str, names: list[str] | tuple[str, ...], ctx: ParseConte
                 cands = kept
         elif cands and ctx is not None and ctx.tools:
             stray = weak or (bool(ctx.prefer) and name not in ctx.prefer)  # not the model's own form
-            fences = _FenceIndex(head) if name != ctx.prompted else None  # a prompted fenced form is the call itself
+            fences = _fence_index(head) if name != ctx.prompted else None  # a prompted fenced form is the call itself
             kept = [c for c in cands
                     if not (stray or c.embedded or _in_fence(head, c.raw, fences)) or _offered(c.name, ctx)]
             if not any(not c.error for c in kept):  # only broken calls to no offered tool: prose naming the markup
@@ -636,6 +636,13 @@ class _FenceIndex:
         return self._spans
 
 
+def _fence_index(text: str) -> _FenceIndex | None:
+    """The text's _FenceIndex; None when it holds no fence character (a memchr each: most replies)."""
+    if "`" not in text and "~" not in text:
+        return None
+    return _FenceIndex(text)
+
+
 def _in_fence(text: str, raw: str | None, fences: _FenceIndex | list[tuple[int, int]] | None) -> bool:
     """Whether `raw` (first found in `text`) starts inside a fenced block of `text`."""
     if not fences or not raw:
@@ -787,7 +794,8 @@ def build_call(
     if cand.name_from_args and repair.resolve_name(name, ctx.tools, repair=ctx.names)[0] is None:
         name, cand = _name_from_arguments(cand, ctx)
     if ctx.tools:
-        resolved, fix = repair.resolve_name(name, ctx.tools, repair=ctx.names)
+        # an offered name as written (the usual call) resolves to itself: resolve_name's own first answer
+        resolved, fix = (name, None) if name in ctx.tools else repair.resolve_name(name, ctx.tools, repair=ctx.names)
         if resolved is None:
             unknown = True
         else:
@@ -901,6 +909,8 @@ _EMPTY_FENCE = lazy_pattern(r"```[\w+-]*[ \t]*\n\s*```[ \t]*")
 def _without_turn_end(text: str) -> str:
     """`text` stripped, without the end-of-turn tokens that close it and without fences emptied by a
     call taken from them: markup, never visible text."""
+    if not text:
+        return text  # every call taken out and nothing else written: nothing to strip
     if "```" in text:
         text = _EMPTY_FENCE.sub("", text)
     text = text.strip()
@@ -917,7 +927,8 @@ def finalize(native: NativeParse, ctx: ParseContext, parsers: tuple[str, ...]) -
     masked = mask(native.text or "")  # markup quoted in a string argument is that argument's text
     marks = _seen(masked.text)  # one marker index for the reasoning split and, text unchanged, the chain
     text, thought = split_thinking(masked.text, marks if isinstance(marks, Seen) else None)
-    thinking = "\n\n".join(t for t in ((native.thinking or "").strip(), masked.restore(thought)) if t)
+    own, thought = (native.thinking or "").strip(), masked.restore(thought)
+    thinking = f"{own}\n\n{thought}" if own and thought else own or thought  # the ones written, joined
 
     native_cands = native.candidates[:MAX_CALLS]
     # the chain as the cached tuple (chain() hands out a list to change; here it is only read)

@@ -158,10 +158,10 @@ def _plainly_outside_strings(text: str) -> bool:
         return True
     if places is None:
         return False
-    # A few places: the quote parity first (counts in C, where it reads the strings right); else, or
-    # past it, the strings of the places' lines read (a few steps a string, nothing at a place with
-    # no quote before it on its line).
-    if len(places) <= _PLACES_CHECKED and not _parity_unsure(text):
+    # The quote parity first (counts in C, where it reads the strings right: a few steps a place);
+    # else, or past it, the strings of the places' lines read (a few steps a string, nothing at a
+    # place with no quote before it on its line).
+    if not _parity_unsure(text):
         # the parity read right: one kind of quote (both kinds make it unsure), and no escaped quote
         # or `<|"|>`, so _brackets_outside_strings' other checks cannot fire: only its count is asked
         if _places_even(text, places, '"' if '"' in text else "'"):

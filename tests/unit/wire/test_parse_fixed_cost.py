@@ -219,7 +219,7 @@ def test_the_wrapper_pattern_finds_a_wrapper_exactly_when_one_opens(text: str) -
 def test_in_fence_by_the_lazy_index_is_by_the_fence_list(text: str, start: int, length: int) -> None:
     raw = text[start : start + length]
     for r in (raw, raw + "\x00", ""):
-        lazy = pipeline._in_fence(text, r, pipeline._FenceIndex(text))
+        lazy = pipeline._in_fence(text, r, pipeline._fence_index(text))
         assert lazy == pipeline._in_fence(text, r, pipeline._fences(text))
 
 
