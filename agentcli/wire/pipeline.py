@@ -13,6 +13,7 @@ import dataclasses
 import functools
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 from agentcli.core.lazy import lazy_pattern
@@ -111,15 +112,16 @@ def split_thinking(text: str, seen: Seen | None = None) -> tuple[str, str]:
             calls = _CallSpans(text)
         kept: list[str] = []
         pos = 0
+        find = _finder(text)
         while True:  # tags looked for where their rare character stands (locate)
-            s = locate(text, open_tag, pos)
+            s = find(open_tag, pos)
             while s >= 0 and calls.inside(s):  # a tag written in a call's arguments is their text
-                s = locate(text, open_tag, s + len(open_tag))
+                s = find(open_tag, s + len(open_tag))
             if s < 0:
                 kept.append(text[pos:])
                 break
             kept.append(text[pos:s])
-            e = locate(text, close_tag, s + len(open_tag))
+            e = find(close_tag, s + len(open_tag))
             if e < 0:
                 cut = _calls_opened(text, s + len(open_tag))
                 thoughts.append(text[s + len(open_tag):cut])
@@ -131,6 +133,12 @@ def split_thinking(text: str, seen: Seen | None = None) -> tuple[str, str]:
         if holds(text, close_tag):  # a close tag left with no opener and nothing after it: markup, never text
             text = _drop_outside_calls(text, close_tag)
     return text, "\n\n".join(t.strip() for t in thoughts if t.strip())
+
+
+def _finder(text: str) -> Callable[..., int]:
+    """`locate` bound to `text`: on a short text (every range under SHORT) that is text.find itself,
+    without a Python call per search."""
+    return text.find if len(text) < SHORT else functools.partial(locate, text)
 
 
 def _holds_probe(text: str) -> bool:
@@ -202,13 +210,14 @@ def _orphan_close(text: str, open_tag: str, close_tag: str, start: int = 0, call
     its opener, or when the orphan follows a whole pair and ends the text (a stray close after the
     answer, not a reasoning's end)."""
     depth, pos, paired = 0, start, False
+    find = _finder(text)
     while True:
-        c = locate(text, close_tag, pos)
+        c = find(close_tag, pos)
         while c >= 0 and calls is not None and calls.inside(c):
-            c = locate(text, close_tag, c + len(close_tag))
+            c = find(close_tag, c + len(close_tag))
         if c < 0:
             return -1
-        o = locate(text, open_tag, pos, c)
+        o = find(open_tag, pos, c)
         if o >= 0:
             depth += 1
             pos = o + len(open_tag)

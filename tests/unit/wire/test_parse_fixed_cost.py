@@ -234,3 +234,12 @@ def test_deepseeks_own_fence_inside_its_call_is_still_a_call() -> None:
            '{"city": "Paris"}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>')
     resp = pipeline.parse_text(own, ctx, ("deepseek_v3",))
     assert [(c.name, c.arguments) for c in resp.tool_calls] == [("get_weather", {"city": "Paris"})]
+
+
+@_examples
+@given(st.one_of(texts, st.tuples(texts, texts).map(lambda t: t[0] + "lorem ipsum " * 400 + t[1])),
+       st.sampled_from(["<think>", "</think>", "[THINK]", "<", "｜"]), st.integers(0, 60), st.integers(0, 6000))
+def test_the_reasoning_splits_finder_is_find(text: str, needle: str, start: int, end: int) -> None:
+    find = pipeline._finder(text)
+    assert find(needle, start) == text.find(needle, start)
+    assert find(needle, start, end) == text.find(needle, start, end)
