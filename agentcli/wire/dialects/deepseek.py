@@ -101,12 +101,13 @@ def _fenced_args(text: str, a: int, b: int) -> str:
     """text[a:b] stripped, without a ```json ... ``` fence around it. Worked out on bounds and cut
     once: a 100 KB argument is copied once, not once per step (each copy of that size costs
     more in fresh memory than the scan that finds its bounds)."""
-    a, b = _stripped(text, a, b)
+    if a < b and (text[a].isspace() or text[b - 1].isspace()):  # the walk only where there is some
+        a, b = _stripped(text, a, b)
     if not text.startswith("```", a, b):
         return text[a:b]
     nl = text.find("\n", a, b)
-    head = text[a + 3 : nl if nl != -1 else b].strip()
-    if head not in ("", "json", "JSON"):
+    head = text[a + 3 : nl if nl != -1 else b]
+    if head not in ("json", "", "JSON") and head.strip() not in ("", "json", "JSON"):
         return text[a:b]
     if nl == -1:
         return ""

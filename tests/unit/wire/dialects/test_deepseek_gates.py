@@ -77,3 +77,29 @@ def test_the_block_scan_finds_what_the_plain_search_finds(text: str, start: int)
         assert [_tuple(b) for b in iter_blocks(text, begin, end, start)] == _blocks_reference(text, begin, end, start)
         stop = len(text) - start
         assert [_tuple(b) for b in iter_blocks(text, begin, end, 0, stop)] == _blocks_reference(text, begin, end, 0, stop)
+
+
+def _fenced_reference(text: str, a: int, b: int) -> str:
+    """The fenced-argument cut as first written: strip, then look at the fence's head."""
+    body = text[a:b].strip()
+    if not body.startswith("```"):
+        return body
+    nl = body.find("\n")
+    head = body[3 : nl if nl != -1 else len(body)].strip()
+    if head not in ("", "json", "JSON"):
+        return body
+    if nl == -1:
+        return ""
+    rest = body[nl + 1 :]
+    close = rest.rfind("```")
+    return (rest if close == -1 else rest[:close]).strip()
+
+
+_FENCE_PIECES = st.sampled_from(["```", "`", "json", "JSON", " json ", "py", "\n", " ", "\t", "{\"a\": 1}", "東", "x"])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_FENCE_PIECES, max_size=10).map("".join), st.integers(0, 3), st.integers(0, 3))
+def test_the_fenced_arguments_are_cut_as_the_stripped_body_would_be(body: str, left: int, right: int) -> None:
+    text = "<" * left + body + ">" * right
+    assert deepseek._fenced_args(text, left, left + len(body)) == _fenced_reference(text, left, left + len(body))
