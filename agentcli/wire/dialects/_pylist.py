@@ -68,6 +68,89 @@ def _parse_expr(src: str) -> ast.AST | None:
         return None
 
 
+_SURROGATE = lazy_pattern("[\ud800-\udfff]")  # no UTF-8 for it: the source does not parse
+_QUOTES = "'\""
+_BETWEEN = " \t\n\f"  # what may stand between two literals the parser would join
+
+
+def skeleton(src: str) -> tuple[str, list[str]] | None:
+    """(`src` with its i-th string literal written `'i'`, the literals' contents), or None when a
+    literal is not plainly its contents (an escape, a prefix, triple quotes, a line break, two
+    literals joined) or a comment could hide a quote; also None when there is no string at all.
+
+    Why: the parser's tokenizer reads a string literal a character at a time (some 140 instructions a
+    character: a 10 KB argument costs more than the rest of the reply); the skeleton holds a few
+    characters per literal. A plain literal's value is the text between its quotes, so the tree of the
+    skeleton with each `'i'` given back its contents (with_strings) is the tree of `src`; the skeleton
+    parses exactly when `src` does (the other tokens are the same). Where a string opens is found by
+    memchr: outside strings only a comment holds a quote, and `#` there sends the source the full way.
+    """
+    # An escape or a line continuation, a carriage return (read as a line break), a NUL (no source
+    # may hold one): the value is not the text as written, or the source does not parse.
+    if "\\" in src or "\r" in src or "\x00" in src or (not src.isascii() and _SURROGATE.search(src)):
+        return None
+    parts: list[str] = []
+    values: list[str] = []
+    n, pos = len(src), 0
+    nd, ns = src.find('"'), src.find("'")
+    while nd != -1 or ns != -1:
+        q = nd if ns == -1 or (nd != -1 and nd < ns) else ns
+        if src.find("#", pos, q) != -1:
+            return None
+        if q and (src[q - 1].isalnum() or src[q - 1] == "_"):
+            return None  # a prefix (r'', b'', f'') or a name run into the string
+        c = src[q]
+        e = src.find(c, q + 1)
+        if e == -1 or (e == q + 1 and src.startswith(c, e + 1)) or src.find("\n", q + 1, e) != -1:
+            return None  # unclosed, triple-quoted, or broken by a line break
+        after = e + 1
+        while after < n and src[after] in _BETWEEN:
+            after += 1
+        if after < n and src[after] in _QUOTES:
+            return None  # `'a' 'b'`: the parser joins them into one constant
+        parts.append(src[pos:q])
+        parts.append(f"'{len(values)}'")
+        values.append(src[q + 1 : e])
+        pos = e + 1
+        if nd != -1 and nd < pos:
+            nd = src.find('"', pos)
+        if ns != -1 and ns < pos:
+            ns = src.find("'", pos)
+    if not values or src.find("#", pos) != -1:
+        return None
+    parts.append(src[pos:])
+    return "".join(parts), values
+
+
+def with_strings(tree: ast.AST, values: list[str]) -> ast.AST:
+    """The tree of a skeleton with each string constant `'i'` given back the i-th literal's contents.
+    The nodes of a call list are stepped through by their fields; any other node by ast's walk
+    (which asks every node for every field: several times the cost on the few nodes of a call)."""
+    stack: list[Any] = [tree]
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind is ast.Constant:
+            if type(node.value) is str:
+                node.value = values[int(node.value)]
+        elif kind is ast.List or kind is ast.Tuple or kind is ast.Set:
+            stack.extend(node.elts)
+        elif kind is ast.Call:
+            stack.append(node.func)
+            stack.extend(node.args)
+            stack.extend(node.keywords)
+        elif kind is ast.keyword or kind is ast.UnaryOp:
+            stack.append(node.value if kind is ast.keyword else node.operand)
+        elif kind is ast.Dict:
+            stack.extend(k for k in node.keys if k is not None)
+            stack.extend(node.values)
+        elif kind is ast.Attribute:
+            stack.append(node.value)
+        elif kind is not ast.Name:
+            stack.extend(ast.iter_child_nodes(node))
+    return tree
+
+
 def _list_calls(node: ast.AST) -> list[Call] | None:
     """A parsed list whose every element is a call by name: each call with its arguments, or with
     the reason they cannot be read. Anything else (a list of numbers, a subscript) is not calls."""

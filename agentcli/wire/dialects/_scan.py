@@ -350,17 +350,20 @@ def iter_blocks(text: str, begin: str, end: str, start: int = 0, stop: int | Non
     """
     stop = len(text) if stop is None else stop
     blen, elen = len(begin), len(end)
-    b = locate(text, begin, start, stop)  # tokens looked for where their rare character stands
+    # Tokens looked for where their rare character stands only on a text long enough for the plain
+    # search to walk it a character at a time (see _seen.find_far): below that, a family's tokens share
+    # that character (a full-width bar), and each search would stop at every other token of the reply.
+    b = find_far(text, begin, start, stop)
     next_end = -2  # cached position of the next end token; -1 = none left
     while b != -1:
         body_start = b + blen
-        nb = locate(text, begin, body_start, stop)
+        nb = find_far(text, begin, body_start, stop)
         if next_end != -1 and next_end < body_start:
-            next_end = locate(text, end, body_start, stop)
+            next_end = find_far(text, end, body_start, stop)
         e = next_end
         if e != -1 and (nb == -1 or e < nb):
             yield Block(b, body_start, e, e + elen, True)
-            b = nb if nb == -1 or nb >= e + elen else locate(text, begin, e + elen, stop)
+            b = nb if nb == -1 or nb >= e + elen else find_far(text, begin, e + elen, stop)
         else:
             cut = stop if nb == -1 else nb
             yield Block(b, body_start, cut, cut, False)

@@ -52,15 +52,27 @@ OUTPUT_TOKENS = ("<｜tool▁outputs▁begin｜>", "<｜tool▁outputs▁end｜>
 EOS = "<｜end▁of▁sentence｜>"
 
 
+_OUTPUT = "<｜tool▁output"  # what every result token starts with
+
+
 def _strip_output_tokens(text: str) -> str:
+    if not text or not holds(text, _OUTPUT):  # most replies hold none: one look, not one per token
+        return text
     for token in OUTPUT_TOKENS:
-        if holds(text, token):  # most replies hold none: a look where its rare character stands, no copy
+        if holds(text, token):  # a look where its rare character stands, no copy
             text = text.replace(token, "")
     return text
 
 
 def _strip_eos(text: str) -> str:
-    """`text` without the end-of-sentence token that ends it."""
+    """`text` without the end-of-sentence token that ends it (the text copied only when it ends in
+    whitespace, which the token may stand before)."""
+    if not text:
+        return text
+    if text[-1] == EOS[-1]:
+        return text[: -len(EOS)] if text.endswith(EOS) else text
+    if not text[-1].isspace():
+        return text
     end = text.rstrip()
     return end[: -len(EOS)] if end.endswith(EOS) else text
 
@@ -89,12 +101,13 @@ def _fenced_args(text: str, a: int, b: int) -> str:
     """text[a:b] stripped, without a ```json ... ``` fence around it. Worked out on bounds and cut
     once: a 100 KB argument is copied once, not once per step (each copy of that size costs
     more in fresh memory than the scan that finds its bounds)."""
-    a, b = _stripped(text, a, b)
+    if a < b and (text[a].isspace() or text[b - 1].isspace()):  # the walk only where there is some
+        a, b = _stripped(text, a, b)
     if not text.startswith("```", a, b):
         return text[a:b]
     nl = text.find("\n", a, b)
-    head = text[a + 3 : nl if nl != -1 else b].strip()
-    if head not in ("", "json", "JSON"):
+    head = text[a + 3 : nl if nl != -1 else b]
+    if head not in ("json", "", "JSON") and head.strip() not in ("", "json", "JSON"):
         return text[a:b]
     if nl == -1:
         return ""
@@ -141,7 +154,7 @@ def _parse_call(text: str, start: int, end: int, raw: str, dialect: str, closed:
             name, args = text[rest:nl].strip(), _fenced_args(text, nl + 1, end)
     else:
         name, args = head, _fenced_args(text, rest, end)
-    if not name or any(c in name for c in "<>\n{"):
+    if not name or "<" in name or ">" in name or "\n" in name or "{" in name:
         if not closed:
             return None
         return Candidate(name="", arguments=None, raw=raw, dialect=dialect,
@@ -168,12 +181,14 @@ class _DeepSeekTokens(Dialect):
     @total
     def parse(self, text: str) -> ParseResult:
         orig = text
-        if holds(text, "<|tool▁"):  # same length per token: positions in the copy are positions in the text
+        # Same length per token: positions in the copy are positions in the text. An ASCII bar first
+        # (a memchr): the full-width tokens hold the token's rarest character too, so asked at once
+        # the needle is checked at each of them.
+        if "|" in text and holds(text, "<|tool▁"):
             text = _ASCII_TOKEN.sub(lambda m: f"<｜{m.group(1)}｜>", text)
         cands: list[Candidate] = []
         spans: list[tuple[int, int]] = []
-        sections = list(iter_blocks(text, CALLS_BEGIN, CALLS_END))
-        regions = [(s.start, s.body_start, s.body_end, s.end) for s in sections]
+        regions = [(s.start, s.body_start, s.body_end, s.end) for s in iter_blocks(text, CALLS_BEGIN, CALLS_END)]
         if not regions:  # calls written without the section token
             regions = [(-1, 0, len(text), -1)]
         for sec_start, body_start, body_end, sec_end in regions:

@@ -19,6 +19,7 @@ from typing import Any
 
 from agentcli.wire.dialects._base import MAX_CALLS
 from agentcli.wire.dialects._block import BlockDialect, BlockRead
+from agentcli.wire.dialects._pylist import skeleton, with_strings
 from agentcli.wire.dialects._scan import (
     AstBudget,
     Block,
@@ -150,6 +151,11 @@ def _in_string(quote: str) -> re.Pattern[str]:
 
 
 def _parse_expr(src: str) -> ast.AST | None:
+    plain = skeleton(src)  # the string literals read by memchr, not by the tokenizer (see skeleton)
+    if plain is not None:
+        tree = _parsed(plain[0])
+        if tree is not None:
+            return with_strings(tree, plain[1])
     tree = _parsed(src)
     return tree if tree is not None else _parsed(_repair(src))  # repaired only when read as written fails
 
