@@ -294,17 +294,31 @@ def _run_dialects(text: str, names: list[str] | tuple[str, ...], ctx: ParseConte
     index = _chain_index(names if type(names) is tuple else tuple(names))
     if seen is None:
         seen = _seen(text)
-    present = index.present(seen)
-    runnable = index.runnable(present)  # the rest have none of their markers: they cannot match
-    stale = False  # the text changed since `present` was asked: asked again only if a dialect is left to try
-    for name in index.ordered(present):
+    # The reply's owners (whose wrapper stands in it) read first, the others after, each in chain
+    # order; a dialect reads only when one of its markers stands in the text as it is then. On a
+    # long reply both are asked lazily, dialect by dialect (see _Asked): the first to read a call
+    # leaves a short rest, and what the later ones ask is asked of that rest.
+    if isinstance(seen, Seen):
+        owning: frozenset[str] | _Asked = _Asked(seen, index.own_lists, False)
+        runnable: frozenset[str] | set[str] | _Asked = _Asked(seen, index.marker_lists, True)
+        turns = index.turns
+    else:  # a short reply: every marker asked at once costs less than asking dialect by dialect
+        present = index.present(seen)
+        owning, runnable = index.owning(present), index.runnable(present)
+        turns = index.turns_of(owning)
+    stale = False  # the text changed since `runnable` was asked: asked again only if a dialect is left to try
+    first = text  # the reply as the chain got it: its owners are those whose wrapper stood there
+    for name, own_turn in turns:
         if stale:
             seen = _seen(text)
-            present = index.present(seen)
-            runnable = index.runnable(present)
+            runnable = _Asked(seen, index.marker_lists, True) if isinstance(seen, Seen) else index.runnable(index.present(seen))
             stale = False
-        if name not in runnable:
-            continue
+        if own_turn:  # asked of the reply first while it is the text, of the (shorter) rest first after
+            if (name not in owning or name not in runnable) if text is first else (
+                    name not in runnable or name not in owning):
+                continue
+        elif name not in runnable or name in owning:
+            continue  # no marker of it in the text, or it had its turn among the owners
         budget = limit - len(found)
         if budget <= 0:
             break  # a flood of calls: what is left stays text
@@ -365,7 +379,8 @@ class _ChainIndex:
     (`present`), instead of each dialect asking about its own, twice (about 300 checks)."""
 
     __slots__ = ("names", "prepared", "marker_sets", "markers", "owns", "groups", "_spans", "_by_marker",
-                 "_markerless", "_owner_of", "empty")
+                 "_markerless", "_owner_of", "empty", "marker_lists", "own_lists", "turns",
+                 "_plain_turns")
 
     def __init__(self, names: tuple[str, ...]) -> None:
         self.prepared: dict[str, _Prepared] = {}
@@ -396,6 +411,12 @@ class _ChainIndex:
         self._owner_of = {m: tuple(ns) for m, ns in owner_of.items()}
         self._markerless = frozenset(n for n in self.names if not self.prepared[n][1])
         self.empty = _empty_lists(names)  # the chain's empty call lists (asked after its dialects ran)
+        # For the lazy questions of a long reply (_Asked): each dialect's markers (none: it looks
+        # anywhere) and its wrapper markup; and the order of turns, the owners' first.
+        self.marker_lists = {n: self.prepared[n][1] for n in self.names}
+        self.own_lists = {n: owns[n] for n in self.names}
+        self.turns = (*((n, True) for n in self.names if n in self.owns), *((n, False) for n in self.names))
+        self._plain_turns = tuple((n, False) for n in self.names)
 
     def present(self, seen: str | Seen) -> frozenset[str]:
         """The chain's markers that stand in the text. Markers are grouped by their rarest character
@@ -432,6 +453,17 @@ class _ChainIndex:
             out.update(self._by_marker.get(m, ()))
         return out
 
+    def owning(self, present: frozenset[str]) -> frozenset[str]:
+        """The dialects whose own markup (Dialect.owns) is among `present`."""
+        return frozenset(n for m in present for n in self._owner_of.get(m, ()))
+
+    def turns_of(self, owning: frozenset[str]) -> tuple[tuple[str, bool], ...]:
+        """`turns` for a reply whose owners are known: (name, whether it is an owner's turn) in
+        the order of `ordered`."""
+        if not owning:
+            return self._plain_turns
+        return (*((n, True) for n in self.names if n in owning), *((n, False) for n in self.names if n not in owning))
+
     def ordered(self, present: frozenset[str]) -> tuple[str, ...]:
         """The chain with the dialects whose own markup (Dialect.owns) is in the text moved to the
         front, in chain order: the family that wrote the wrapper reads it whole, so no generic
@@ -441,6 +473,29 @@ class _ChainIndex:
             return self.names
         owners = tuple(n for n in self.names if n in owning)
         return (*owners, *(n for n in self.names if n not in owning))
+
+
+class _Asked:
+    """`name in ...`: whether one of the dialect's markers (`lists[name]`) stands in the text of
+    `seen`; for a dialect with none, `bare` (True for markers: it looks anywhere; False for wrapper
+    markup: it owns none). Asked dialect by dialect as the chain comes to each, where `present`
+    asks every marker of the chain up front: on a long reply each absent marker's character costs a
+    scan of the whole text, and the dialects after the one that reads the call ask theirs of the
+    short rest instead. The answers are those of `present` (memoized per marker by Seen)."""
+
+    __slots__ = ("seen", "lists", "bare", "_memo")
+
+    def __init__(self, seen: Seen, lists: dict[str, tuple[str, ...]], bare: bool) -> None:
+        self.seen, self.lists, self.bare = seen, lists, bare
+        self._memo: dict[str, bool] = {}
+
+    def __contains__(self, name: object) -> bool:
+        got = self._memo.get(name)  # type: ignore[call-overload]
+        if got is None:
+            markers = self.lists.get(name, ())  # type: ignore[call-overload]
+            seen = self.seen
+            got = self._memo[name] = any(m in seen for m in markers) if markers else self.bare  # type: ignore[index]
+        return got
 
 
 @functools.lru_cache(maxsize=64)
