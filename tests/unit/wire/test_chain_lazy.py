@@ -97,3 +97,37 @@ def test_a_long_call_asks_the_other_dialects_of_its_short_rest(monkeypatch: Any)
     found, rest, _ = pipeline._run_dialects(text, NAMES, None, 64, _seen.Seen(text))
     assert [c.dialect for c in found] == ["deepseek_v32"] and not rest.strip()
     assert len(asked) <= len(INDEX.groups) // 2, asked
+
+
+ASKED = [*MARKUP, "<", ">", "|", "｜", "think>", "</tool_call>", "lorem", "\n{", '"name"']
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+@given(text=st.one_of(replies, st.tuples(piece_texts, st.integers(0, 700), piece_texts).map(
+    lambda t: t[0] + FILLER * t[1] + t[2])), order=st.permutations(ASKED))
+def test_a_marker_is_found_by_any_known_character_it_holds(text: str, order: list[str]) -> None:
+    """Seen answers a marker by the places of a character already found for another (a tag's `<`)
+    when they are few: in any order of questions, every answer is the plain search's."""
+    seen = _seen.Seen(text)
+    for m in order:
+        assert (m in seen) == (m in text), m
+
+
+def test_tags_sharing_a_character_cost_one_scan_of_a_long_reply(monkeypatch: Any) -> None:
+    """Once `<` is placed (two clusters of tags around a 100 KB argument), the full-width and ASCII
+    special tokens are answered from those places: no other character is looked for."""
+    text = "<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"f\">" + FILLER * 4000 + "</｜DSML｜invoke>\n</｜DSML｜function_calls>"
+    looked: list[str] = []
+    real = _seen.Seen._stretches
+
+    def counting(self, ch):  # noqa: ANN001, ANN202
+        if ch not in self._at:
+            looked.append(ch)
+        return real(self, ch)
+
+    monkeypatch.setattr(_seen.Seen, "_stretches", counting)
+    seen = _seen.Seen(text)
+    assert "<function_call>" not in seen
+    tokens = [m for m in MARKUP if m.startswith("<") and ("｜" in m or "|" in m)]
+    assert [m for m in tokens if m in seen] == [m for m in tokens if m in text]
+    assert looked == ["<"]
