@@ -296,12 +296,14 @@ def _run_dialects(text: str, names: list[str] | tuple[str, ...], ctx: ParseConte
         seen = _seen(text)
     # The reply's owners (whose wrapper stands in it) read first, the others after, each in chain
     # order; a dialect reads only when one of its markers stands in the text as it is then. On a
-    # long reply both are asked lazily, dialect by dialect (see _Asked): the first to read a call
-    # leaves a short rest, and what the later ones ask is asked of that rest.
+    # long reply the markers holding no `<` are asked lazily, dialect by dialect (see _Asked): the
+    # first to read a call leaves a short rest, and what the later ones ask is asked of that rest.
     if isinstance(seen, Seen):
-        owning: frozenset[str] | _Asked = _Asked(seen, index.own_lists, False)
-        runnable: frozenset[str] | set[str] | _Asked = _Asked(seen, index.marker_lists, True)
-        turns = index.turns
+        tagged = index.present_tags(seen)
+        owners = index.owning(tagged)
+        owning: frozenset[str] | _Asked = _Asked(seen, owners, index.bare_owns)
+        runnable: frozenset[str] | set[str] | _Asked = _Asked(seen, index.runnable_by(tagged), index.bare_markers)
+        turns = index.lazy_turns(owners)
     else:  # a short reply: every marker asked at once costs less than asking dialect by dialect
         present = index.present(seen)
         owning, runnable = index.owning(present), index.runnable(present)
@@ -311,7 +313,8 @@ def _run_dialects(text: str, names: list[str] | tuple[str, ...], ctx: ParseConte
     for name, own_turn in turns:
         if stale:
             seen = _seen(text)
-            runnable = _Asked(seen, index.marker_lists, True) if isinstance(seen, Seen) else index.runnable(index.present(seen))
+            runnable = (_Asked(seen, index.runnable_by(index.present_tags(seen)), index.bare_markers)
+                        if isinstance(seen, Seen) else index.runnable(index.present(seen)))
             stale = False
         if own_turn:  # asked of the reply first while it is the text, of the (shorter) rest first after
             if (name not in owning or name not in runnable) if text is first else (
@@ -379,8 +382,8 @@ class _ChainIndex:
     (`present`), instead of each dialect asking about its own, twice (about 300 checks)."""
 
     __slots__ = ("names", "prepared", "marker_sets", "markers", "owns", "groups", "_spans", "_by_marker",
-                 "_markerless", "_owner_of", "empty", "marker_lists", "own_lists", "turns",
-                 "_plain_turns")
+                 "_markerless", "_owner_of", "empty", "tags", "_tag_reach", "_tag_spans", "bare_markers",
+                 "bare_owns", "_bare_owners", "_plain_turns")
 
     def __init__(self, names: tuple[str, ...]) -> None:
         self.prepared: dict[str, _Prepared] = {}
@@ -411,11 +414,18 @@ class _ChainIndex:
         self._owner_of = {m: tuple(ns) for m, ns in owner_of.items()}
         self._markerless = frozenset(n for n in self.names if not self.prepared[n][1])
         self.empty = _empty_lists(names)  # the chain's empty call lists (asked after its dialects ran)
-        # For the lazy questions of a long reply (_Asked): each dialect's markers (none: it looks
-        # anywhere) and its wrapper markup; and the order of turns, the owners' first.
-        self.marker_lists = {n: self.prepared[n][1] for n in self.names}
-        self.own_lists = {n: owns[n] for n in self.names}
-        self.turns = (*((n, True) for n in self.names if n in self.owns), *((n, False) for n in self.names))
+        # For a long reply (_Asked): the markers holding a `<` (tags and special tokens, some 70),
+        # asked at once from the places of that one character; each dialect's other markers and
+        # wrappers (`functools`, `Action:`, "```tool_code"), asked when the chain comes to it.
+        self.tags = tuple(m for m in self.markers if "<" in m and "\0" not in m)
+        self._tag_reach = (max((m.index("<") for m in self.tags), default=0),
+                           max((len(m) - m.index("<") for m in self.tags), default=0))
+        tags = frozenset(self.tags)
+        self._tag_spans = tuple((ch, tuple(m for m in group if m in tags), reach) for ch, group, reach in self._spans
+                                if any(m in tags for m in group))
+        self.bare_markers = {n: tuple(m for m in self.prepared[n][1] if m not in tags) for n in self.names}
+        self.bare_owns = {n: tuple(m for m in owns[n] if m not in tags) for n in self.names}
+        self._bare_owners = frozenset(n for n, o in self.bare_owns.items() if o)
         self._plain_turns = tuple((n, False) for n in self.names)
 
     def present(self, seen: str | Seen) -> frozenset[str]:
@@ -453,6 +463,30 @@ class _ChainIndex:
             out.update(self._by_marker.get(m, ()))
         return out
 
+    def present_tags(self, seen: Seen) -> frozenset[str]:
+        """The chain's markers holding a `<` that stand in a long text: asked of the text around
+        the places of `<` (one scan of the text for them all, `near`), or, when `<` stands densely
+        (code, HTML), group by group as `present` asks them."""
+        hay = near(seen, "<", *self._tag_reach)
+        if hay is not None:
+            return frozenset(m for m in self.tags if m in hay)
+        text = seen.text
+        found: list[str] = []
+        for ch, group, reach in self._tag_spans:
+            if ch not in text:
+                continue
+            got = near(seen, ch, reach[0], reach[1]) if reach is not None and len(group) >= _NEAR_GROUP else None
+            found.extend(m for m in group if m in (seen if got is None else got))
+        return frozenset(found)
+
+    def runnable_by(self, present: frozenset[str]) -> set[str]:
+        """`runnable` as a set to add to: the dialects with one of `present` among their markers,
+        and the markerless."""
+        out = set(self._markerless)
+        for m in present:
+            out.update(self._by_marker.get(m, ()))
+        return out
+
     def owning(self, present: frozenset[str]) -> frozenset[str]:
         """The dialects whose own markup (Dialect.owns) is among `present`."""
         return frozenset(n for m in present for n in self._owner_of.get(m, ()))
@@ -463,6 +497,12 @@ class _ChainIndex:
         if not owning:
             return self._plain_turns
         return (*((n, True) for n in self.names if n in owning), *((n, False) for n in self.names if n not in owning))
+
+    def lazy_turns(self, owners: frozenset[str]) -> tuple[tuple[str, bool], ...]:
+        """The turns of a long reply whose owners by tag are `owners`: theirs, and those of the few
+        dialects whose wrapper holds no `<` (asked at their turn), then every dialect's own."""
+        bare = self._bare_owners
+        return (*((n, True) for n in self.names if n in owners or n in bare), *self._plain_turns)
 
     def ordered(self, present: frozenset[str]) -> tuple[str, ...]:
         """The chain with the dialects whose own markup (Dialect.owns) is in the text moved to the
@@ -476,25 +516,31 @@ class _ChainIndex:
 
 
 class _Asked:
-    """`name in ...`: whether one of the dialect's markers (`lists[name]`) stands in the text of
-    `seen`; for a dialect with none, `bare` (True for markers: it looks anywhere; False for wrapper
-    markup: it owns none). Asked dialect by dialect as the chain comes to each, where `present`
-    asks every marker of the chain up front: on a long reply each absent marker's character costs a
-    scan of the whole text, and the dialects after the one that reads the call ask theirs of the
-    short rest instead. The answers are those of `present` (memoized per marker by Seen)."""
+    """`name in ...` on a long text: the dialect is among `known` (found by its markers holding a
+    `<`), or one of its other markers (`bare[name]`) stands in the text of `seen`. Those are asked
+    as the chain comes to the dialect, where `present` asks every marker up front: each absent
+    marker's character costs a scan of the whole reply, and the dialects after the one that reads
+    the call ask theirs of the short rest instead (a dialect with no markers at all looks anywhere:
+    it is among `known`). The answers are `present`'s."""
 
-    __slots__ = ("seen", "lists", "bare", "_memo")
+    __slots__ = ("seen", "known", "bare", "_memo")
 
-    def __init__(self, seen: Seen, lists: dict[str, tuple[str, ...]], bare: bool) -> None:
-        self.seen, self.lists, self.bare = seen, lists, bare
+    def __init__(self, seen: Seen, known: frozenset[str] | set[str], bare: dict[str, tuple[str, ...]]) -> None:
+        self.seen, self.known, self.bare = seen, known, bare
         self._memo: dict[str, bool] = {}
 
     def __contains__(self, name: object) -> bool:
+        if name in self.known:
+            return True
         got = self._memo.get(name)  # type: ignore[call-overload]
         if got is None:
-            markers = self.lists.get(name, ())  # type: ignore[call-overload]
+            got = False
             seen = self.seen
-            got = self._memo[name] = any(m in seen for m in markers) if markers else self.bare  # type: ignore[index]
+            for m in self.bare.get(name, ()):  # type: ignore[call-overload]
+                if m in seen:
+                    got = True
+                    break
+            self._memo[name] = got  # type: ignore[index]
         return got
 
 

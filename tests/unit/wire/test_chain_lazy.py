@@ -35,7 +35,7 @@ def _fixture_texts() -> list[str]:
 
 
 CALLS = _fixture_texts()
-MARKUP = sorted({*INDEX.markers, *(m for o in INDEX.own_lists.values() for m in o),
+MARKUP = sorted({*INDEX.markers, *(m for o in INDEX.owns.values() for m in o),
                  *(m.replace("｜", "|") for m in INDEX.markers), *(m.replace("|", "｜") for m in INDEX.markers)})
 PIECES = [*MARKUP, "```", "```json\n", "~~~", "\n", " ", '"', "{", "}", "[", "]", "lorem ipsum ", "｜", "▁", "<", ">", "|"]
 piece_texts = st.lists(st.sampled_from(PIECES), max_size=12).map("".join)
@@ -131,3 +131,15 @@ def test_tags_sharing_a_character_cost_one_scan_of_a_long_reply(monkeypatch: Any
     tokens = [m for m in MARKUP if m.startswith("<") and ("｜" in m or "|" in m)]
     assert [m for m in tokens if m in seen] == [m for m in tokens if m in text]
     assert looked == ["<"]
+
+
+dense = st.tuples(piece_texts, st.integers(0, 700), st.integers(1, 40), piece_texts).map(
+    lambda t: t[0] + (FILLER * t[1] + "a < b ") * t[2] + t[3])
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+@given(text=st.one_of(replies, dense))
+def test_the_tags_are_asked_at_once_from_the_places_of_their_bracket(text: str) -> None:
+    """`present_tags` (every marker holding `<`, asked of the text around that character's places,
+    or group by group where it stands densely) answers as the plain search does."""
+    assert INDEX.present_tags(_seen.Seen(text)) == frozenset(m for m in INDEX.tags if m in text)
