@@ -294,27 +294,13 @@ def _run_dialects(text: str, names: list[str] | tuple[str, ...], ctx: ParseConte
     index = _chain_index(names if type(names) is tuple else tuple(names))
     if seen is None:
         seen = _seen(text)
-    # The reply's owners (whose wrapper stands in it) read first, the others after, each in chain
-    # order; a dialect reads only when one of its markers stands in the text as it is then. On a
-    # long reply the markers holding no `<` are asked lazily, dialect by dialect (see _Asked): the
-    # first to read a call leaves a short rest, and what the later ones ask is asked of that rest.
-    if isinstance(seen, Seen):
-        tagged = index.present_tags(seen)
-        owners = index.owning(tagged)
-        owning: frozenset[str] | _Asked = _Asked(seen, owners, index.bare_owns)
-        runnable: frozenset[str] | set[str] | _Asked = _Asked(seen, index.runnable_by(tagged), index.bare_markers)
-        turns = index.lazy_turns(owners)
-    else:  # a short reply: every marker asked at once costs less than asking dialect by dialect
-        present = index.present(seen)
-        owning, runnable = index.owning(present), index.runnable(present)
-        turns = index.turns_of(owning)
+    owning, runnable, turns = index.asked(seen)  # the owners read first (see _ChainIndex.asked)
     stale = False  # the text changed since `runnable` was asked: asked again only if a dialect is left to try
     first = text  # the reply as the chain got it: its owners are those whose wrapper stood there
     for name, own_turn in turns:
         if stale:
             seen = _seen(text)
-            runnable = (_Asked(seen, index.runnable_by(index.present_tags(seen)), index.bare_markers)
-                        if isinstance(seen, Seen) else index.runnable(index.present(seen)))
+            runnable = index.runnable_in(seen)
             stale = False
         if own_turn:  # asked of the reply first while it is the text, of the (shorter) rest first after
             if (name not in owning or name not in runnable) if text is first else (
@@ -462,6 +448,29 @@ class _ChainIndex:
         for m in present:
             out.update(self._by_marker.get(m, ()))
         return out
+
+    def asked(self, seen: str | Seen) -> tuple[frozenset[str] | _Asked, set[str] | frozenset[str] | _Asked,
+                                               tuple[tuple[str, bool], ...]]:
+        """(the owners, the runnable dialects, the turns) of a text: the reply's owners (whose
+        wrapper stands in it) read first, the others after, each in chain order; a dialect reads
+        only when one of its markers stands in the text as it is then. On a long reply the markers
+        holding no `<` are asked lazily, dialect by dialect (see _Asked): the first to read a call
+        leaves a short rest, and what the later ones ask is asked of that rest. On a short one
+        every marker asked at once costs less than asking dialect by dialect."""
+        if isinstance(seen, Seen):
+            tagged = self.present_tags(seen)
+            owners = self.owning(tagged)
+            return (_Asked(seen, owners, self.bare_owns), _Asked(seen, self.runnable_by(tagged), self.bare_markers),
+                    self.lazy_turns(owners))
+        present = self.present(seen)
+        owning = self.owning(present)
+        return owning, self.runnable(present), self.turns_of(owning)
+
+    def runnable_in(self, seen: str | Seen) -> set[str] | frozenset[str] | _Asked:
+        """`asked(seen)`'s runnable dialects alone (the text changed; its owners did not)."""
+        if isinstance(seen, Seen):
+            return _Asked(seen, self.runnable_by(self.present_tags(seen)), self.bare_markers)
+        return self.runnable(self.present(seen))
 
     def present_tags(self, seen: Seen) -> frozenset[str]:
         """The chain's markers holding a `<` that stand in a long text: asked of the text around
