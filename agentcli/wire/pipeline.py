@@ -320,17 +320,20 @@ def _run_dialects(text: str, names: list[str] | tuple[str, ...], ctx: ParseConte
     index = _chain_index(names if type(names) is tuple else tuple(names))
     if seen is None:
         seen = _seen(text)
-    present = index.present(seen)
-    runnable = index.runnable(present)  # the rest have none of their markers: they cannot match
-    stale = False  # the text changed since `present` was asked: asked again only if a dialect is left to try
-    for name in index.ordered(present):
+    owning, runnable, turns = index.asked(seen)  # the owners read first (see _ChainIndex.asked)
+    stale = False  # the text changed since `runnable` was asked: asked again only if a dialect is left to try
+    first = text  # the reply as the chain got it: its owners are those whose wrapper stood there
+    for name, own_turn in turns:
         if stale:
             seen = _seen(text)
-            present = index.present(seen)
-            runnable = index.runnable(present)
+            runnable = index.runnable_in(seen)
             stale = False
-        if name not in runnable:
-            continue
+        if own_turn:  # asked of the reply first while it is the text, of the (shorter) rest first after
+            if (name not in owning or name not in runnable) if text is first else (
+                    name not in runnable or name not in owning):
+                continue
+        elif name not in runnable or name in owning:
+            continue  # no marker of it in the text, or it had its turn among the owners
         budget = limit - len(found)
         if budget <= 0:
             break  # a flood of calls: what is left stays text
@@ -391,7 +394,8 @@ class _ChainIndex:
     (`present`), instead of each dialect asking about its own, twice (about 300 checks)."""
 
     __slots__ = ("names", "prepared", "marker_sets", "markers", "owns", "groups", "_spans", "_by_marker",
-                 "_markerless", "_owner_of", "empty")
+                 "_markerless", "_owner_of", "empty", "tags", "_tag_reach", "_tag_spans", "bare_markers",
+                 "bare_owns", "_bare_owners", "_plain_turns")
 
     def __init__(self, names: tuple[str, ...]) -> None:
         self.prepared: dict[str, _Prepared] = {}
@@ -422,6 +426,19 @@ class _ChainIndex:
         self._owner_of = {m: tuple(ns) for m, ns in owner_of.items()}
         self._markerless = frozenset(n for n in self.names if not self.prepared[n][1])
         self.empty = _empty_lists(names)  # the chain's empty call lists (asked after its dialects ran)
+        # For a long reply (_Asked): the markers holding a `<` (tags and special tokens, some 70),
+        # asked at once from the places of that one character; each dialect's other markers and
+        # wrappers (`functools`, `Action:`, "```tool_code"), asked when the chain comes to it.
+        self.tags = tuple(m for m in self.markers if "<" in m and "\0" not in m)
+        self._tag_reach = (max((m.index("<") for m in self.tags), default=0),
+                           max((len(m) - m.index("<") for m in self.tags), default=0))
+        tags = frozenset(self.tags)
+        self._tag_spans = tuple((ch, tuple(m for m in group if m in tags), reach) for ch, group, reach in self._spans
+                                if any(m in tags for m in group))
+        self.bare_markers = {n: tuple(m for m in self.prepared[n][1] if m not in tags) for n in self.names}
+        self.bare_owns = {n: tuple(m for m in owns[n] if m not in tags) for n in self.names}
+        self._bare_owners = frozenset(n for n, o in self.bare_owns.items() if o)
+        self._plain_turns = tuple((n, False) for n in self.names)
 
     def present(self, seen: str | Seen) -> frozenset[str]:
         """The chain's markers that stand in the text. Markers are grouped by their rarest character
@@ -458,6 +475,70 @@ class _ChainIndex:
             out.update(self._by_marker.get(m, ()))
         return out
 
+    def asked(self, seen: str | Seen) -> tuple[frozenset[str] | _Asked, set[str] | frozenset[str] | _Asked,
+                                               tuple[tuple[str, bool], ...]]:
+        """(the owners, the runnable dialects, the turns) of a text: the reply's owners (whose
+        wrapper stands in it) read first, the others after, each in chain order; a dialect reads
+        only when one of its markers stands in the text as it is then. On a long reply the markers
+        holding no `<` are asked lazily, dialect by dialect (see _Asked): the first to read a call
+        leaves a short rest, and what the later ones ask is asked of that rest. On a short one
+        every marker asked at once costs less than asking dialect by dialect."""
+        if isinstance(seen, Seen):
+            tagged = self.present_tags(seen)
+            owners = self.owning(tagged)
+            return (_Asked(seen, owners, self.bare_owns), _Asked(seen, self.runnable_by(tagged), self.bare_markers),
+                    self.lazy_turns(owners))
+        present = self.present(seen)
+        owning = self.owning(present)
+        return owning, self.runnable(present), self.turns_of(owning)
+
+    def runnable_in(self, seen: str | Seen) -> set[str] | frozenset[str] | _Asked:
+        """`asked(seen)`'s runnable dialects alone (the text changed; its owners did not)."""
+        if isinstance(seen, Seen):
+            return _Asked(seen, self.runnable_by(self.present_tags(seen)), self.bare_markers)
+        return self.runnable(self.present(seen))
+
+    def present_tags(self, seen: Seen) -> frozenset[str]:
+        """The chain's markers holding a `<` that stand in a long text: asked of the text around
+        the places of `<` (one scan of the text for them all, `near`), or, when `<` stands densely
+        (code, HTML), group by group as `present` asks them."""
+        hay = near(seen, "<", *self._tag_reach)
+        if hay is not None:
+            return frozenset(m for m in self.tags if m in hay)
+        text = seen.text
+        found: list[str] = []
+        for ch, group, reach in self._tag_spans:
+            if ch not in text:
+                continue
+            got = near(seen, ch, reach[0], reach[1]) if reach is not None and len(group) >= _NEAR_GROUP else None
+            found.extend(m for m in group if m in (seen if got is None else got))
+        return frozenset(found)
+
+    def runnable_by(self, present: frozenset[str]) -> set[str]:
+        """`runnable` as a set to add to: the dialects with one of `present` among their markers,
+        and the markerless."""
+        out = set(self._markerless)
+        for m in present:
+            out.update(self._by_marker.get(m, ()))
+        return out
+
+    def owning(self, present: frozenset[str]) -> frozenset[str]:
+        """The dialects whose own markup (Dialect.owns) is among `present`."""
+        return frozenset(n for m in present for n in self._owner_of.get(m, ()))
+
+    def turns_of(self, owning: frozenset[str]) -> tuple[tuple[str, bool], ...]:
+        """`turns` for a reply whose owners are known: (name, whether it is an owner's turn) in
+        the order of `ordered`."""
+        if not owning:
+            return self._plain_turns
+        return (*((n, True) for n in self.names if n in owning), *((n, False) for n in self.names if n not in owning))
+
+    def lazy_turns(self, owners: frozenset[str]) -> tuple[tuple[str, bool], ...]:
+        """The turns of a long reply whose owners by tag are `owners`: theirs, and those of the few
+        dialects whose wrapper holds no `<` (asked at their turn), then every dialect's own."""
+        bare = self._bare_owners
+        return (*((n, True) for n in self.names if n in owners or n in bare), *self._plain_turns)
+
     def ordered(self, present: frozenset[str]) -> tuple[str, ...]:
         """The chain with the dialects whose own markup (Dialect.owns) is in the text moved to the
         front, in chain order: the family that wrote the wrapper reads it whole, so no generic
@@ -467,6 +548,35 @@ class _ChainIndex:
             return self.names
         owners = tuple(n for n in self.names if n in owning)
         return (*owners, *(n for n in self.names if n not in owning))
+
+
+class _Asked:
+    """`name in ...` on a long text: the dialect is among `known` (found by its markers holding a
+    `<`), or one of its other markers (`bare[name]`) stands in the text of `seen`. Those are asked
+    as the chain comes to the dialect, where `present` asks every marker up front: each absent
+    marker's character costs a scan of the whole reply, and the dialects after the one that reads
+    the call ask theirs of the short rest instead (a dialect with no markers at all looks anywhere:
+    it is among `known`). The answers are `present`'s."""
+
+    __slots__ = ("seen", "known", "bare", "_memo")
+
+    def __init__(self, seen: Seen, known: frozenset[str] | set[str], bare: dict[str, tuple[str, ...]]) -> None:
+        self.seen, self.known, self.bare = seen, known, bare
+        self._memo: dict[str, bool] = {}
+
+    def __contains__(self, name: object) -> bool:
+        if name in self.known:
+            return True
+        got = self._memo.get(name)  # type: ignore[call-overload]
+        if got is None:
+            got = False
+            seen = self.seen
+            for m in self.bare.get(name, ()):  # type: ignore[call-overload]
+                if m in seen:
+                    got = True
+                    break
+            self._memo[name] = got  # type: ignore[index]
+        return got
 
 
 @functools.lru_cache(maxsize=64)

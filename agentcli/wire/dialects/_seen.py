@@ -182,6 +182,9 @@ def holds_any(text: str, needles: tuple[str, ...], seen: Seen | None = None) -> 
 # reply's tokens stand together around its calls), and a marker is looked for in each stretch.
 _GAP = 64
 _PLACES = 64  # places a text of any size may hold before its character counts as dense
+# Stretches of a known character few enough to answer another marker holding it (see Seen._placed):
+# a bounded search in each costs less than a scan of the whole text for the marker's own key.
+_FEW_STRETCHES = 4
 
 
 class Seen:
@@ -233,6 +236,8 @@ class Seen:
                 known = True
             else:
                 ch, off = key(marker)
+                if ch not in self._at:
+                    ch, off = self._placed(marker, ch, off)
                 stretches = self._stretches(ch)
                 if stretches is None:
                     known = marker in self.text
@@ -241,6 +246,18 @@ class Seen:
                     known = any(text.find(marker, max(0, a - off), b - off + size) >= 0 for a, b in stretches)
             self._memo[marker] = known
         return known
+
+    def _placed(self, marker: str, ch: str, off: int) -> tuple[str, int]:
+        """(a character of `marker` whose few stretches are already known, its first offset in the
+        marker), else (`ch`, `off`): an occurrence of the marker holds each of its characters, so
+        any of them bounds where it can stand, and one whose places were found for another marker
+        (the `<` of a reply's tags) spares the scan of the whole text that finding `ch` costs."""
+        for c, stretches in self._at.items():
+            if stretches is not None and len(stretches) <= _FEW_STRETCHES:
+                at = marker.find(c)
+                if at >= 0:
+                    return c, at
+        return ch, off
 
 
 _FEW = 16  # places of a character in a short text gathered before its needles get a scan each

@@ -62,6 +62,12 @@ def _json_close(text: str, body_start: int, open_tag: str, close_tag: str, close
 class TaggedJsonDialect(Dialect):
     """<tag>{"name": .., "arguments": ..}</tag>; several objects (or an array) per tag are allowed."""
 
+    # Whether every body this dialect reads strips to a JSON object or list (its _parse_body turns
+    # anything else down): such a body is checked in place (_may_open_json) before the body and the
+    # raw call are cut out of the reply, a copy of a long argument's text each, only to be turned
+    # down (another family's markup in the same tag: `<tool_call>\n<function=f>`).
+    json_bodies = False
+
     def __init__(self, name: str, tag: str) -> None:
         self.name = name
         self.open = f"<{tag}>"
@@ -76,13 +82,13 @@ class TaggedJsonDialect(Dialect):
             return [], text
         out: list[Candidate] = []
         kept: list[str] = []
-        pos = 0
+        keep_from = 0  # the start of the text kept since the last call taken (cut out when the parse took one)
         olen, clen = len(open_tag), len(close_tag)
         close_at = -2  # the next closing tag, found once and reused until passed (-1: none left)
         taken = False
         # this class's own body reader reads JSON alone; a dialect that reads its bodies otherwise
         # (argument pairs) gets every body
-        json_only = type(self)._parse_body is TaggedJsonDialect._parse_body
+        json_only = self.json_bodies or type(self)._parse_body is TaggedJsonDialect._parse_body
         while start >= 0:
             body_start = start + olen
             if close_at != -1 and close_at < body_start:
@@ -100,17 +106,15 @@ class TaggedJsonDialect(Dialect):
             stop = end + clen if closed else end
             cands = self._parse_body(text[body_start:end], text[start:stop], closed) \
                 if not json_only or _may_open_json(text, body_start, end) else None
-            if cands is None:  # not a JSON call: leave the text for other dialects
-                kept.append(text[pos:stop])
-            else:
+            if cands is not None:  # else not a JSON call: its text stays for other dialects
                 taken = True
-                kept.append(text[pos:start])
+                kept.append(text[keep_from:start])
+                keep_from = stop
                 out.extend(cands)
-            pos = stop
             start = nxt if nxt < 0 or nxt >= stop else locate(text, open_tag, stop)
-        if not taken:  # every tag left as it stood: the pieces would join back into the text
+        if not taken:  # every tag left as it stood: the text itself
             return out, text
-        kept.append(text[pos:])
+        kept.append(text[keep_from:])
         return out, "".join(kept)
 
     def _parse_body(self, body: str, raw: str, closed: bool) -> list[Candidate] | None:

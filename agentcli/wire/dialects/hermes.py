@@ -54,6 +54,7 @@ class HermesDialect(TaggedJsonDialect):
     # reasoning left open; its inside is a call's arguments.
     section_openers = ("<tool_call>",)
     call_wrappers = (("<tool_call>", "</tool_call>"),)
+    json_bodies = True  # the frame's JSON bodies, or one call object (_wrapped_call): JSON either way
 
     def __init__(self) -> None:
         super().__init__("hermes", "tool_call")

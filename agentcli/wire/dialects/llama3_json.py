@@ -33,6 +33,12 @@ _NEXT_CALL = lazy_pattern(r'\{\s*"name"\s*:')
 _RESYNC = 8  # broken objects skipped before a whole message is given up on
 
 
+def _first_bar(text: str) -> int:
+    """Where the first `|` stands (-1: none). A tag (`<|python_tag|>`, `<|python_start|>`) holds its
+    `|` one character in, so it starts no earlier than one before that place."""
+    return text.find("|")
+
+
 class Llama3JsonDialect(Dialect):
     name = "llama3_json"
     markers = ()  # the bare whole-message form has no marker
@@ -42,12 +48,13 @@ class Llama3JsonDialect(Dialect):
         # Markerless, it reads every reply in the default chain: its tags are looked for where their
         # rare character stands, and the whole-message form is ruled out by the first character
         # before the message is copied stripped.
-        start = locate(text, PY_START)
+        bar = _first_bar(text)  # both tags hold a `|`: none in the text, neither tag (one memchr for both)
+        start = locate(text, PY_START, max(bar - 1, 0)) if bar >= 0 else -1
         if start >= 0:
             found = self._python_block(text, start)
             if found is not None:
                 return found
-        tag = locate(text, TAG)
+        tag = locate(text, TAG, max(bar - 1, 0)) if bar >= 0 else -1
         if tag >= 0:
             body = text[tag + len(TAG):]
             for stop in _EOM:
