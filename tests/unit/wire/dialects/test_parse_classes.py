@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import random
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from agentcli.core.events import StreamKind
@@ -53,8 +53,10 @@ def test_markup_in_a_string_value_is_the_value(value, dialect, with_model):
 
 @_examples
 @given(value=values)
+@example(value="'</tool_call>")  # a quote in the value: the test once built broken JSON from it
 def test_masking_gives_every_token_back(value):
-    text = '[{"name": "f", "arguments": {"v": ' + repr(value).replace("'", '"') + "}}] and (g='" + value + "')"
+    # the value written as a JSON string and as a Python literal (each its own escapes and quotes)
+    text = '[{"name": "f", "arguments": {"v": ' + json.dumps(value, ensure_ascii=False) + "}}] and (g=" + repr(value) + ")"
     m = mask(text)
     assert m.restore(m.text) == text
     assert m.text.count('"') == text.count('"') and m.text.count("(") == text.count("(")
