@@ -483,7 +483,7 @@ class _ChainIndex:
         holding no `<` are asked lazily, dialect by dialect (see _Asked): the first to read a call
         leaves a short rest, and what the later ones ask is asked of that rest. On a short one
         every marker asked at once costs less than asking dialect by dialect."""
-        if isinstance(seen, Seen):
+        if isinstance(seen, Seen) and "<" in seen.text:
             tagged = self.present_tags(seen)
             owners = self.owning(tagged)
             return (_Asked(seen, owners, self.bare_owns), _Asked(seen, self.runnable_by(tagged), self.bare_markers),
@@ -840,14 +840,14 @@ def _without(text: str, cands: list[Candidate]) -> str:
 _ID_WHOLE = 4096  # characters of a call's raw text hashed whole for its id; a longer one is summed
 
 
-def _stable_id(index: int, cand: Candidate) -> str:
+def _stable_id(index: int, cand: Candidate, sums: list[tuple[str, str]] | None = None) -> str:
     """The id of a call written in text (the model gave none): the same call text at the same place
     gets the same id, on every run. A raw text longer than _ID_WHOLE is hashed as its length, both
     ends and a CRC-32 of the whole: blake2b over 100 KB costs ~110 us, the CRC a fifth of that, and
-    two calls differing only inside still differ in that sum."""
+    two calls differing only inside still differ in that sum. `sums`: the reply's last (raw, sum)."""
     raw = cand.raw or ""
     if len(raw) > _ID_WHOLE:
-        raw = _summed(raw)
+        raw = _summed(raw, sums)
     digest = _blake2b()(f"{index}\0{cand.dialect}\0{cand.name}\0".encode("utf-8", "replace"), digest_size=8)
     digest.update(raw.encode("utf-8", "replace"))  # the same digest as of the joined text, without copying it
     return "call_" + digest.hexdigest()
@@ -864,18 +864,17 @@ def _blake2b() -> Any:
     return blake2b
 
 
-_LAST_SUMMED: list[tuple[str, str]] = []  # the last block's (raw, sum), not a store of old replies
-
-
-def _summed(raw: str) -> str:
+def _summed(raw: str, last: list[tuple[str, str]] | None = None) -> str:
     """A long raw text as its length, a CRC-32 of the whole and both ends; computed once for the
     calls read from one block, which share its raw (the same object: asked by identity, as a
-    cache keyed on the text would hash every character of each new reply's raw)."""
-    last = _LAST_SUMMED[0] if _LAST_SUMMED else None  # one read: another thread may replace it meanwhile
-    if last is not None and last[0] is raw:
-        return last[1]
+    cache keyed on the text would hash every character of each new reply's raw). `last` is the
+    reply's own memo (finalize's): a memo kept across replies would answer a reply parsed again
+    from the same string object without summing it, which no new reply gets."""
+    if last and last[0][0] is raw:
+        return last[0][1]
     summed = _sum(raw)
-    _LAST_SUMMED[:] = [(raw, summed)]
+    if last is not None:
+        last[:] = [(raw, summed)]
     return summed
 
 
@@ -902,11 +901,13 @@ def _canon(args: Any) -> str:
 
 
 def build_call(
-    index: int, cand: Candidate, ctx: ParseContext, budget: repair.RepairBudget | None = None
+    index: int, cand: Candidate, ctx: ParseContext, budget: repair.RepairBudget | None = None,
+    sums: list[tuple[str, str]] | None = None,
 ) -> tuple[ToolCall, list[Repair]]:
     """One candidate -> ToolCall: resolve the name, decode and coerce the arguments, record repairs.
-    `budget` is the reply's JSON repair allowance, shared by its calls."""
-    call_id = cand.id or _stable_id(index, cand)
+    `budget` is the reply's JSON repair allowance, shared by its calls; `sums` the reply's memo of
+    a long raw text's sum (_summed)."""
+    call_id = cand.id or _stable_id(index, cand, sums)
     repairs: list[Repair] = []
     name = cand.name.strip()
     unknown = False
@@ -1056,6 +1057,7 @@ def finalize(native: NativeParse, ctx: ParseContext, parsers: tuple[str, ...]) -
     if masked.changed:
         found, rest, text = masked.restore_candidates(found), masked.restore(rest), masked.restore(text)
     budget = repair.RepairBudget()
+    sums: list[tuple[str, str]] = []  # the sum of a long call text, asked by each call read from it
     if not found and not native_cands and ctx.tools and ctx.repair and rest.lstrip()[:1] in ("{", "`", "~", "f", "t", "["):
         whole = whole_call.whole_reply_call(rest, ctx.tools, budget)  # one malformed call is the whole reply
         if whole is not None:
@@ -1069,14 +1071,14 @@ def finalize(native: NativeParse, ctx: ParseContext, parsers: tuple[str, ...]) -
         repairs.append(Repair("too_many_calls", f"the reply held more than {MAX_CALLS} tool calls; only the first {MAX_CALLS} were read"))
     seen: set[tuple[str, str]] = set()
     for cand in native_cands:
-        call, fixes = build_call(len(calls), cand, ctx, budget)
+        call, fixes = build_call(len(calls), cand, ctx, budget, sums)
         calls.append(call)
         repairs.extend(fixes)
         seen.add((call.name, _canon(call.arguments)))
 
     echoes: list[Candidate] = []
     for cand in found:
-        call, fixes = build_call(len(calls), cand, ctx, budget)
+        call, fixes = build_call(len(calls), cand, ctx, budget, sums)
         if seen:
             # Beside native calls the text is prose: a call written there is an echo of a native one
             # (dropped with its text) or a quoted example (an old <function_calls> block), never a call.

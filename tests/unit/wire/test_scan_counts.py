@@ -300,3 +300,22 @@ def test_the_reasoning_split_skipping_pairs_by_probe_is_the_split_asking_every_p
         assert pipeline.split_thinking(text) == filtered
     finally:
         pipeline._pair_probes = original  # type: ignore[assignment]
+
+
+def test_a_long_call_text_is_summed_once_per_reply_and_again_for_the_next(monkeypatch) -> None:
+    """Calls read from one long block share its raw text: the reply sums it once. The memo is the
+    reply's own: parsing the same string object again sums it again, as any new reply is (a memo
+    kept across replies answered a re-parse for free, which only a benchmark's repeat gets)."""
+    from agentcli.wire.pipeline import parse_text
+
+    sums: list[int] = []
+    real = pipeline._sum
+    monkeypatch.setattr(pipeline, "_sum", lambda raw: sums.append(len(raw)) or real(raw))
+    body = ", ".join(f'{{"name": "f", "arguments": {{"a": "{"x" * 3000}{i}"}}}}' for i in range(3))
+    text = f"<tool_call>[{body}]</tool_call>"
+    first = parse_text(text, None, ("hermes",))
+    assert len(first.tool_calls) == 3 and len(sums) == 1
+    again = parse_text(text, None, ("hermes",))
+    assert len(sums) == 2
+    assert [c.id for c in again.tool_calls] == [c.id for c in first.tool_calls]
+    assert len({c.id for c in first.tool_calls}) == 3
