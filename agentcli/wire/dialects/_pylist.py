@@ -60,6 +60,17 @@ def call_list(src: str, budget: AstBudget) -> list[Call] | None:
 
 
 def _parse_expr(src: str) -> ast.AST | None:
+    """The expression `src` parses to, or None. Its string literals are read by memchr where they
+    are plainly their text (skeleton): the parser is handed a few characters per literal."""
+    plain = skeleton(src)
+    if plain is not None:
+        tree = _parsed(plain[0])
+        if tree is not None:
+            return with_strings(tree, plain[1])
+    return _parsed(src)
+
+
+def _parsed(src: str) -> ast.AST | None:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # "invalid escape sequence" in model-written strings

@@ -69,12 +69,14 @@ def _call_list(draw: st.DrawFn) -> str:
 @example("[f(a=d['k'], b={'k': ['v', -1]})]")
 def test_the_skeleton_reads_as_the_whole_source(src: str) -> None:
     assert _dump(lfm2._parse_expr(src)) == _dump(_full(src))
+    assert _dump(_pylist._parse_expr(src)) == _dump(_pylist._parsed(src))  # the pythonic reader too
 
 
 @settings(max_examples=300, deadline=None)
 @given(st.text(alphabet="'\"#\\\n\rab(),=[] {}:fr_", max_size=40))
 def test_the_skeleton_reads_as_the_whole_source_on_any_text(src: str) -> None:
     assert _dump(lfm2._parse_expr(src)) == _dump(_full(src))
+    assert _dump(_pylist._parse_expr(src)) == _dump(_pylist._parsed(src))
 
 
 def test_the_parser_sees_a_few_characters_per_literal(monkeypatch) -> None:
@@ -88,6 +90,9 @@ def test_the_parser_sees_a_few_characters_per_literal(monkeypatch) -> None:
     monkeypatch.setattr(ast, "parse", counting)
     body = "[get_weather(city='" + "lorem ipsum " * 1000 + "', unit=\"c\")]"
     assert lfm2.parse_block(body) == [("get_weather", {"city": "lorem ipsum " * 1000, "unit": "c"})]
+    assert seen and max(seen) < 100
+    seen.clear()
+    assert _pylist.call_list(body, _pylist.AstBudget(10**6)) == [("get_weather", {"city": "lorem ipsum " * 1000, "unit": "c"}, None)]
     assert seen and max(seen) < 100
 
 
