@@ -7,7 +7,7 @@ parsers are text code (regexes and json), and a GPU is never touched.
 Input: a JSON list of {dialect, parser, cases: [[{case, size, text, name, arguments, schema}, ...
 one per size], ...]}; output: {version, results: [{dialect, case, seconds: {size: s}, at_least: {size: s},
 notes: {size: why}, note}]} (at_least: a size not run because it would take minutes, with the
-linear lower bound of its time). Per dialect the first candidate case vLLM reads as the expected call is timed (the
+linear lower bound of its time); `--passes N` times the table N times, each figure its least. Per dialect the first candidate case vLLM reads as the expected call is timed (the
 bench then times ours on that case); a parser that cannot be built or reads every candidate as
 something else gets no seconds and a note saying what happened, so the table compares only like
 with like.
@@ -144,7 +144,15 @@ def main(argv: list[str]) -> int:
     jobs = json.loads(open(src, encoding="utf-8").read())
     import vllm
 
+    # As many passes over the whole table as ours (`--passes N`, parse_sizes.PASSES), each figure the
+    # least of them: a spell of load lands on different rows in each pass, for vLLM's figures as for ours.
+    passes = int(argv[argv.index("--passes") + 1]) if "--passes" in argv else 1
     results = [one(job, min_time) for job in jobs]
+    for _ in range(passes - 1):
+        for row, again in zip(results, [one(job, min_time) for job in jobs]):
+            if again["case"] == row["case"]:
+                for size, s in again["seconds"].items():
+                    row["seconds"][size] = min(s, row["seconds"].get(size, s))
     with open(dst, "w", encoding="utf-8") as f:
         json.dump({"version": f"vLLM {vllm.__version__}, CPU only", "results": results}, f)
     return 0

@@ -166,7 +166,7 @@ def run_vllm(inputs: dict[str, list[list[Sized]]], quick: bool
         src.write_text(json.dumps(jobs), encoding="utf-8")
         try:
             res = subprocess.run([exe, str(Path(__file__).with_name("bench_parse_vllm.py")), str(src), str(dst),
-                                  *(["--quick"] if quick else [])], capture_output=True, text=True, timeout=1500,
+                                  "--passes", str(PASSES), *(["--quick"] if quick else [])], capture_output=True, text=True, timeout=1500,
                                  check=False)
         except (OSError, subprocess.TimeoutExpired) as exc:
             return {}, f"the vLLM bench did not run: {exc}"
@@ -256,7 +256,7 @@ def report(rows: list[Row], vllm_note: str, missing: list[str]) -> tuple[list[st
     lines += [
         "CPU µs per reply. forced: parse_text with the dialect alone (the full pipeline to finished calls, the tool "
         "offered); auto: every dialect; vLLM: its extract_tool_calls on the same text and request; loads: one "
-        f"json.loads of the arguments; each ours and loads figure the least of {PASSES} passes over the whole table.",
+        f"json.loads of the arguments; each figure (ours, vLLM's, loads) the least of {PASSES} passes over the whole table.",
         f"anchor: vLLM + loads ({measured} of {len(rows)} rows measured; >= a lower bound); * where vLLM was not "
         "measured: "
         f"{CLEAN_TARGET:g} x loads (the corpus target).",

@@ -481,13 +481,15 @@ class _ChainIndex:
         wrapper stands in it) read first, the others after, each in chain order; a dialect reads
         only when one of its markers stands in the text as it is then. On a long reply the markers
         holding no `<` are asked lazily, dialect by dialect (see _Asked): the first to read a call
-        leaves a short rest, and what the later ones ask is asked of that rest. On a short one
-        every marker asked at once costs less than asking dialect by dialect."""
+        leaves a short rest, and what the later ones ask is asked of that rest. That pays only when
+        an owner's tag stands there (it reads first, and its call is most of the reply); else, and on
+        a short reply, every marker asked at once costs less than asking dialect by dialect."""
         if isinstance(seen, Seen) and "<" in seen.text:
             tagged = self.present_tags(seen)
             owners = self.owning(tagged)
-            return (_Asked(seen, owners, self.bare_owns), _Asked(seen, self.runnable_by(tagged), self.bare_markers),
-                    self.lazy_turns(owners))
+            if owners:
+                return (_Asked(seen, owners, self.bare_owns), _Asked(seen, self.runnable_by(tagged), self.bare_markers),
+                        self.lazy_turns(owners))
         present = self.present(seen)
         owning = self.owning(present)
         return owning, self.runnable(present), self.turns_of(owning)
