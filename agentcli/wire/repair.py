@@ -399,10 +399,7 @@ _PY_TYPES: dict[str, tuple[type, ...]] = {
 
 # A schema's one type -> the exact scalar types of a value _matches admits for it, asked before the
 # type sets are built (a dict or list value takes the full path: its insides may need coercion).
-_ALREADY: dict[str, frozenset[type]] = {
-    "string": frozenset({str}), "integer": frozenset({int}), "number": frozenset({int, float}),
-    "boolean": frozenset({bool}), "null": frozenset({type(None)}),
-}
+_ALREADY: dict[str, frozenset[type]] = {t: frozenset(py) for t, py in _PY_TYPES.items() if t not in ("array", "object")}
 
 
 def _matches(value: Any, types: set[str]) -> bool:
