@@ -322,15 +322,14 @@ def _run_dialects(text: str, names: list[str] | tuple[str, ...], ctx: ParseConte
         seen = _seen(text)
     owning, runnable, turns = index.asked(seen)  # the owners read first (see _ChainIndex.asked)
     stale = False  # the text changed since `runnable` was asked: asked again only if a dialect is left to try
-    first = text  # the reply as the chain got it: its owners are those whose wrapper stood there
+    lazy = isinstance(owning, _Asked)  # the rest is asked as the reply was (see _ChainIndex.asked)
     for name, own_turn in turns:
         if stale:
             seen = _seen(text)
-            runnable = index.runnable_in(seen)
+            runnable = index.runnable_in(seen, lazy)
             stale = False
-        if own_turn:  # asked of the reply first while it is the text, of the (shorter) rest first after
-            if (name not in owning or name not in runnable) if text is first else (
-                    name not in runnable or name not in owning):
+        if own_turn:  # an owner of the reply, with a marker still in the text
+            if name not in runnable or name not in owning:
                 continue
         elif name not in runnable or name in owning:
             continue  # no marker of it in the text, or it had its turn among the owners
@@ -494,9 +493,10 @@ class _ChainIndex:
         owning = self.owning(present)
         return owning, self.runnable(present), self.turns_of(owning)
 
-    def runnable_in(self, seen: str | Seen) -> set[str] | frozenset[str] | _Asked:
-        """`asked(seen)`'s runnable dialects alone (the text changed; its owners did not)."""
-        if isinstance(seen, Seen):
+    def runnable_in(self, seen: str | Seen, lazy: bool) -> set[str] | frozenset[str] | _Asked:
+        """`asked(seen)`'s runnable dialects alone (the text changed; its owners did not), asked
+        lazily when the reply was (`lazy`: an owner's tag stood in it) and the rest is still long."""
+        if lazy and isinstance(seen, Seen):
             return _Asked(seen, self.runnable_by(self.present_tags(seen)), self.bare_markers)
         return self.runnable(self.present(seen))
 
@@ -544,12 +544,8 @@ class _ChainIndex:
     def ordered(self, present: frozenset[str]) -> tuple[str, ...]:
         """The chain with the dialects whose own markup (Dialect.owns) is in the text moved to the
         front, in chain order: the family that wrote the wrapper reads it whole, so no generic
-        dialect takes the inner call and leaves the wrapper on screen."""
-        owning = {n for m in present for n in self._owner_of.get(m, ())}
-        if not owning or len(owning) == len(self.names):  # none, or every one, moved: the chain's own order
-            return self.names
-        owners = tuple(n for n in self.names if n in owning)
-        return (*owners, *(n for n in self.names if n not in owning))
+        dialect takes the inner call and leaves the wrapper on screen (the order of `turns_of`)."""
+        return tuple(n for n, _ in self.turns_of(self.owning(present)))
 
 
 class _Asked:
@@ -764,21 +760,17 @@ def _fence_index(text: str) -> _FenceIndex | None:
     return _FenceIndex(text)
 
 
-def _in_fence(text: str, raw: str | None, fences: _FenceIndex | list[tuple[int, int]] | None) -> bool:
+def _in_fence(text: str, raw: str | None, fences: _FenceIndex | None) -> bool:
     """Whether `raw` (first found in `text`) starts inside a fenced block of `text`."""
-    if not fences or not raw:
+    if fences is None or not raw:
         return False
-    if isinstance(fences, _FenceIndex):
-        line = fences.first_line()
-        if line < 0:
-            return False  # no fence character: no fence (_fences' own first check)
-        at = find_long(text, raw)
-        if at < line:
-            return False  # before the first fence line (or nowhere): no block holds it
-        fences = fences.spans()
-    else:
-        at = find_long(text, raw)
-    return at >= 0 and any(a <= at < b for a, b in fences)
+    line = fences.first_line()
+    if line < 0:
+        return False  # no fence character: no fence (_fences' own first check)
+    at = find_long(text, raw)
+    if at < line:
+        return False  # before the first fence line (or nowhere): no block holds it
+    return any(a <= at < b for a, b in fences.spans())
 
 
 def _offered(name: str, ctx: ParseContext) -> bool:
