@@ -76,12 +76,34 @@ class Session:
     ended: bool = False  # the last run's end record is written
     tool_goal: str = ""  # the first request, which ranks the tools when they must be fitted
     _visible: tuple[tuple[object, ...], list[Tool]] | None = field(default=None, repr=False)
+    # The results written since the last message, each with what it held then (see `add`).
+    _recorded: dict[str, tuple[object, ...]] = field(default_factory=dict, repr=False)
 
     # -- history ---------------------------------------------------------------------
     def add(self, message: Message) -> None:
+        """Append to history and to the transcript. A tool message whose results were each written
+        as they finished (`record_result`), unchanged since, is written as their call ids: a result
+        is in the transcript once, not twice (a file read of 20 KB was 40 KB a turn)."""
         self.history.append(message)
         if self.transcript:
-            self.transcript.message(message)
+            ids = self._answered_as_recorded(message)
+            if ids is None:
+                self.transcript.message(message)
+            else:
+                self.transcript.write("message", message={"role": message.role.value, "tool_results_recorded": ids})
+        self._recorded.clear()
+
+    def _answered_as_recorded(self, m: Message) -> list[str] | None:
+        """The call ids of `m` when the transcript already holds each of its results exactly, so a
+        reader rebuilds `m` from them as it would from `m` written whole (store.load_session): `m`
+        holds results only, each holding what was recorded under its id since the last message."""
+        if m.role is not Role.TOOL or not m.tool_results or m.text or m.thinking or m.provider_data:
+            return None
+        for r in m.tool_results:  # (of two results under one id, one is not what was recorded under it)
+            got = self._recorded.get(r.call_id)
+            if got is None or any(a is not b for a, b in zip(got, _held(r))):
+                return None
+        return [r.call_id for r in m.tool_results]
 
     def begin_exchange(self, text: str) -> None:
         """A user request: marked, so /undo and `agent undo` can go back to just before it."""
@@ -105,6 +127,7 @@ class Session:
         """Write a finished call's result at once: a resumed session never re-runs it."""
         if self.transcript:
             self.transcript.result(result)
+            self._recorded[result.call_id] = _held(result)
 
     def log_decision(self, cp: Checkpoint, decision: Decision) -> None:
         if self.transcript:
@@ -366,3 +389,9 @@ class Session:
         if self.transcript:
             self.transcript.write("plan", api=self.plan.api, native_tools=self.plan.native_tools,
                                   dialect=self.plan.dialect, model=self.profile.model, provider=self.profile.provider)
+
+
+def _held(r: ToolResult) -> tuple[object, ...]:
+    """What a result holds, compared by identity: a result changed after it was written (a note
+    appended to its content) no longer matches its record."""
+    return (r.call_id, r.tool_name, r.ok, r.content, r.error)

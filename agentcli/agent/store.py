@@ -88,7 +88,10 @@ def load_session(path: Path) -> SavedSession:
         elif kind == "tier":
             s.tier = rec.get("tier") or s.tier
         elif kind == "message":
-            m = message_from_dict(rec["message"])
+            d = rec["message"]
+            m = message_from_dict(d)
+            if isinstance(d.get("tool_results_recorded"), list):  # its results, as written when they finished
+                m.tool_results = [pending[i] for i in d["tool_results_recorded"] if isinstance(i, str) and i in pending]
             _append(s.history, m, pending)
             if m.role is Role.ASSISTANT:
                 pending = {}
