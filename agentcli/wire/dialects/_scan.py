@@ -20,7 +20,6 @@ from agentcli.wire.types import Candidate
 _WS = " \t\r\n"
 
 ParseResult = tuple[list[Candidate], str]
-Finder = Callable[[str, str, int, int], int]  # text.find(needle, start, stop), however it is found
 
 
 def total(parse: Callable[[Any, str], ParseResult]) -> Callable[[Any, str], ParseResult]:
@@ -343,32 +342,28 @@ class Block:
         self.start, self.body_start, self.body_end, self.end, self.closed = start, body_start, body_end, end, closed
 
 
-def iter_blocks(
-    text: str, begin: str, end: str, start: int = 0, stop: int | None = None, find: Finder = find_far
-) -> Iterator[Block]:
+def iter_blocks(text: str, begin: str, end: str, start: int = 0, stop: int | None = None) -> Iterator[Block]:
     """Yield `begin..end` blocks in text[start:stop] in one linear pass.
 
     A block whose end token is missing before the next `begin` (or before `stop`) is
-    yielded unclosed, its body running up to that point; scanning resumes there. `find` is
-    `text.find(needle, start, stop)` by any means (a dialect whose tokens hold a character its
-    replies' prose never holds passes _seen.locate: see there).
+    yielded unclosed, its body running up to that point; scanning resumes there.
     """
     stop = len(text) if stop is None else stop
     blen, elen = len(begin), len(end)
     # Tokens looked for where their rare character stands only on a text long enough for the plain
     # search to walk it a character at a time (see _seen.find_far): below that, a family's tokens share
     # that character (a full-width bar), and each search would stop at every other token of the reply.
-    b = find(text, begin, start, stop)
+    b = find_far(text, begin, start, stop)
     next_end = -2  # cached position of the next end token; -1 = none left
     while b != -1:
         body_start = b + blen
-        nb = find(text, begin, body_start, stop)
+        nb = find_far(text, begin, body_start, stop)
         if next_end != -1 and next_end < body_start:
-            next_end = find(text, end, body_start, stop)
+            next_end = find_far(text, end, body_start, stop)
         e = next_end
         if e != -1 and (nb == -1 or e < nb):
             yield Block(b, body_start, e, e + elen, True)
-            b = nb if nb == -1 or nb >= e + elen else find(text, begin, e + elen, stop)
+            b = nb if nb == -1 or nb >= e + elen else find_far(text, begin, e + elen, stop)
         else:
             cut = stop if nb == -1 else nb
             yield Block(b, body_start, cut, cut, False)
