@@ -148,6 +148,9 @@ def _usual(text: str, orig: str, dialect: str) -> ParseResult | None:
     (which prose does not hold), so a memchr from one `▁` to the next finds each token the searches
     would, in order, and when each is the one the shape expects their answers are known: the calls,
     their raw text and the text left are the full path's (a property test holds the two together).
+    A token spelled with ASCII bars holds `▁` at the same place: met before the section's end it
+    sends the reply the full way, and after it so does any token, so the reply read here is one the
+    full path's respelling of those tokens would leave as it is.
     """
     find, starts = text.find, text.startswith
     i = find(_KEY, _KEY_AT)
@@ -183,8 +186,8 @@ def _usual(text: str, orig: str, dialect: str) -> ParseResult | None:
             return None
         cands.append(cand)
     stop = at + len(CALLS_END)
-    if not cands or (find(_KEY, stop) != -1 and _LEAD in text[stop:]):
-        return None  # no call in it, or call tokens after it: the full path decides
+    if not cands or (find(_KEY, stop) != -1 and "tool▁" in text[stop:]):
+        return None  # no call in it, or call tokens after it (either spelling): the full path decides
     return cands, _strip_eos(_strip_output_tokens(orig[:sec] + orig[stop:]))
 
 
@@ -238,14 +241,14 @@ class _DeepSeekTokens(Dialect):
     @total
     def parse(self, text: str) -> ParseResult:
         orig = text
+        usual = _usual(text, orig, self.name)  # it takes no token spelled with ASCII bars (see there)
+        if usual is not None:
+            return usual
         # Same length per token: positions in the copy are positions in the text. An ASCII bar first
         # (a memchr): the full-width tokens hold the token's rarest character too, so asked at once
         # the needle is checked at each of them.
         if "|" in text and holds(text, "<|tool▁"):
             text = _ASCII_TOKEN.sub(lambda m: f"<｜{m.group(1)}｜>", text)
-        usual = _usual(text, orig, self.name)
-        if usual is not None:
-            return usual
         cands: list[Candidate] = []
         spans: list[tuple[int, int]] = []
         regions = [(s.start, s.body_start, s.body_end, s.end) for s in iter_blocks(text, CALLS_BEGIN, CALLS_END)]

@@ -40,6 +40,8 @@ def _call(draw: st.DrawFn) -> str:
     return ds.CALL_BEGIN + body + end
 
 
+# A second section spelled with ASCII bars: the full path respells it and reads it.
+_ASCII_SECTION = "<|tool▁calls▁begin|><|tool▁call▁begin|>g<|tool▁sep|>{}<|tool▁call▁end|><|tool▁calls▁end|>"
 _GAP = st.sampled_from(["", "", " ", "\n", "text", "▁", ds.EOS, ds.SEP])
 
 
@@ -53,7 +55,7 @@ def _reply(draw: st.DrawFn) -> str:
         sections.append(ds.CALLS_BEGIN + inner + close)
     before = draw(st.sampled_from(["", "", "Sure.\n", "a▁b ", ds.EOS, ds.OUTPUT_TOKENS[0] + "x"]))
     after = draw(st.sampled_from(["", "", "\n", ds.EOS, " " + ds.EOS + "\n", "done", ds.CALL_BEGIN + "f" + ds.SEP + "{}",
-                                  ds.OUTPUT_TOKENS[2] + "r" + ds.OUTPUT_TOKENS[3], "a▁b"]))
+                                  ds.OUTPUT_TOKENS[2] + "r" + ds.OUTPUT_TOKENS[3], "a▁b", _ASCII_SECTION]))
     text = before + draw(_GAP).join(sections) + after
     if draw(st.booleans()) and draw(st.booleans()):
         text = text.replace("｜tool▁", "|tool▁").replace("▁begin｜", "▁begin|").replace("▁end｜", "▁end|")
@@ -88,3 +90,15 @@ def test_the_usual_shape_takes_the_walk(calls: list[tuple[str, str]], before: st
     got = ds._usual(text, text, "deepseek_v3")
     assert got is not None
     _same(got, _full(ds.DEEPSEEK_V3, text))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["get_weather", "run"]), _ARGS), min_size=1, max_size=3),
+       st.sampled_from([_ASCII_SECTION, _ASCII_SECTION.replace("|", "｜"), "<|tool▁call▁begin|>g<|tool▁sep|>{}",
+                        ds.EOS + _ASCII_SECTION, ds.OUTPUT_TOKENS[0] + "<|tool▁outputs▁end|>"]))
+def test_tokens_after_the_section_in_either_spelling_read_as_the_full_path(
+        calls: list[tuple[str, str]], after: str) -> None:
+    body = "".join(f"{ds.CALL_BEGIN}{n}{ds.SEP}{a}{ds.CALL_END}" for n, a in calls)
+    text = ds.CALLS_BEGIN + body + ds.CALLS_END + after
+    for dialect in (ds.DEEPSEEK_V3, ds.DEEPSEEK_V31):
+        _same(dialect.parse(text), _full(dialect, text))
