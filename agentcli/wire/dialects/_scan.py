@@ -371,13 +371,25 @@ def iter_blocks(text: str, begin: str, end: str, start: int = 0, stop: int | Non
 
 
 def section_calls(
-    text: str, block: tuple[str, str], start: int, stop: int, make: Callable[[str, Block], Candidate | None]
+    text: str, block: tuple[str, str], start: int, stop: int, make: Callable[[str, Block], Candidate | None],
+    raw_first: bool = False,
 ) -> tuple[list[Candidate], int]:
     """The calls `make` reads from the `block` regions of text[start:stop], each with its whole block as raw;
-    (calls, end of the last call's block, or `start` when there is none)."""
+    (calls, end of the last call's block, or `start` when there is none). With `raw_first`, `make` is given
+    a closed block's own text (copied out once: in a reply stored two bytes a character, the copy of
+    a block of one-byte characters is narrowed, and read there its values cost less) and an unclosed
+    block's the empty string; the positions of the block stay the reply's."""
     found: list[Candidate] = []
     last = start
     for blk in iter_blocks(text, block[0], block[1], start, stop):
+        if raw_first:
+            raw = text[blk.start : blk.end] if blk.closed else ""
+            cand = make(raw, blk)
+            if cand is not None:
+                cand.raw = raw if blk.closed else text[blk.start : blk.end]
+                found.append(cand)
+                last = blk.end
+            continue
         cand = make(text, blk)
         if cand is not None:
             cand.raw = text[blk.start : blk.end]
@@ -394,16 +406,18 @@ def parse_sections(
     *,
     start: int = 0,
     trailer: re.Pattern[str] | None = None,
+    raw_first: bool = False,
 ) -> ParseResult:
     """Calls written as blocks inside section tokens, `<calls><call>..</call></calls>`.
 
     A section holding a call is removed whole; one cut off (no end token) is removed only up to
     its last call, plus whatever `trailer` matches right after it, so text after a cut stays.
+    `raw_first`: see section_calls.
     """
     cands: list[Candidate] = []
     spans: list[tuple[int, int]] = []
     for sec in iter_blocks(text, section[0], section[1], start):
-        found, last = section_calls(text, block, sec.body_start, sec.body_end, make)
+        found, last = section_calls(text, block, sec.body_start, sec.body_end, make, raw_first)
         if not found:
             continue
         cands.extend(found)
@@ -477,7 +491,7 @@ def prefixed_json_calls(
         if got is None:
             continue
         value, end = got
-        found = calls_from_json(value, text[j:end], dialect, **kw)
+        found = calls_from_json(value, "", dialect, **kw)  # raw set below: a long call is copied once
         if not found:
             continue
         k = skip_ws(text, end)
@@ -486,7 +500,7 @@ def prefixed_json_calls(
                 end = k + len(closer)
                 break
         for cand in found:
-            cand.raw = text[at:end]
+            cand.raw = text[at:end]  # a copy each, as before (a call's raw is its own string)
         cands.extend(found)
         spans.append((at, end))
         pos = end

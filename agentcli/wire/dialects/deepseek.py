@@ -131,6 +131,66 @@ def _last_fence_in(text: str, a: int, b: int) -> int:
     return text.rfind("```", a, last)
 
 
+# What every call token starts with, and the one character of it that prose never holds.
+_LEAD = "<｜tool▁"
+_KEY = "▁"
+_KEY_AT = _LEAD.index(_KEY)
+
+
+def _usual(text: str, orig: str, dialect: str) -> ParseResult | None:
+    """The reply in its usual shape, read by a walk from one `▁` to the next; None for any other.
+
+    The shape: no token before one section, which holds only calls (each a call token, a separator
+    and its end token) and closes; after it, no call token. The reply holds the full-width tokens,
+    so CPython stores it two bytes a character, and the full path's searches for many-character
+    tokens (the next section, the section's end, the next call, the call's end) each walk a long
+    argument a character at a time. Every token those searches look for holds `▁` at the same place
+    (which prose does not hold), so a memchr from one `▁` to the next finds each token the searches
+    would, in order, and when each is the one the shape expects their answers are known: the calls,
+    their raw text and the text left are the full path's (a property test holds the two together).
+    A token spelled with ASCII bars holds `▁` at the same place: met before the section's end it
+    sends the reply the full way, and after it so does any token, so the reply read here is one the
+    full path's respelling of those tokens would leave as it is.
+    """
+    find, starts = text.find, text.startswith
+    i = find(_KEY, _KEY_AT)
+    if i == -1 or not starts(CALLS_BEGIN, i - _KEY_AT):
+        return None
+    sec = i - _KEY_AT
+    pos = sec + len(CALLS_BEGIN)
+    cands: list[Candidate] = []
+    while True:
+        i = find(_KEY, pos + _KEY_AT)
+        if i == -1:
+            return None  # cut off: the full path reads what it can
+        at = i - _KEY_AT
+        if starts(CALLS_END, at):
+            break
+        if not starts(CALL_BEGIN, at):
+            return None
+        body = at + len(CALL_BEGIN)
+        pos = body
+        while True:  # separators, then the call's end token
+            i = find(_KEY, pos + _KEY_AT)
+            if i == -1:
+                return None
+            end = i - _KEY_AT
+            if starts(CALL_END, end):
+                break
+            if not starts(SEP, end):
+                return None
+            pos = end + len(SEP)
+        pos = end + len(CALL_END)
+        cand = _parse_call(text, body, end, orig[at:pos], dialect, True)
+        if cand is None:
+            return None
+        cands.append(cand)
+    stop = at + len(CALLS_END)
+    if not cands or (find(_KEY, stop) != -1 and "tool▁" in text[stop:]):
+        return None  # no call in it, or call tokens after it (either spelling): the full path decides
+    return cands, _strip_eos(_strip_output_tokens(orig[:sec] + orig[stop:]))
+
+
 def _parse_call(text: str, start: int, end: int, raw: str, dialect: str, closed: bool) -> Candidate | None:
     """One `<｜tool▁call▁begin｜>` body, text[start:end], in either the V3 or the V3.1 layout."""
     sep = text.find(SEP, start, end)
@@ -181,6 +241,9 @@ class _DeepSeekTokens(Dialect):
     @total
     def parse(self, text: str) -> ParseResult:
         orig = text
+        usual = _usual(text, orig, self.name)  # it takes no token spelled with ASCII bars (see there)
+        if usual is not None:
+            return usual
         # Same length per token: positions in the copy are positions in the text. An ASCII bar first
         # (a memchr): the full-width tokens hold the token's rarest character too, so asked at once
         # the needle is checked at each of them.
