@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from agentcli.wire.dialects._base import Dialect
 from agentcli.wire.dialects._scan import ParseResult, decode_json_at, remove_spans, skip_ws, total
+from agentcli.wire.dialects._seen import locate
 from agentcli.wire.types import Candidate
 
 V32 = ">>>"
@@ -69,7 +70,7 @@ class _Functionary(Dialect):
         # (position of `>>>`, or -1 for a first call written without it; name start)
         heads: list[tuple[int, int]] = [] if text.startswith(V32) else [(-1, 0)]
         pos = 0
-        while (at := text.find(V32, pos)) != -1:
+        while (at := locate(text, V32, pos)) != -1:  # by the places of `>` (a memchr each)
             heads.append((at, at + len(V32)))
             pos = at + len(V32)
         for mark, h in heads:
@@ -93,7 +94,7 @@ class _Functionary(Dialect):
                 found.append(((start, end), Candidate(name=fname, arguments=args, raw=text[start:end],
                                                       dialect=self.name)))
             elif fname == "python" and mark != -1:
-                nxt = text.find(V32, nl + 1)
+                nxt = locate(text, V32, nl + 1)
                 end = len(text) if nxt == -1 else nxt
                 found.append(((start, end), Candidate(name="python", arguments={"code": text[nl + 1 : end]},
                                                       raw=text[start:end], dialect=self.name)))
@@ -102,7 +103,7 @@ class _Functionary(Dialect):
     def _v31(self, text: str, found: Found) -> None:
         """`<function=NAME>{json}</function>` and `<|python_tag|>code` calls into `found`."""
         pos = 0
-        while (at := text.find(FUNC_OPEN, pos)) != -1:
+        while (at := locate(text, FUNC_OPEN, pos)) != -1:
             pos = at + len(FUNC_OPEN)
             gt = text.find(">", pos, pos + _NAME_MAX)
             if gt == -1 or not _ident(text[pos:gt]):
@@ -118,7 +119,7 @@ class _Functionary(Dialect):
             found.append(((at, end), Candidate(name=text[pos:gt], arguments=args, raw=text[at:end],
                                                dialect=self.name)))
             pos = end
-        tag = text.find(PYTHON_TAG)
+        tag = locate(text, PYTHON_TAG)
         if tag != -1 and text[tag + len(PYTHON_TAG) :].strip():
             code = text[tag + len(PYTHON_TAG) :]
             first = skip_ws(code, 0)
