@@ -395,7 +395,7 @@ class _ChainIndex:
     __slots__ = ("names", "prepared", "marker_sets", "markers", "owns", "groups", "_spans", "_by_marker",
                  "_markerless", "_owner_of", "empty", "tags", "_tag_reach", "_tag_spans", "bare_markers",
                  "bare_owns", "_bare_owners", "_plain_turns", "bare_spans", "bare_need", "owns_need",
-                 "_position", "_bare_owner_marks")
+                 "_position", "_bare_owner_marks", "_lazy_turns")
 
     # Characters from which a reply's markers are asked dialect by dialect whatever dialects its
     # tags name: a scan of the reply per character saved outweighs the Python of asking by turns.
@@ -447,9 +447,11 @@ class _ChainIndex:
         # chain's (see _Asked): per dialect, (group, its markers in that group) for its markers and
         # for its own wrappers, so a dialect's question is a memchr per group not yet asked.
         bare = tuple(dict.fromkeys(m for n in self.names for m in (*self.bare_markers[n], *self.bare_owns[n])))
-        spans = {ch: (ch, group, reach) for ch, group, reach in self._spans}
+        # Each group with how far before and after its character its markers reach (see near), or
+        # None where a marker holds a NUL.
         self.bare_spans = tuple(
-            (ch, group, spans[ch][2] if ch in spans and set(group) == set(spans[ch][1]) else None)
+            (ch, group, (max(rare_key(m)[1] for m in group), max(len(m) - rare_key(m)[1] for m in group))
+             if ch and not any("\0" in m for m in group) else None)
             for ch, group in grouped(bare))
         at = {m: i for i, (_, group, _) in enumerate(self.bare_spans) for m in group}
 
@@ -462,6 +464,7 @@ class _ChainIndex:
         self.bare_need = {n: got for n in self.names if (got := need(self.bare_markers[n]))}
         self.owns_need = {n: got for n in self.names if (got := need(self.bare_owns[n]))}
         self._position = {n: i for i, n in enumerate(self.names)}
+        self._lazy_turns: dict[frozenset[str], tuple[tuple[str, bool], ...]] = {}
         self._bare_owner_marks = tuple((rare_key(m)[0], m) for m in dict.fromkeys(
             m for n in self.names for m in self.bare_owns[n]))
 
@@ -595,8 +598,13 @@ class _ChainIndex:
     def lazy_turns(self, owners: frozenset[str]) -> tuple[tuple[str, bool], ...]:
         """The turns of a long reply whose owners by tag are `owners`: theirs, and those of the few
         dialects whose wrapper holds no `<` (asked at their turn), then every dialect's own."""
-        bare = self._bare_owners
-        return (*((n, True) for n in self.names if n in owners or n in bare), *self._plain_turns)
+        got = self._lazy_turns.get(owners)  # the same few owner sets come back reply after reply
+        if got is None:
+            bare = self._bare_owners
+            got = (*((n, True) for n in self.names if n in owners or n in bare), *self._plain_turns)
+            if len(self._lazy_turns) < 64:
+                self._lazy_turns[owners] = got
+        return got
 
     def ordered(self, present: frozenset[str]) -> tuple[str, ...]:
         """The chain with the dialects whose own markup (Dialect.owns) is in the text moved to the
@@ -646,8 +654,10 @@ class _Asked:
     @staticmethod
     def asked_group(seen: Seen, ch: str, group: tuple[str, ...], reach: tuple[int, int] | None) -> frozenset[str]:
         """The markers of `group` (sharing the rare character `ch`, which stands in the text) that
-        stand in the text, asked as `present` asks a group."""
-        hay = near(seen, ch, reach[0], reach[1]) if reach is not None and len(group) >= _NEAR_GROUP else None
+        stand in the text: asked of the text around the places of `ch` (`near`: one pass over the
+        reply for the group, then a search of a few dozen characters per marker, where each asked of
+        the index costs more Python), or, where `ch` stands densely, of the index marker by marker."""
+        hay = near(seen, ch, reach[0], reach[1]) if reach is not None else None
         return frozenset(m for m in group if m in (seen if hay is None else hay))
 
 
