@@ -654,9 +654,14 @@ class _Asked:
     @staticmethod
     def asked_group(seen: Seen, ch: str, group: tuple[str, ...], reach: tuple[int, int] | None) -> frozenset[str]:
         """The markers of `group` (sharing the rare character `ch`, which stands in the text) that
-        stand in the text: asked of the text around the places of `ch` (`near`: one pass over the
-        reply for the group, then a search of a few dozen characters per marker, where each asked of
-        the index costs more Python), or, where `ch` stands densely, of the index marker by marker."""
+        stand in the text. One or two markers are each looked for where `ch` stands (`holds`: a
+        marker standing near the start is found at its first place, one absent costs a memchr pass);
+        more are asked of the text around the places of `ch` (`near`: one pass over the reply for
+        the group, then a search of a few dozen characters per marker), or, where `ch` stands
+        densely, of the index marker by marker."""
+        if len(group) < 3:
+            text = seen.text
+            return frozenset(m for m in group if holds(text, m))
         hay = near(seen, ch, reach[0], reach[1]) if reach is not None else None
         return frozenset(m for m in group if m in (seen if hay is None else hay))
 
