@@ -517,8 +517,9 @@ class _ChainIndex:
         if isinstance(seen, Seen):
             text = seen.text
             tagged = self.present_tags(seen) if "<" in text else _Asked.NONE
-            owners = self.owning(tagged)
-            if owners or len(text) >= self.LAZY_FROM or self._early(tagged) or self._bare_owned(seen):
+            owners = self.owning(tagged) if tagged else _Asked.NONE
+            if owners or (self.bare_spans and (len(text) >= self.LAZY_FROM or (tagged and self._early(tagged))
+                                               or (self._bare_owner_marks and self._bare_owned(seen)))):
                 groups: dict[int, frozenset[str]] = {}  # the groups asked so far, shared by the two questions
                 return (_Asked(seen, owners, self.owns_need, self.bare_spans, groups),
                         _Asked(seen, self.runnable_by(tagged), self.bare_need, self.bare_spans, groups),
