@@ -395,7 +395,7 @@ class _ChainIndex:
     __slots__ = ("names", "prepared", "marker_sets", "markers", "owns", "groups", "_spans", "_by_marker",
                  "_markerless", "_owner_of", "empty", "tags", "_tag_reach", "_tag_spans", "bare_markers",
                  "bare_owns", "_bare_owners", "_plain_turns", "bare_spans", "bare_need", "owns_need",
-                 "_position", "_bare_owner_marks", "_lazy_turns")
+                 "_position", "_lazy_turns")
 
     # Characters from which a reply's markers are asked dialect by dialect whatever dialects its
     # tags name: a scan of the reply per character saved outweighs the Python of asking by turns.
@@ -465,8 +465,6 @@ class _ChainIndex:
         self.owns_need = {n: got for n in self.names if (got := need(self.bare_owns[n]))}
         self._position = {n: i for i, n in enumerate(self.names)}
         self._lazy_turns: dict[frozenset[str], tuple[tuple[str, bool], ...]] = {}
-        self._bare_owner_marks = tuple((rare_key(m)[0], m) for m in dict.fromkeys(
-            m for n in self.names for m in self.bare_owns[n]))
 
     def present(self, seen: str | Seen) -> frozenset[str]:
         """The chain's markers that stand in the text. Markers are grouped by their rarest character
@@ -510,7 +508,7 @@ class _ChainIndex:
         only when one of its markers stands in the text as it is then. On a long reply the markers
         holding `<` are asked at once (`present_tags`) and the others lazily, dialect by dialect,
         group by group (see _Asked): the first to read a call leaves a short rest, and what the later
-        ones ask is asked of that rest. That pays when the reader is likely early (an owner's wrapper
+        ones ask is asked of that rest. That pays when the reader is likely early (an owner's tag
         stands there, or a tag of a dialect in the chain's first half) or when a scan of the reply
         costs more than the Python of asking by turns (LAZY_FROM); else, and on a short reply, every
         marker asked at once costs less."""
@@ -518,8 +516,7 @@ class _ChainIndex:
             text = seen.text
             tagged = self.present_tags(seen) if "<" in text else _Asked.NONE
             owners = self.owning(tagged) if tagged else _Asked.NONE
-            if owners or (self.bare_spans and (len(text) >= self.LAZY_FROM or (tagged and self._early(tagged))
-                                               or (self._bare_owner_marks and self._bare_owned(seen)))):
+            if owners or (self.bare_spans and (len(text) >= self.LAZY_FROM or (tagged and self._early(tagged)))):
                 groups: dict[int, frozenset[str]] = {}  # the groups asked so far, shared by the two questions
                 return (_Asked(seen, owners, self.owns_need, self.bare_spans, groups),
                         _Asked(seen, self.runnable_by(tagged), self.bare_need, self.bare_spans, groups),
@@ -535,12 +532,6 @@ class _ChainIndex:
         chain: the reply's reader is likely early, and the later dialects ask of its short rest."""
         half = len(self.names) // 2
         return any(self._position[n] < half for m in tagged for n in self._by_marker.get(m, ()))
-
-    def _bare_owned(self, seen: Seen) -> bool:
-        """Whether a wrapper holding no `<` (```` ```tool_code ````) stands in the text: its owner
-        reads first."""
-        text = seen.text
-        return any(ch in text and m in seen for ch, m in self._bare_owner_marks)
 
     def _long_present(self, seen: Seen, tagged: frozenset[str]) -> frozenset[str]:
         """`present(seen)` from the tags found (`present_tags`) and each group of the other markers."""
