@@ -394,7 +394,12 @@ class _ChainIndex:
 
     __slots__ = ("names", "prepared", "marker_sets", "markers", "owns", "groups", "_spans", "_by_marker",
                  "_markerless", "_owner_of", "empty", "tags", "_tag_reach", "_tag_spans", "bare_markers",
-                 "bare_owns", "_bare_owners", "_plain_turns")
+                 "bare_owns", "_bare_owners", "_plain_turns", "bare_spans", "bare_need", "owns_need",
+                 "_position", "_lazy_turns")
+
+    # Characters from which a reply's markers are asked dialect by dialect whatever dialects its
+    # tags name: a scan of the reply per character saved outweighs the Python of asking by turns.
+    LAZY_FROM = 32768
 
     def __init__(self, names: tuple[str, ...]) -> None:
         self.prepared: dict[str, _Prepared] = {}
@@ -438,6 +443,28 @@ class _ChainIndex:
         self.bare_owns = {n: tuple(m for m in owns[n] if m not in tags) for n in self.names}
         self._bare_owners = frozenset(n for n, o in self.bare_owns.items() if o)
         self._plain_turns = tuple((n, False) for n in self.names)
+        # The markers holding no `<` grouped by their rarest character, as `present` groups the
+        # chain's (see _Asked): per dialect, (group, its markers in that group) for its markers and
+        # for its own wrappers, so a dialect's question is a memchr per group not yet asked.
+        bare = tuple(dict.fromkeys(m for n in self.names for m in (*self.bare_markers[n], *self.bare_owns[n])))
+        # Each group with how far before and after its character its markers reach (see near), or
+        # None where a marker holds a NUL.
+        self.bare_spans = tuple(
+            (ch, group, (max(rare_key(m)[1] for m in group), max(len(m) - rare_key(m)[1] for m in group))
+             if ch and not any("\0" in m for m in group) else None)
+            for ch, group in grouped(bare))
+        at = {m: i for i, (_, group, _) in enumerate(self.bare_spans) for m in group}
+
+        def need(markers: tuple[str, ...]) -> tuple[tuple[int, frozenset[str]], ...]:
+            by: dict[int, set[str]] = {}
+            for m in markers:
+                by.setdefault(at[m], set()).add(m)
+            return tuple((g, frozenset(ms)) for g, ms in by.items())
+
+        self.bare_need = {n: got for n in self.names if (got := need(self.bare_markers[n]))}
+        self.owns_need = {n: got for n in self.names if (got := need(self.bare_owns[n]))}
+        self._position = {n: i for i, n in enumerate(self.names)}
+        self._lazy_turns: dict[frozenset[str], tuple[tuple[str, bool], ...]] = {}
 
     def present(self, seen: str | Seen) -> frozenset[str]:
         """The chain's markers that stand in the text. Markers are grouped by their rarest character
@@ -479,25 +506,50 @@ class _ChainIndex:
         """(the owners, the runnable dialects, the turns) of a text: the reply's owners (whose
         wrapper stands in it) read first, the others after, each in chain order; a dialect reads
         only when one of its markers stands in the text as it is then. On a long reply the markers
-        holding no `<` are asked lazily, dialect by dialect (see _Asked): the first to read a call
-        leaves a short rest, and what the later ones ask is asked of that rest. That pays only when
-        an owner's tag stands there (it reads first, and its call is most of the reply); else, and on
-        a short reply, every marker asked at once costs less than asking dialect by dialect."""
-        if isinstance(seen, Seen) and "<" in seen.text:
-            tagged = self.present_tags(seen)
-            owners = self.owning(tagged)
-            if owners:
-                return (_Asked(seen, owners, self.bare_owns), _Asked(seen, self.runnable_by(tagged), self.bare_markers),
+        holding `<` are asked at once (`present_tags`) and the others lazily, dialect by dialect,
+        group by group (see _Asked): the first to read a call leaves a short rest, and what the later
+        ones ask is asked of that rest. That pays when the reader is likely early (an owner's tag
+        stands there, or a tag of a dialect in the chain's first half) or when a scan of the reply
+        costs more than the Python of asking by turns (LAZY_FROM); else, and on a short reply, every
+        marker asked at once costs less."""
+        if isinstance(seen, Seen):
+            text = seen.text
+            tagged = self.present_tags(seen) if "<" in text else _Asked.NONE
+            owners = self.owning(tagged) if tagged else _Asked.NONE
+            if owners or (self.bare_spans and (len(text) >= self.LAZY_FROM or (tagged and self._early(tagged)))):
+                groups: dict[int, frozenset[str]] = {}  # the groups asked so far, shared by the two questions
+                return (_Asked(seen, owners, self.owns_need, self.bare_spans, groups),
+                        _Asked(seen, self.runnable_by(tagged), self.bare_need, self.bare_spans, groups),
                         self.lazy_turns(owners))
-        present = self.present(seen)
+            present = self._long_present(seen, tagged) if tagged else self.present(seen)
+        else:
+            present = self.present(seen)
         owning = self.owning(present)
         return owning, self.runnable(present), self.turns_of(owning)
 
+    def _early(self, tagged: frozenset[str]) -> bool:
+        """Whether a dialect with one of `tagged` among its markers stands in the first half of the
+        chain: the reply's reader is likely early, and the later dialects ask of its short rest."""
+        half = len(self.names) // 2
+        return any(self._position[n] < half for m in tagged for n in self._by_marker.get(m, ()))
+
+    def _long_present(self, seen: Seen, tagged: frozenset[str]) -> frozenset[str]:
+        """`present(seen)` from the tags found (`present_tags`) and each group of the other markers."""
+        text = seen.text
+        found = set(tagged)
+        for ch, group, reach in self.bare_spans:
+            if ch in text:  # one memchr: none of the group when absent (most are)
+                found.update(_Asked.asked_group(seen, ch, group, reach))
+        return frozenset(found)
+
     def runnable_in(self, seen: str | Seen, lazy: bool) -> set[str] | frozenset[str] | _Asked:
         """`asked(seen)`'s runnable dialects alone (the text changed; its owners did not), asked
-        lazily when the reply was (`lazy`: an owner's tag stood in it) and the rest is still long."""
-        if lazy and isinstance(seen, Seen):
-            return _Asked(seen, self.runnable_by(self.present_tags(seen)), self.bare_markers)
+        lazily when the reply was (`lazy`) and the rest is still long."""
+        if isinstance(seen, Seen):
+            tagged = self.present_tags(seen) if "<" in seen.text else _Asked.NONE
+            if lazy:
+                return _Asked(seen, self.runnable_by(tagged), self.bare_need, self.bare_spans, {})
+            return self.runnable(self._long_present(seen, tagged) if tagged else self.present(seen))
         return self.runnable(self.present(seen))
 
     def present_tags(self, seen: Seen) -> frozenset[str]:
@@ -538,8 +590,13 @@ class _ChainIndex:
     def lazy_turns(self, owners: frozenset[str]) -> tuple[tuple[str, bool], ...]:
         """The turns of a long reply whose owners by tag are `owners`: theirs, and those of the few
         dialects whose wrapper holds no `<` (asked at their turn), then every dialect's own."""
-        bare = self._bare_owners
-        return (*((n, True) for n in self.names if n in owners or n in bare), *self._plain_turns)
+        got = self._lazy_turns.get(owners)  # the same few owner sets come back reply after reply
+        if got is None:
+            bare = self._bare_owners
+            got = (*((n, True) for n in self.names if n in owners or n in bare), *self._plain_turns)
+            if len(self._lazy_turns) < 64:
+                self._lazy_turns[owners] = got
+        return got
 
     def ordered(self, present: frozenset[str]) -> tuple[str, ...]:
         """The chain with the dialects whose own markup (Dialect.owns) is in the text moved to the
@@ -550,31 +607,55 @@ class _ChainIndex:
 
 class _Asked:
     """`name in ...` on a long text: the dialect is among `known` (found by its markers holding a
-    `<`), or one of its other markers (`bare[name]`) stands in the text of `seen`. Those are asked
-    as the chain comes to the dialect, where `present` asks every marker up front: each absent
-    marker's character costs a scan of the whole reply, and the dialects after the one that reads
-    the call ask theirs of the short rest instead (a dialect with no markers at all looks anywhere:
-    it is among `known`). The answers are `present`'s."""
+    `<`), or one of its other markers stands in the text of `seen`. Those are asked as the chain
+    comes to the dialect, where `present` asks every marker up front: each absent marker's
+    character costs a scan of the whole reply, and the dialects after the one that reads the call
+    ask theirs of the short rest instead (a dialect with no markers at all looks anywhere: it is
+    among `known`). They are asked group by group as `present` asks them (`need[name]`: the groups
+    of the chain's markers holding no `<` that hold the dialect's, each a memchr on its rarest
+    character, then its markers where that character stands), each group once per text. The
+    answers are `present`'s."""
 
-    __slots__ = ("seen", "known", "bare", "_memo")
+    __slots__ = ("seen", "known", "need", "spans", "groups")
 
-    def __init__(self, seen: Seen, known: frozenset[str] | set[str], bare: dict[str, tuple[str, ...]]) -> None:
-        self.seen, self.known, self.bare = seen, known, bare
-        self._memo: dict[str, bool] = {}
+    NONE: frozenset[str] = frozenset()  # a group none of whose markers stands in the text
+
+    def __init__(self, seen: Seen, known: frozenset[str] | set[str],
+                 need: dict[str, tuple[tuple[int, frozenset[str]], ...]],
+                 spans: tuple[tuple[str, tuple[str, ...], tuple[int, int] | None], ...],
+                 groups: dict[int, frozenset[str]]) -> None:
+        self.seen, self.known, self.need, self.spans, self.groups = seen, known, need, spans, groups
 
     def __contains__(self, name: object) -> bool:
         if name in self.known:
             return True
-        got = self._memo.get(name)  # type: ignore[call-overload]
-        if got is None:
-            got = False
-            seen = self.seen
-            for m in self.bare.get(name, ()):  # type: ignore[call-overload]
-                if m in seen:
-                    got = True
-                    break
-            self._memo[name] = got  # type: ignore[index]
-        return got
+        need = self.need.get(name)  # type: ignore[call-overload]
+        if need is None:
+            return False
+        groups = self.groups
+        for g, markers in need:
+            found = groups.get(g)
+            if found is None:
+                ch, group, reach = self.spans[g]
+                seen = self.seen
+                found = groups[g] = self.NONE if ch not in seen.text else self.asked_group(seen, ch, group, reach)
+            if found and not markers.isdisjoint(found):
+                return True
+        return False
+
+    @staticmethod
+    def asked_group(seen: Seen, ch: str, group: tuple[str, ...], reach: tuple[int, int] | None) -> frozenset[str]:
+        """The markers of `group` (sharing the rare character `ch`, which stands in the text) that
+        stand in the text. One or two markers are each looked for where `ch` stands (`holds`: a
+        marker standing near the start is found at its first place, one absent costs a memchr pass);
+        more are asked of the text around the places of `ch` (`near`: one pass over the reply for
+        the group, then a search of a few dozen characters per marker), or, where `ch` stands
+        densely, of the index marker by marker."""
+        if len(group) < 3:
+            text = seen.text
+            return frozenset(m for m in group if holds(text, m))
+        hay = near(seen, ch, reach[0], reach[1]) if reach is not None else None
+        return frozenset(m for m in group if m in (seen if hay is None else hay))
 
 
 @functools.lru_cache(maxsize=64)

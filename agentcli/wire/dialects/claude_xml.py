@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from agentcli.wire.dialects import _prompt
 from agentcli.wire.dialects._base import Dialect
 from agentcli.wire.dialects._scan import find_cached
+from agentcli.wire.dialects._seen import holds
 from agentcli.wire.types import Candidate
 
 if TYPE_CHECKING:
@@ -34,7 +35,7 @@ class ClaudeXmlDialect(Dialect):
     emulation = True
 
     def parse(self, text: str) -> tuple[list[Candidate], str]:
-        if self.markers[0] not in text:
+        if not holds(text, self.markers[0]):  # where its `=` stands (a memchr), not a scan of the text
             return [], text  # a function_calls block without any invoke holds no call
         out: list[Candidate] = []
         spans: list[tuple[int, int]] = []
