@@ -320,6 +320,8 @@ def _run_dialects(text: str, names: list[str] | tuple[str, ...], ctx: ParseConte
     index = _chain_index(names if type(names) is tuple else tuple(names))
     if seen is None:
         seen = _seen(text)
+    if len(index.names) == 1:
+        return _run_one(text, names, index, ctx, limit, seen)
     owning, runnable, turns = index.asked(seen)  # the owners read first (see _ChainIndex.asked)
     stale = False  # the text changed since `runnable` was asked: asked again only if a dialect is left to try
     lazy = isinstance(owning, _Asked)  # the rest is asked as the reply was (see _ChainIndex.asked)
@@ -336,52 +338,90 @@ def _run_dialects(text: str, names: list[str] | tuple[str, ...], ctx: ParseConte
         budget = limit - len(found)
         if budget <= 0:
             break  # a flood of calls: what is left stays text
-        prep = index.prepared[name]
-        d, markers, strict, rx = prep
-        if d.offered_only and not (ctx is not None and any(holds(text, f"<{t}>") for t in ctx.tools)):
-            continue  # its calls are tags named after offered tools: none of those tags, nothing to read
-        got = _parse_within(d, text, markers, rx, budget)
+        got = _turn(name, index.prepared[name], text, names, ctx, budget, seen)
         if got is None:
             continue
-        cands, rest, head, tail = got
-        if not cands and rest is not text and _drops_tags(name, text, rest):
-            continue  # markup the parse removes is the markup of a call it reports: none here
-        if cands and not markers and len(names) > 1:
-            wrapped = _inside_wrappers(head, cands, seen if isinstance(seen, Seen) and seen.text is head else None)
-            if wrapped:  # another family's call wrapper: that family reads the call, wrapper and all
-                cands = [c for c in cands if all(c is not w for w in wrapped)]
-                rest = _without(head, cands) + tail
-        weak = strict and ctx is not None and name != ctx.prompted
-        if cands and d.offered_only:
-            offered = ctx.tools if ctx is not None else {}
-            kept = [c for c in cands if c.name in offered]
-            if len(kept) < len(cands):
-                rest = _without(head, kept) + tail
-                cands = kept
-        elif cands and ctx is not None and ctx.tools:
-            stray = weak or (bool(ctx.prefer) and name not in ctx.prefer)  # not the model's own form
-            fences = _fence_index(head) if name != ctx.prompted else None  # a prompted fenced form is the call itself
-            kept = [c for c in cands
-                    if not (stray or c.embedded or _in_fence(head, c.raw, fences)) or _offered(c.name, ctx)]
-            if not any(not c.error for c in kept):  # only broken calls to no offered tool: prose naming the markup
-                kept = [c for c in kept if _offered(c.name, ctx)]
-            if len(kept) < len(cands):
-                rest = _without(head, kept) + tail
-                cands = kept
+        cands, rest = got
         if len(cands) > budget:
             cands, capped = cands[:budget], True
         found.extend(cands)
         if rest is not text and rest != text:  # a copy of the same text (a join, a strip of nothing) changes nothing
             text, stale = rest, True  # a dialect may also drop its own no-op directives (a lone token, "directly answer")
+    return found, _without_empty_lists(index, text, seen, stale), capped
+
+
+def _run_one(text: str, names: list[str] | tuple[str, ...], index: _ChainIndex, ctx: ParseContext | None, limit: int,
+             seen: str | Seen) -> tuple[list[Candidate], str, bool]:
+    """_run_dialects for a chain of one dialect (a forced one): it has no one to order, so the
+    chain's bookkeeping (owners, turns, every marker of the chain asked up front, asked again after
+    a cut) comes down to one question, whether one of its markers stands in the text, which is
+    what the chain's own answer for it says (`present` answers `in`; a dialect with no markers
+    looks anywhere). The same turn and the same empty-list cleanup as the chain's."""
+    name = index.names[0]
+    prep = index.prepared[name]
+    markers = prep[1]
+    capped = stale = False
+    found: list[Candidate] = []
+    if limit > 0 and (not markers or any(m in seen for m in markers)):
+        got = _turn(name, prep, text, names, ctx, limit, seen)
+        if got is not None:
+            found, rest = got
+            if len(found) > limit:
+                found, capped = found[:limit], True
+            if rest is not text and rest != text:
+                text, stale = rest, True
+    return found, _without_empty_lists(index, text, seen, stale), capped
+
+
+def _turn(name: str, prep: _Prepared, text: str, names: list[str] | tuple[str, ...], ctx: ParseContext | None,
+          budget: int, seen: str | Seen) -> tuple[list[Candidate], str] | None:
+    """One dialect's turn in the chain: (its calls kept, the text left), or None when it reads
+    nothing here (no tag of an offered tool, a parse that raised, prose about its markup)."""
+    d, markers, strict, rx = prep
+    if d.offered_only and not (ctx is not None and any(holds(text, f"<{t}>") for t in ctx.tools)):
+        return None  # its calls are tags named after offered tools: none of those tags, nothing to read
+    got = _parse_within(d, text, markers, rx, budget)
+    if got is None:
+        return None
+    cands, rest, head, tail = got
+    if not cands and rest is not text and _drops_tags(name, text, rest):
+        return None  # markup the parse removes is the markup of a call it reports: none here
+    if cands and not markers and len(names) > 1:
+        wrapped = _inside_wrappers(head, cands, seen if isinstance(seen, Seen) and seen.text is head else None)
+        if wrapped:  # another family's call wrapper: that family reads the call, wrapper and all
+            cands = [c for c in cands if all(c is not w for w in wrapped)]
+            rest = _without(head, cands) + tail
+    weak = strict and ctx is not None and name != ctx.prompted
+    if cands and d.offered_only:
+        offered = ctx.tools if ctx is not None else {}
+        kept = [c for c in cands if c.name in offered]
+        if len(kept) < len(cands):
+            rest = _without(head, kept) + tail
+            cands = kept
+    elif cands and ctx is not None and ctx.tools:
+        stray = weak or (bool(ctx.prefer) and name not in ctx.prefer)  # not the model's own form
+        fences = _fence_index(head) if name != ctx.prompted else None  # a prompted fenced form is the call itself
+        kept = [c for c in cands
+                if not (stray or c.embedded or _in_fence(head, c.raw, fences)) or _offered(c.name, ctx)]
+        if not any(not c.error for c in kept):  # only broken calls to no offered tool: prose naming the markup
+            kept = [c for c in kept if _offered(c.name, ctx)]
+        if len(kept) < len(cands):
+            rest = _without(head, kept) + tail
+            cands = kept
+    return cands, rest
+
+
+def _without_empty_lists(index: _ChainIndex, text: str, seen: str | Seen, stale: bool) -> str:
+    """`text` without the chain's first kind of empty call list found in it (`<TOOLCALL>[]</TOOLCALL>`
+    calls no tool); `seen` answers for the text unless `stale`."""
     empty = index.empty
     if empty is not None:
         if stale:
             seen = _seen(text)
         for o in empty[0]:
             if o in seen:
-                text = empty[1].sub("", text)
-                break  # a list of no calls (`<TOOLCALL>[]</TOOLCALL>`): calls no tool
-    return found, text, capped
+                return empty[1].sub("", text)  # a list of no calls (`<TOOLCALL>[]</TOOLCALL>`): calls no tool
+    return text
 
 
 _NEAR_GROUP = 4  # markers sharing a character from which they are asked of its neighbourhoods
