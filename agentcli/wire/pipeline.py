@@ -75,8 +75,8 @@ def split_thinking(text: str, seen: Seen | None = None) -> tuple[str, str]:
     """(text without reasoning, reasoning). Handles <think>..</think>, an unclosed <think> at the end,
     and a leading reasoning that only ends with </think> (Qwen3 / DeepSeek-R1 templates open it);
     likewise every reasoning pair and split the dialects declare (_markup.collected)."""
-    if len(text) < SHORT:  # a short reply: a scan per probe (a part common to a pair's two tags) whose
-        if not _holds_probe(text):  # rarest character stands in it (a memchr says so)
+    if len(text) < SHORT:  # a short reply: a scan per piece of reasoning markup whose rarest character
+        if not _holds_markup(text):  # stands in it (a memchr says so)
             return text, ""
     elif not holds_any(text, _reasoning_markup(), seen):  # a long one: a memchr per distinct rare character
         return text, ""
@@ -141,15 +141,21 @@ def _finder(text: str) -> Callable[..., int]:
     return text.find if len(text) < SHORT else functools.partial(locate, text)
 
 
-def _holds_probe(text: str) -> bool:
-    """holds_any(text, probes) for a short text, as plain loops over the groups made once (the
-    generators and the grouping's cache lookup cost more than the scans of a KB)."""
-    for ch, group in _probe_groups():
+def _holds_markup(text: str) -> bool:
+    """holds_any(text, _reasoning_markup()) for a short text, as plain loops over the groups made
+    once. The markup, not the probes: a probe in letters only (`channel`) has a common rarest
+    character and would be looked for in nearly every reply, where its tags hold a `|`."""
+    for ch, group in _markup_groups():
         if ch in text:
-            for probe in group:
-                if probe in text:
+            for piece in group:
+                if piece in text:
                     return True
     return False
+
+
+@functools.cache
+def _markup_groups() -> tuple[tuple[str, tuple[str, ...]], ...]:
+    return grouped(_reasoning_markup())
 
 
 def _probes_in(text: str) -> frozenset[str]:
@@ -401,9 +407,15 @@ def _turn(name: str, prep: _Prepared, text: str, names: list[str] | tuple[str, .
     elif cands and ctx is not None and ctx.tools:
         stray = weak or (bool(ctx.prefer) and name not in ctx.prefer)  # not the model's own form
         fences = _fence_index(head) if name != ctx.prompted else None  # a prompted fenced form is the call itself
-        kept = [c for c in cands
-                if not (stray or c.embedded or _in_fence(head, c.raw, fences)) or _offered(c.name, ctx)]
-        if not any(not c.error for c in kept):  # only broken calls to no offered tool: prose naming the markup
+        if stray or fences is not None or any(c.embedded for c in cands):
+            kept = [c for c in cands
+                    if not (stray or c.embedded or _in_fence(head, c.raw, fences)) or _offered(c.name, ctx)]
+        else:
+            kept = cands  # none stray, embedded or fenced: every call kept (no call per candidate to say so)
+        for c in kept:
+            if not c.error:
+                break
+        else:  # only broken calls to no offered tool: prose naming the markup
             kept = [c for c in kept if _offered(c.name, ctx)]
         if len(kept) < len(cands):
             rest = _without(head, kept) + tail
@@ -1155,7 +1167,7 @@ def _call_markup() -> tuple[str, ...]:
 
 
 # Everything above built from the dialect table is rebuilt when the table changes (_markup.forget).
-for _clear in (_reasoning_markup.cache_clear, _wrapper_opens.cache_clear, _probe_groups.cache_clear, _pair_probes.cache_clear, _chain.cache_clear, _chain_index.cache_clear, _empty_lists.cache_clear, _plain_tags.cache_clear,
+for _clear in (_reasoning_markup.cache_clear, _markup_groups.cache_clear, _wrapper_opens.cache_clear, _probe_groups.cache_clear, _pair_probes.cache_clear, _chain.cache_clear, _chain_index.cache_clear, _empty_lists.cache_clear, _plain_tags.cache_clear,
                _call_markup.cache_clear, _PREPARED.clear):
     _markup.on_change(_clear)
 
