@@ -274,11 +274,28 @@ def _shortest(markers: tuple[str, ...]) -> int:
     return min(len(m) for m in markers)
 
 
+@functools.lru_cache(maxsize=256)
+def _all_tags(markers: tuple[str, ...]) -> bool:
+    return bool(markers) and all("<" in m for m in markers)
+
+
+# Places of `<` looked at one by one to bound a reply's markers: a marker's rarest character may
+# stand in every token of its family (DeepSeek's `▁`), where a count walks the whole reply.
+_FEW_TAGS = 16
+
+
 def _reach(text: str, markers: tuple[str, ...], rx: re.Pattern[str] | None, limit: int) -> int:
     """Where the marker occurrence past the first `limit` starts (the end of the text when there are
     no more than that many)."""
     if rx is None or len(text) <= limit * _shortest(markers):
         return len(text)
+    if _all_tags(markers):  # each occurrence of a marker opens at a `<` of its own: a few `<` bound them
+        n, i = 0, text.find("<")
+        while i >= 0 and n < _FEW_TAGS:
+            n += 1
+            i = text.find("<", i + 1)
+        if i < 0 and n * len(markers) <= limit:
+            return len(text)
     bound = 0  # each occurrence of a marker holds its rarest character: a count of those bounds them
     for ch, group in grouped(markers):
         if ch in text:
@@ -368,7 +385,7 @@ def _run_one(text: str, names: list[str] | tuple[str, ...], index: _ChainIndex, 
     markers = prep[1]
     capped = stale = False
     found: list[Candidate] = []
-    if limit > 0 and (not markers or any(m in seen for m in markers)):
+    if limit > 0 and (not markers or _present(seen, markers)):
         got = _turn(name, prep, text, names, ctx, limit, seen)
         if got is not None:
             found, rest = got
@@ -377,6 +394,24 @@ def _run_one(text: str, names: list[str] | tuple[str, ...], index: _ChainIndex, 
             if rest is not text and rest != text:
                 text, stale = rest, True
     return found, _without_empty_lists(index, text, seen, stale), capped
+
+
+def _present(seen: str | Seen, markers: tuple[str, ...]) -> bool:
+    """Whether one of `markers` stands in the text: in a long one asked first of its head (where a
+    reply's markup opens, a few hundred characters), then of the index (Seen), which finds every
+    place of a marker's rarest character in the whole text."""
+    if isinstance(seen, Seen):
+        head = seen.text[:_HEAD]
+        for m in markers:
+            if m in head:
+                return True
+    for m in markers:
+        if m in seen:
+            return True
+    return False
+
+
+_HEAD = 512
 
 
 def _turn(name: str, prep: _Prepared, text: str, names: list[str] | tuple[str, ...], ctx: ParseContext | None,
@@ -1185,7 +1220,7 @@ def _call_markup() -> tuple[str, ...]:
 
 
 # Everything above built from the dialect table is rebuilt when the table changes (_markup.forget).
-for _clear in (_reasoning_markup.cache_clear, _markup_groups.cache_clear, _wrapper_opens.cache_clear, _probe_groups.cache_clear, _pair_probes.cache_clear, _chain.cache_clear, _chain_index.cache_clear, _empty_lists.cache_clear, _plain_tags.cache_clear,
+for _clear in (_reasoning_markup.cache_clear, _markup_groups.cache_clear, _wrapper_opens.cache_clear, _probe_groups.cache_clear, _pair_probes.cache_clear, _chain.cache_clear, _chain_index.cache_clear, _all_tags.cache_clear, _empty_lists.cache_clear, _plain_tags.cache_clear,
                _call_markup.cache_clear, _PREPARED.clear):
     _markup.on_change(_clear)
 

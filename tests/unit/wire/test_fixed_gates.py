@@ -79,3 +79,27 @@ def test_a_call_text_encoded_by_pieces_is_its_utf8(text: str, cut: int) -> None:
     assert pipeline._utf8(text) == whole
     half = pipeline._ID_WHOLE // 2
     assert pipeline._sum(text) == f"{len(text)}\0{zlib.crc32(whole):08x}\0{text[:half]}\0{text[-half:]}"
+
+
+TOKENS = ["<｜tool▁call▁begin｜>", "<｜tool▁calls▁begin｜>", "<|tool▁call▁begin|>", "<tool_call>", "<", "▁", "｜",
+          "lorem ipsum ", "\n"]
+marker_sets = st.sampled_from([("<｜tool▁calls▁begin｜>", "<｜tool▁call▁begin｜>", "<|tool▁call▁begin|>"),
+                               ("<tool_call>",), ("<tool_call>", "[TOOL_CALLS]")])
+long_texts = st.tuples(st.lists(st.sampled_from(TOKENS), max_size=60).map("".join), st.integers(0, 400),
+                       st.lists(st.sampled_from(TOKENS), max_size=60).map("".join)).map(
+    lambda t: t[0] + "lorem ipsum dolor sit amet " * t[1] + t[2])
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
+@given(text=long_texts, markers=marker_sets, limit=st.sampled_from([4, 16, 64, 256]))
+def test_the_tag_bound_reaches_where_the_counts_do(text: str, markers: tuple[str, ...], limit: int,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    import re
+
+    rx = re.compile("|".join(re.escape(m) for m in sorted(markers, key=len, reverse=True)))
+    got = pipeline._reach(text, markers, rx, limit)
+    with monkeypatch.context() as m:
+        m.setattr(pipeline, "_all_tags", lambda ms: False)
+        assert got == pipeline._reach(text, markers, rx, limit)
+    seen = pipeline._seen(text)
+    assert pipeline._present(seen, markers) == any(mk in text for mk in markers)
