@@ -370,6 +370,8 @@ def _run_dialects(text: str, names: list[str] | tuple[str, ...], ctx: ParseConte
         found.extend(cands)
         if rest is not text and rest != text:  # a copy of the same text (a join, a strip of nothing) changes nothing
             text, stale = rest, True  # a dialect may also drop its own no-op directives (a lone token, "directly answer")
+            if not text:
+                return found, text, capped  # the call was the whole reply: no dialect reads anything from nothing
     return found, _without_empty_lists(index, text, seen, stale), capped
 
 

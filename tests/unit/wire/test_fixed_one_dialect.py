@@ -107,3 +107,10 @@ def test_the_shortcut_is_taken_for_one_dialect_only(monkeypatch: pytest.MonkeyPa
     assert asked == []
     pipeline._run_dialects(text, ("hermes", "mistral"), None, 64)
     assert asked == [2]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_no_dialect_reads_anything_from_nothing(name: str) -> None:
+    """The chain stops once a dialect's cut leaves no text: that skips no reading only while every
+    dialect reads no call, and leaves no text, from an empty one."""
+    assert dialects.deferred(name).parse("") == ([], "")
