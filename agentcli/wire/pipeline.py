@@ -75,8 +75,8 @@ def split_thinking(text: str, seen: Seen | None = None) -> tuple[str, str]:
     """(text without reasoning, reasoning). Handles <think>..</think>, an unclosed <think> at the end,
     and a leading reasoning that only ends with </think> (Qwen3 / DeepSeek-R1 templates open it);
     likewise every reasoning pair and split the dialects declare (_markup.collected)."""
-    if len(text) < SHORT:  # a short reply: a scan per probe (a part common to a pair's two tags) whose
-        if not _holds_probe(text):  # rarest character stands in it (a memchr says so)
+    if len(text) < SHORT:  # a short reply: a scan per piece of reasoning markup whose rarest character
+        if not _holds_markup(text):  # stands in it (a memchr says so)
             return text, ""
     elif not holds_any(text, _reasoning_markup(), seen):  # a long one: a memchr per distinct rare character
         return text, ""
@@ -141,15 +141,21 @@ def _finder(text: str) -> Callable[..., int]:
     return text.find if len(text) < SHORT else functools.partial(locate, text)
 
 
-def _holds_probe(text: str) -> bool:
-    """holds_any(text, probes) for a short text, as plain loops over the groups made once (the
-    generators and the grouping's cache lookup cost more than the scans of a KB)."""
-    for ch, group in _probe_groups():
+def _holds_markup(text: str) -> bool:
+    """holds_any(text, _reasoning_markup()) for a short text, as plain loops over the groups made
+    once. The markup, not the probes: a probe in letters only (`channel`) has a common rarest
+    character and would be looked for in nearly every reply, where its tags hold a `|`."""
+    for ch, group in _markup_groups():
         if ch in text:
-            for probe in group:
-                if probe in text:
+            for piece in group:
+                if piece in text:
                     return True
     return False
+
+
+@functools.cache
+def _markup_groups() -> tuple[tuple[str, tuple[str, ...]], ...]:
+    return grouped(_reasoning_markup())
 
 
 def _probes_in(text: str) -> frozenset[str]:
@@ -268,11 +274,28 @@ def _shortest(markers: tuple[str, ...]) -> int:
     return min(len(m) for m in markers)
 
 
+@functools.lru_cache(maxsize=256)
+def _all_tags(markers: tuple[str, ...]) -> bool:
+    return bool(markers) and all("<" in m for m in markers)
+
+
+# Places of `<` looked at one by one to bound a reply's markers: a marker's rarest character may
+# stand in every token of its family (DeepSeek's `▁`), where a count walks the whole reply.
+_FEW_TAGS = 16
+
+
 def _reach(text: str, markers: tuple[str, ...], rx: re.Pattern[str] | None, limit: int) -> int:
     """Where the marker occurrence past the first `limit` starts (the end of the text when there are
     no more than that many)."""
     if rx is None or len(text) <= limit * _shortest(markers):
         return len(text)
+    if _all_tags(markers):  # each occurrence of a marker opens at a `<` of its own: a few `<` bound them
+        n, i = 0, text.find("<")
+        while i >= 0 and n < _FEW_TAGS:
+            n += 1
+            i = text.find("<", i + 1)
+        if i < 0 and n * len(markers) <= limit:
+            return len(text)
     bound = 0  # each occurrence of a marker holds its rarest character: a count of those bounds them
     for ch, group in grouped(markers):
         if ch in text:
@@ -320,6 +343,8 @@ def _run_dialects(text: str, names: list[str] | tuple[str, ...], ctx: ParseConte
     index = _chain_index(names if type(names) is tuple else tuple(names))
     if seen is None:
         seen = _seen(text)
+    if len(index.names) == 1:
+        return _run_one(text, names, index, ctx, limit, seen)
     owning, runnable, turns = index.asked(seen)  # the owners read first (see _ChainIndex.asked)
     stale = False  # the text changed since `runnable` was asked: asked again only if a dialect is left to try
     lazy = isinstance(owning, _Asked)  # the rest is asked as the reply was (see _ChainIndex.asked)
@@ -336,52 +361,116 @@ def _run_dialects(text: str, names: list[str] | tuple[str, ...], ctx: ParseConte
         budget = limit - len(found)
         if budget <= 0:
             break  # a flood of calls: what is left stays text
-        prep = index.prepared[name]
-        d, markers, strict, rx = prep
-        if d.offered_only and not (ctx is not None and any(holds(text, f"<{t}>") for t in ctx.tools)):
-            continue  # its calls are tags named after offered tools: none of those tags, nothing to read
-        got = _parse_within(d, text, markers, rx, budget)
+        got = _turn(name, index.prepared[name], text, names, ctx, budget, seen)
         if got is None:
             continue
-        cands, rest, head, tail = got
-        if not cands and rest is not text and _drops_tags(name, text, rest):
-            continue  # markup the parse removes is the markup of a call it reports: none here
-        if cands and not markers and len(names) > 1:
-            wrapped = _inside_wrappers(head, cands, seen if isinstance(seen, Seen) and seen.text is head else None)
-            if wrapped:  # another family's call wrapper: that family reads the call, wrapper and all
-                cands = [c for c in cands if all(c is not w for w in wrapped)]
-                rest = _without(head, cands) + tail
-        weak = strict and ctx is not None and name != ctx.prompted
-        if cands and d.offered_only:
-            offered = ctx.tools if ctx is not None else {}
-            kept = [c for c in cands if c.name in offered]
-            if len(kept) < len(cands):
-                rest = _without(head, kept) + tail
-                cands = kept
-        elif cands and ctx is not None and ctx.tools:
-            stray = weak or (bool(ctx.prefer) and name not in ctx.prefer)  # not the model's own form
-            fences = _fence_index(head) if name != ctx.prompted else None  # a prompted fenced form is the call itself
-            kept = [c for c in cands
-                    if not (stray or c.embedded or _in_fence(head, c.raw, fences)) or _offered(c.name, ctx)]
-            if not any(not c.error for c in kept):  # only broken calls to no offered tool: prose naming the markup
-                kept = [c for c in kept if _offered(c.name, ctx)]
-            if len(kept) < len(cands):
-                rest = _without(head, kept) + tail
-                cands = kept
+        cands, rest = got
         if len(cands) > budget:
             cands, capped = cands[:budget], True
         found.extend(cands)
         if rest is not text and rest != text:  # a copy of the same text (a join, a strip of nothing) changes nothing
             text, stale = rest, True  # a dialect may also drop its own no-op directives (a lone token, "directly answer")
+            if not text:
+                return found, text, capped  # the call was the whole reply: no dialect reads anything from nothing
+    return found, _without_empty_lists(index, text, seen, stale), capped
+
+
+def _run_one(text: str, names: list[str] | tuple[str, ...], index: _ChainIndex, ctx: ParseContext | None, limit: int,
+             seen: str | Seen) -> tuple[list[Candidate], str, bool]:
+    """_run_dialects for a chain of one dialect (a forced one): it has no one to order, so the
+    chain's bookkeeping (owners, turns, every marker of the chain asked up front, asked again after
+    a cut) comes down to one question, whether one of its markers stands in the text, which is
+    what the chain's own answer for it says (`present` answers `in`; a dialect with no markers
+    looks anywhere). The same turn and the same empty-list cleanup as the chain's."""
+    name = index.names[0]
+    prep = index.prepared[name]
+    markers = prep[1]
+    capped = stale = False
+    found: list[Candidate] = []
+    if limit > 0 and (not markers or _present(seen, markers)):
+        got = _turn(name, prep, text, names, ctx, limit, seen)
+        if got is not None:
+            found, rest = got
+            if len(found) > limit:
+                found, capped = found[:limit], True
+            if rest is not text and rest != text:
+                text, stale = rest, True
+    return found, _without_empty_lists(index, text, seen, stale), capped
+
+
+def _present(seen: str | Seen, markers: tuple[str, ...]) -> bool:
+    """Whether one of `markers` stands in the text: in a long one asked first of its head (where a
+    reply's markup opens, a few hundred characters), then of the index (Seen), which finds every
+    place of a marker's rarest character in the whole text."""
+    if isinstance(seen, Seen):
+        head = seen.text[:_HEAD]
+        for m in markers:
+            if m in head:
+                return True
+    for m in markers:
+        if m in seen:
+            return True
+    return False
+
+
+_HEAD = 512
+
+
+def _turn(name: str, prep: _Prepared, text: str, names: list[str] | tuple[str, ...], ctx: ParseContext | None,
+          budget: int, seen: str | Seen) -> tuple[list[Candidate], str] | None:
+    """One dialect's turn in the chain: (its calls kept, the text left), or None when it reads
+    nothing here (no tag of an offered tool, a parse that raised, prose about its markup)."""
+    d, markers, strict, rx = prep
+    if d.offered_only and not (ctx is not None and any(holds(text, f"<{t}>") for t in ctx.tools)):
+        return None  # its calls are tags named after offered tools: none of those tags, nothing to read
+    got = _parse_within(d, text, markers, rx, budget)
+    if got is None:
+        return None
+    cands, rest, head, tail = got
+    if not cands and rest is not text and _drops_tags(name, text, rest):
+        return None  # markup the parse removes is the markup of a call it reports: none here
+    if cands and not markers and len(names) > 1:
+        wrapped = _inside_wrappers(head, cands, seen if isinstance(seen, Seen) and seen.text is head else None)
+        if wrapped:  # another family's call wrapper: that family reads the call, wrapper and all
+            cands = [c for c in cands if all(c is not w for w in wrapped)]
+            rest = _without(head, cands) + tail
+    weak = strict and ctx is not None and name != ctx.prompted
+    if cands and d.offered_only:
+        offered = ctx.tools if ctx is not None else {}
+        kept = [c for c in cands if c.name in offered]
+        if len(kept) < len(cands):
+            rest = _without(head, kept) + tail
+            cands = kept
+    elif cands and ctx is not None and ctx.tools:
+        stray = weak or (bool(ctx.prefer) and name not in ctx.prefer)  # not the model's own form
+        fences = _fence_index(head) if name != ctx.prompted else None  # a prompted fenced form is the call itself
+        if stray or fences is not None or any(c.embedded for c in cands):
+            kept = [c for c in cands
+                    if not (stray or c.embedded or _in_fence(head, c.raw, fences)) or _offered(c.name, ctx)]
+        else:
+            kept = cands  # none stray, embedded or fenced: every call kept (no call per candidate to say so)
+        for c in kept:
+            if not c.error:
+                break
+        else:  # only broken calls to no offered tool: prose naming the markup
+            kept = [c for c in kept if _offered(c.name, ctx)]
+        if len(kept) < len(cands):
+            rest = _without(head, kept) + tail
+            cands = kept
+    return cands, rest
+
+
+def _without_empty_lists(index: _ChainIndex, text: str, seen: str | Seen, stale: bool) -> str:
+    """`text` without the chain's first kind of empty call list found in it (`<TOOLCALL>[]</TOOLCALL>`
+    calls no tool); `seen` answers for the text unless `stale`."""
     empty = index.empty
     if empty is not None:
         if stale:
             seen = _seen(text)
         for o in empty[0]:
             if o in seen:
-                text = empty[1].sub("", text)
-                break  # a list of no calls (`<TOOLCALL>[]</TOOLCALL>`): calls no tool
-    return found, text, capped
+                return empty[1].sub("", text)  # a list of no calls (`<TOOLCALL>[]</TOOLCALL>`): calls no tool
+    return text
 
 
 _NEAR_GROUP = 4  # markers sharing a character from which they are asked of its neighbourhoods
@@ -924,7 +1013,8 @@ def _stable_id(index: int, cand: Candidate, sums: list[tuple[str, str]] | None =
     if len(raw) > _ID_WHOLE:
         raw = _summed(raw, sums)
     digest = _blake2b()(f"{index}\0{cand.dialect}\0{cand.name}\0".encode("utf-8", "replace"), digest_size=8)
-    digest.update(raw.encode("utf-8", "replace"))  # the same digest as of the joined text, without copying it
+    # the same digest as of the joined text, without copying it
+    digest.update(raw.encode("utf-8", "replace") if len(raw) <= _NARROW or raw.isascii() else _utf8(raw))
     return "call_" + digest.hexdigest()
 
 
@@ -958,14 +1048,31 @@ def _sum(raw: str) -> str:
 
     half = _ID_WHOLE // 2
     crc = 0
-    for at in range(0, len(raw), _CRC_PIECE):  # encoded a piece at a time: a 100 KB reply's bytes in one
-        crc = zlib.crc32(raw[at : at + _CRC_PIECE].encode("utf-8", "replace"), crc)  # go cost fresh pages
+    # encoded a piece at a time: a 100 KB reply's bytes in one go cost fresh pages; a text of wide
+    # characters in narrow pieces (see _utf8)
+    step = _CRC_PIECE if raw.isascii() else _NARROW
+    for at in range(0, len(raw), step):
+        crc = zlib.crc32(raw[at : at + step].encode("utf-8", "replace"), crc)
     return f"{len(raw)}\0{crc:08x}\0{raw[:half]}\0{raw[-half:]}"
 
 
 # Characters encoded at a time for the CRC: the pieces' encodings add up to the whole one's (split
 # between characters; a lone surrogate is replaced alone either way), and the CRC runs on.
 _CRC_PIECE = 16_384
+# Characters of a text holding wide characters encoded at a time. A reply with one full-width
+# token (DeepSeek's `<｜tool▁call▁begin｜>`) is stored two bytes a character, and its UTF-8
+# encoder takes some 11 steps a character; a slice of it that holds only ASCII is stored narrow
+# again (CPython narrows every new string), and encoding that is a copy: the slices cost some 5
+# steps a character, so the pieces' encodings cost about two thirds of the whole one's.
+_NARROW = 1024
+
+
+def _utf8(text: str) -> bytes:
+    """text.encode("utf-8", "replace"), a text of wide characters encoded a piece at a time (the
+    same bytes: the pieces split between characters, see _CRC_PIECE and _NARROW)."""
+    if len(text) <= _NARROW or text.isascii():
+        return text.encode("utf-8", "replace")
+    return b"".join([text[at : at + _NARROW].encode("utf-8", "replace") for at in range(0, len(text), _NARROW)])
 
 
 def _canon(args: Any) -> str:
@@ -1196,7 +1303,7 @@ def _call_markup() -> tuple[str, ...]:
 
 
 # Everything above built from the dialect table is rebuilt when the table changes (_markup.forget).
-for _clear in (_reasoning_markup.cache_clear, _wrapper_opens.cache_clear, _probe_groups.cache_clear, _pair_probes.cache_clear, _chain.cache_clear, _chain_index.cache_clear, _empty_lists.cache_clear, _plain_tags.cache_clear,
+for _clear in (_reasoning_markup.cache_clear, _markup_groups.cache_clear, _wrapper_opens.cache_clear, _probe_groups.cache_clear, _pair_probes.cache_clear, _chain.cache_clear, _chain_index.cache_clear, _all_tags.cache_clear, _empty_lists.cache_clear, _plain_tags.cache_clear,
                _call_markup.cache_clear, _PREPARED.clear):
     _markup.on_change(_clear)
 

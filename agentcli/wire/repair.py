@@ -74,6 +74,8 @@ def decode_arguments(
     value = raw
     if value is None:
         return {}, fixes
+    if type(value) is dict:  # decoded by the dialect (most JSON forms): straight to the object's end
+        return _object_arguments(value, schema, repair and unwrap, fixes)
     if type(value) is str:
         # The usual call: an object written as clean JSON. json.loads reads the whitespace strip()
         # would take off the ends, so this is _decode_string's first decode without its layers;
@@ -210,11 +212,15 @@ def _looks_empty(s: str) -> bool:
 def unwrap_arguments(args: dict[str, Any], schema: dict[str, Any] | None, repair: bool = True) -> tuple[dict[str, Any], list[Fix]]:
     """{"arguments": {...}} written inside the arguments: unwrap unless the tool has such a parameter."""
     fixes: list[Fix] = []
-    props = (schema or {}).get("properties") or {}
+    props: dict[str, Any] | None = None  # the schema's properties, looked up once a wrapper key is seen
     while repair and len(args) == 1:
         key = next(iter(args))
+        if key not in _WRAPPER_KEYS:
+            break  # the usual lone parameter: no wrapper
+        if props is None:
+            props = (schema or {}).get("properties") or {}
         inner = args[key]
-        if key not in _WRAPPER_KEYS or key in props or not isinstance(inner, (dict, str)):
+        if key in props or not isinstance(inner, (dict, str)):
             break
         if isinstance(inner, str):
             try:
