@@ -763,9 +763,13 @@ def _empty_lists(names: tuple[str, ...]) -> tuple[tuple[str, ...], re.Pattern[st
             pairs.update(prep[0].empty_lists)
     if not pairs:
         return None
-    alts = [re.escape(o) + (r"[ \t]*\[[ \t]*\]" if not c else r"\s*(?:\[\s*\]\s*)?" + re.escape(c))
+    # Not quoted in backticks: the character before the opener is asked once its first character is
+    # read (`<(?<!`<)`), not before it: a pattern opening with a look-behind has no first character
+    # the engine can skip ahead to, and is tried in full at every place of the text (25 us a KB).
+    alts = [re.escape(o[0]) + "(?<!`" + re.escape(o[0]) + ")" + re.escape(o[1:])
+            + (r"[ \t]*\[[ \t]*\]" if not c else r"\s*(?:\[\s*\]\s*)?" + re.escape(c))
             for o, c in sorted(pairs, key=lambda p: (-len(p[0]), -len(p[1])))]
-    return tuple(sorted({o for o, _ in pairs})), lazy_pattern(r"(?<!`)(?:" + "|".join(alts) + r")(?!`)")
+    return tuple(sorted({o for o, _ in pairs})), lazy_pattern(r"(?:" + "|".join(alts) + r")(?!`)")
 
 
 @functools.cache
