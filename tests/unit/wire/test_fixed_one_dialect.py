@@ -8,7 +8,6 @@ long) each dialect alone returns the same calls, rest and cap by the shortcut as
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,22 +17,8 @@ from hypothesis import strategies as st
 from agentcli.core.types import Tool
 from agentcli.wire import dialects, pipeline
 from agentcli.wire.types import ParseContext
+from tests.unit.wire.test_chain_lazy import CALLS, INDEX, NAMES
 
-NAMES = tuple(dialects.DIALECTS)
-INDEX = pipeline._chain_index(NAMES)
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "dialects"
-
-
-def _fixture_texts() -> list[str]:
-    out = []
-    for name in NAMES:
-        path = FIXTURES / f"{name}.json"
-        if path.exists():
-            out.extend(c["text"] for c in json.loads(path.read_text(encoding="utf-8"))["cases"][:3])
-    return out
-
-
-CALLS = _fixture_texts()
 MARKUP = sorted({*INDEX.markers, *(m for o in INDEX.owns.values() for m in o), "<think>", "</think>", "[]"})
 PIECES = [*MARKUP, "```", "```json\n", "~~~", "\n", " ", '"', "{", "}", "[", "]", "lorem ipsum ", "<", ">", "|",
           '{"name": "get_weather", "arguments": {"city": "Paris"}}', '{"name": "rm_rf", "arguments": {}}']
