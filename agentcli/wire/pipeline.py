@@ -1163,6 +1163,9 @@ def _name_from_arguments(cand: Candidate, ctx: ParseContext) -> tuple[str, Candi
     return cand.name, dataclasses.replace(cand, error=cand.error or err)
 
 
+_OPENS_STRUCTURE = lazy_pattern(r"\s*[\[{]")  # value.lstrip()[:1] in ("[", "{"): `\s` is str.isspace()
+
+
 def _escaped_structures(args: Any, schema: dict[str, Any], fixes: list[tuple[str, str]]) -> Any:
     """Text values written as escaped JSON (`[\\"a\\", \\"b\\"]`, GLM's <arg_value> for an array) where the
     schema wants an array or object: unescaped and decoded, recorded as a repair."""
@@ -1171,11 +1174,14 @@ def _escaped_structures(args: Any, schema: dict[str, Any], fixes: list[tuple[str
         return args
     out = dict(args)
     for key, value in args.items():
-        if not isinstance(value, str) or '\\"' not in value or value.lstrip()[:1] not in ("[", "{"):
+        # The search for `\\"` last: a needle of two characters skips at most three a step, some
+        # 85 us across a 100 KB value, where the first character and the schema say no at once
+        # (the first past any whitespace, read in place: lstrip() would copy the value).
+        if not isinstance(value, str) or _OPENS_STRUCTURE.match(value) is None:
             continue
         prop = props.get(key)
         want = {t for t in _schema_types(prop)} - {"null"}
-        if not want or not want <= {"array", "object"}:
+        if not want or not want <= {"array", "object"} or '\\"' not in value:
             continue
         decoded = _unescaped_json(value)
         if isinstance(decoded, list if want == {"array"} else (list, dict) if len(want) > 1 else dict):
