@@ -13,7 +13,7 @@ import dataclasses
 import functools
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Iterator
 from typing import Any
 
 from agentcli.core.lazy import lazy_pattern
@@ -22,7 +22,17 @@ from agentcli.wire import dialects, failures, repair, whole_call
 from agentcli.wire.dialects import _markup
 from agentcli.wire.dialects._base import MAX_CALLS
 from agentcli.wire.dialects._opaque import mask
-from agentcli.wire.dialects._seen import SHORT, Seen, count_char, find_long, grouped, holds, holds_any, locate, near
+from agentcli.wire.dialects._seen import (
+    SHORT,
+    Seen,
+    count_char,
+    find_long,
+    finder,
+    grouped,
+    holds,
+    holds_any,
+    near,
+)
 from agentcli.wire.dialects._seen import key as rare_key
 from agentcli.wire.types import Candidate, NativeParse, ParseContext
 
@@ -112,7 +122,7 @@ def split_thinking(text: str, seen: Seen | None = None) -> tuple[str, str]:
             calls = _CallSpans(text)
         kept: list[str] = []
         pos = 0
-        find = _finder(text)
+        find = finder(text, SHORT)
         while True:  # tags looked for where their rare character stands (locate)
             s = find(open_tag, pos)
             while s >= 0 and calls.inside(s):  # a tag written in a call's arguments is their text
@@ -133,12 +143,6 @@ def split_thinking(text: str, seen: Seen | None = None) -> tuple[str, str]:
         if holds(text, close_tag):  # a close tag left with no opener and nothing after it: markup, never text
             text = _drop_outside_calls(text, close_tag)
     return text, "\n\n".join(t.strip() for t in thoughts if t.strip())
-
-
-def _finder(text: str) -> Callable[..., int]:
-    """`locate` bound to `text`: on a short text (every range under SHORT) that is text.find itself,
-    without a Python call per search."""
-    return text.find if len(text) < SHORT else functools.partial(locate, text)
 
 
 def _holds_markup(text: str) -> bool:
@@ -216,7 +220,7 @@ def _orphan_close(text: str, open_tag: str, close_tag: str, start: int = 0, call
     its opener, or when the orphan follows a whole pair and ends the text (a stray close after the
     answer, not a reasoning's end)."""
     depth, pos, paired = 0, start, False
-    find = _finder(text)
+    find = finder(text, SHORT)
     while True:
         c = find(close_tag, pos)
         while c >= 0 and calls is not None and calls.inside(c):
@@ -1018,7 +1022,7 @@ def _stable_id(index: int, cand: Candidate, sums: list[tuple[str, str]] | None =
         raw = _summed(raw, sums)
     digest = _blake2b()(f"{index}\0{cand.dialect}\0{cand.name}\0".encode("utf-8", "replace"), digest_size=8)
     # the same digest as of the joined text, without copying it
-    digest.update(raw.encode("utf-8", "replace") if len(raw) <= _NARROW or raw.isascii() else _utf8(raw))
+    digest.update(_utf8(raw))
     return "call_" + digest.hexdigest()
 
 
@@ -1054,9 +1058,8 @@ def _sum(raw: str) -> str:
     crc = 0
     # encoded a piece at a time: a 100 KB reply's bytes in one go cost fresh pages; a text of wide
     # characters in narrow pieces (see _utf8)
-    step = _CRC_PIECE if raw.isascii() else _NARROW
-    for at in range(0, len(raw), step):
-        crc = zlib.crc32(raw[at : at + step].encode("utf-8", "replace"), crc)
+    for piece in _utf8_pieces(raw, _CRC_PIECE if raw.isascii() else _NARROW):
+        crc = zlib.crc32(piece, crc)
     return f"{len(raw)}\0{crc:08x}\0{raw[:half]}\0{raw[-half:]}"
 
 
@@ -1076,7 +1079,14 @@ def _utf8(text: str) -> bytes:
     same bytes: the pieces split between characters, see _CRC_PIECE and _NARROW)."""
     if len(text) <= _NARROW or text.isascii():
         return text.encode("utf-8", "replace")
-    return b"".join([text[at : at + _NARROW].encode("utf-8", "replace") for at in range(0, len(text), _NARROW)])
+    return b"".join(_utf8_pieces(text, _NARROW))
+
+
+def _utf8_pieces(text: str, size: int) -> Iterator[bytes]:
+    """The UTF-8 encoding of `text`, `size` characters at a time (split between characters, so the
+    pieces add up to the whole encoding; a lone surrogate is replaced alone either way)."""
+    for at in range(0, len(text), size):
+        yield text[at : at + size].encode("utf-8", "replace")
 
 
 def _canon(args: Any) -> str:

@@ -123,10 +123,12 @@ def find_far(text: str, needle: str, start: int = 0, end: int | None = None) -> 
     return text.find(needle, start, len(text) if end is None else end)
 
 
-def finder(text: str) -> Callable[..., int]:
+def finder(text: str, below: int = TWO_WAY) -> Callable[..., int]:
     """`text.find` for a parse's many token searches: the plain method on a text shorter than
-    TWO_WAY (no Python call between), else find_far's search bound to the text."""
-    if len(text) < TWO_WAY:
+    `below` (no Python call between), else `locate` bound to the text. TWO_WAY by default (where a
+    plain search of a long token turns two-way); SHORT for searches of tokens whose rare character
+    may stand nowhere in a long text (a plain find of `>>>` walks it at over a nanosecond a character)."""
+    if len(text) < below:
         return text.find
     return functools.partial(locate, text)
 

@@ -9,12 +9,11 @@ A `<function=NAME>` whose body is not JSON is the Qwen3-Coder XML form and is le
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 
 from agentcli.wire.dialects._base import Dialect
 from agentcli.wire.dialects._scan import ParseResult, decode_json_at, remove_spans, skip_ws, total
-from agentcli.wire.dialects._seen import SHORT, locate
+from agentcli.wire.dialects._seen import SHORT, finder
 from agentcli.wire.types import Candidate
 
 V32 = ">>>"
@@ -63,7 +62,7 @@ class _Functionary(Dialect):
         found: Found = []
         # Its tokens looked for where their rare character stands on a long text (a plain search of
         # `>>>` walks 100 KB holding no `>` at over a nanosecond a character); text.find on a short one.
-        find = text.find if len(text) < SHORT else functools.partial(locate, text)
+        find = finder(text, SHORT)
         text_marks = self._v32(text, found, find)
         self._v31(text, found, find)
         found.sort(key=lambda item: item[0][0])

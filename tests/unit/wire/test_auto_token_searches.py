@@ -26,10 +26,6 @@ replies = st.tuples(pieces, st.integers(160, 400), pieces, pieces).map(
     lambda t: t[0] + FILLER * t[1] + t[2] + FILLER * (t[1] // 4) + t[3]).filter(lambda t: len(t) >= _seen.SHORT)
 
 
-def _plain_find(text: str, needle: str, start: int = 0, end: int | None = None) -> int:
-    return text.find(needle, start, len(text) if end is None else end)
-
-
 def _read(dialect: Any, text: str) -> tuple[list[tuple[Any, ...]], str]:
     cands, rest = dialect.parse(text)
     return [(c.name, json.dumps(c.arguments, sort_keys=True), c.raw, c.error) for c in cands], rest
@@ -40,7 +36,7 @@ def _read(dialect: Any, text: str) -> tuple[list[tuple[Any, ...]], str]:
 def test_functionary_reads_what_plain_searches_read(text: str) -> None:
     got = _read(functionary.FUNCTIONARY, text)
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(functionary, "locate", _plain_find)
+        mp.setattr(functionary, "finder", lambda text, below: text.find)
         assert _read(functionary.FUNCTIONARY, text) == got
 
 

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from agentcli.wire import dialects, pipeline, repair
 from agentcli.wire.dialects import _markup, _opaque
+from agentcli.wire.dialects._seen import SHORT, finder
 
 _examples = settings(max_examples=400, deadline=None, suppress_health_check=list(HealthCheck))
 
@@ -246,6 +247,6 @@ def test_deepseeks_own_fence_inside_its_call_is_still_a_call() -> None:
 @given(st.one_of(texts, st.tuples(texts, texts).map(lambda t: t[0] + "lorem ipsum " * 400 + t[1])),
        st.sampled_from(["<think>", "</think>", "[THINK]", "<", "｜"]), st.integers(0, 60), st.integers(0, 6000))
 def test_the_reasoning_splits_finder_is_find(text: str, needle: str, start: int, end: int) -> None:
-    find = pipeline._finder(text)
+    find = finder(text, SHORT)  # the reasoning splits' search
     assert find(needle, start) == text.find(needle, start)
     assert find(needle, start, end) == text.find(needle, start, end)
