@@ -13,7 +13,6 @@ import dataclasses
 import functools
 import json
 import re
-from collections.abc import Iterator
 from typing import Any
 
 from agentcli.core.lazy import lazy_pattern
@@ -1009,21 +1008,25 @@ def _without(text: str, cands: list[Candidate]) -> str:
     return "".join(out)
 
 
-_ID_WHOLE = 4096  # characters of a call's raw text hashed whole for its id; a longer one is summed
+# Characters of a call's raw text hashed whole for its id; a longer one is hashed as its length
+# and both ends (_stable_id).
+_ID_WHOLE = 512
+_ID_END = _ID_WHOLE // 2
 
 
-def _stable_id(index: int, cand: Candidate, sums: list[tuple[str, str]] | None = None) -> str:
+def _stable_id(index: int, cand: Candidate) -> str:
     """The id of a call written in text (the model gave none): the same call text at the same place
-    gets the same id, on every run. A raw text longer than _ID_WHOLE is hashed as its length, both
-    ends and a CRC-32 of the whole: blake2b over 100 KB costs ~110 us, the CRC a fifth of that, and
-    two calls differing only inside still differ in that sum. `sums`: the reply's last (raw, sum)."""
+    gets the same id on every run (an eval replays, a stream's last parse agrees with the reply's).
+    The calls of one reply differ by their place; across the conversation the ids go on the wire
+    made unique there (native._history.CallIds: models repeat calls, and so their ids), so nothing
+    asks a long call text to be read whole to name it. It is hashed as its length and both ends:
+    reading all of a 100 KB call (its UTF-8 encoding, two bytes a character in a DeepSeek reply, and
+    a checksum) cost ~90 us, more than decoding its arguments."""
     raw = cand.raw or ""
     if len(raw) > _ID_WHOLE:
-        raw = _summed(raw, sums)
-    digest = _blake2b()(f"{index}\0{cand.dialect}\0{cand.name}\0".encode("utf-8", "replace"), digest_size=8)
-    # the same digest as of the joined text, without copying it
-    digest.update(_utf8(raw))
-    return "call_" + digest.hexdigest()
+        raw = f"{len(raw)}\0{raw[:_ID_END]}\0{raw[-_ID_END:]}"
+    seed = f"{index}\0{cand.dialect}\0{cand.name}\0{raw}".encode("utf-8", "replace")
+    return "call_" + _blake2b()(seed, digest_size=8).hexdigest()
 
 
 @functools.cache
@@ -1037,58 +1040,6 @@ def _blake2b() -> Any:
     return blake2b
 
 
-def _summed(raw: str, last: list[tuple[str, str]] | None = None) -> str:
-    """A long raw text as its length, a CRC-32 of the whole and both ends; computed once for the
-    calls read from one block, which share its raw (the same object: asked by identity, as a
-    cache keyed on the text would hash every character of each new reply's raw). `last` is the
-    reply's own memo (finalize's): a memo kept across replies would answer a reply parsed again
-    from the same string object without summing it, which no new reply gets."""
-    if last and last[0][0] is raw:
-        return last[0][1]
-    summed = _sum(raw)
-    if last is not None:
-        last[:] = [(raw, summed)]
-    return summed
-
-
-def _sum(raw: str) -> str:
-    import zlib
-
-    half = _ID_WHOLE // 2
-    crc = 0
-    # encoded a piece at a time: a 100 KB reply's bytes in one go cost fresh pages; a text of wide
-    # characters in narrow pieces (see _utf8)
-    for piece in _utf8_pieces(raw, _CRC_PIECE if raw.isascii() else _NARROW):
-        crc = zlib.crc32(piece, crc)
-    return f"{len(raw)}\0{crc:08x}\0{raw[:half]}\0{raw[-half:]}"
-
-
-# Characters encoded at a time for the CRC: the pieces' encodings add up to the whole one's (split
-# between characters; a lone surrogate is replaced alone either way), and the CRC runs on.
-_CRC_PIECE = 16_384
-# Characters of a text holding wide characters encoded at a time. A reply with one full-width
-# token (DeepSeek's `<｜tool▁call▁begin｜>`) is stored two bytes a character, and its UTF-8
-# encoder takes some 11 steps a character; a slice of it that holds only ASCII is stored narrow
-# again (CPython narrows every new string), and encoding that is a copy: the slices cost some 5
-# steps a character, so the pieces' encodings cost about two thirds of the whole one's.
-_NARROW = 1024
-
-
-def _utf8(text: str) -> bytes:
-    """text.encode("utf-8", "replace"), a text of wide characters encoded a piece at a time (the
-    same bytes: the pieces split between characters, see _CRC_PIECE and _NARROW)."""
-    if len(text) <= _NARROW or text.isascii():
-        return text.encode("utf-8", "replace")
-    return b"".join(_utf8_pieces(text, _NARROW))
-
-
-def _utf8_pieces(text: str, size: int) -> Iterator[bytes]:
-    """The UTF-8 encoding of `text`, `size` characters at a time (split between characters, so the
-    pieces add up to the whole encoding; a lone surrogate is replaced alone either way)."""
-    for at in range(0, len(text), size):
-        yield text[at : at + size].encode("utf-8", "replace")
-
-
 def _canon(args: Any) -> str:
     try:
         return json.dumps(args, sort_keys=True, ensure_ascii=False)
@@ -1098,12 +1049,10 @@ def _canon(args: Any) -> str:
 
 def build_call(
     index: int, cand: Candidate, ctx: ParseContext, budget: repair.RepairBudget | None = None,
-    sums: list[tuple[str, str]] | None = None,
 ) -> tuple[ToolCall, list[Repair]]:
     """One candidate -> ToolCall: resolve the name, decode and coerce the arguments, record repairs.
-    `budget` is the reply's JSON repair allowance, shared by its calls; `sums` the reply's memo of
-    a long raw text's sum (_summed)."""
-    call_id = cand.id or _stable_id(index, cand, sums)
+    `budget` is the reply's JSON repair allowance, shared by its calls."""
+    call_id = cand.id or _stable_id(index, cand)
     repairs: list[Repair] = []
     name = cand.name.strip()
     unknown = False
@@ -1259,7 +1208,6 @@ def finalize(native: NativeParse, ctx: ParseContext, parsers: tuple[str, ...]) -
     if masked.changed:
         found, rest, text = masked.restore_candidates(found), masked.restore(rest), masked.restore(text)
     budget = repair.RepairBudget()
-    sums: list[tuple[str, str]] = []  # the sum of a long call text, asked by each call read from it
     if not found and not native_cands and ctx.tools and ctx.repair and rest.lstrip()[:1] in ("{", "`", "~", "f", "t", "["):
         whole = whole_call.whole_reply_call(rest, ctx.tools, budget)  # one malformed call is the whole reply
         if whole is not None:
@@ -1273,14 +1221,14 @@ def finalize(native: NativeParse, ctx: ParseContext, parsers: tuple[str, ...]) -
         repairs.append(Repair("too_many_calls", f"the reply held more than {MAX_CALLS} tool calls; only the first {MAX_CALLS} were read"))
     seen: set[tuple[str, str]] = set()
     for cand in native_cands:
-        call, fixes = build_call(len(calls), cand, ctx, budget, sums)
+        call, fixes = build_call(len(calls), cand, ctx, budget)
         calls.append(call)
         repairs.extend(fixes)
         seen.add((call.name, _canon(call.arguments)))
 
     echoes: list[Candidate] = []
     for cand in found:
-        call, fixes = build_call(len(calls), cand, ctx, budget, sums)
+        call, fixes = build_call(len(calls), cand, ctx, budget)
         if seen:
             # Beside native calls the text is prose: a call written there is an echo of a native one
             # (dropped with its text) or a quoted example (an old <function_calls> block), never a call.

@@ -63,24 +63,6 @@ def test_a_decoded_object_reads_as_its_json_text(obj: dict, schema: dict | None,
     assert run(obj) == run(json.dumps(obj))
 
 
-# Text of every width, with lone surrogates (replaced one by one) and full-width tokens, long
-# enough to be encoded piece by piece.
-wide = st.lists(st.sampled_from(["lorem ipsum ", "<｜tool▁call▁begin｜>", "\ud83d", "\ude00", "é", "\U0001f600", "\0", "x"]),
-                max_size=400).map("".join)
-
-
-@settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
-@given(text=wide, cut=st.integers(0, 2000))
-def test_a_call_text_encoded_by_pieces_is_its_utf8(text: str, cut: int) -> None:
-    import zlib
-
-    text = "a" * cut + text  # the pieces' boundaries fall anywhere in it
-    whole = text.encode("utf-8", "replace")
-    assert pipeline._utf8(text) == whole
-    half = pipeline._ID_WHOLE // 2
-    assert pipeline._sum(text) == f"{len(text)}\0{zlib.crc32(whole):08x}\0{text[:half]}\0{text[-half:]}"
-
-
 TOKENS = ["<｜tool▁call▁begin｜>", "<｜tool▁calls▁begin｜>", "<|tool▁call▁begin|>", "<tool_call>", "<", "▁", "｜",
           "lorem ipsum ", "\n"]
 marker_sets = st.sampled_from([("<｜tool▁calls▁begin｜>", "<｜tool▁call▁begin｜>", "<|tool▁call▁begin|>"),

@@ -97,13 +97,47 @@ def test_short_call_ids_are_the_blake2b_of_the_call_as_before() -> None:
     assert pipeline._stable_id(0, _cand(raw)) == "call_" + want
 
 
-def test_long_call_ids_are_stable_and_tell_calls_apart() -> None:
-    body = "x" * 50_000
-    a = _cand("<tool_call>" + body + "a" + body + "</tool_call>")
-    b = _cand("<tool_call>" + body + "b" + body + "</tool_call>")
-    assert pipeline._stable_id(0, a) == pipeline._stable_id(0, _cand(str(a.raw)))
-    assert pipeline._stable_id(0, a) != pipeline._stable_id(0, b)  # only the middle differs
-    assert pipeline._stable_id(0, a) != pipeline._stable_id(1, a)
+# Call texts of every width (full-width tokens, lone surrogates, astral characters), short and long.
+_raws = st.tuples(st.lists(st.sampled_from(["<｜tool▁call▁begin｜>", "lorem ipsum ", "\ud83d", "é", "\U0001f600", "\0", "x"]),
+                           max_size=40).map("".join), st.integers(0, 3000)).map(lambda t: t[0] + "y" * t[1] + t[0])
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@given(raw=_raws, other=_raws, index=st.integers(0, 63))
+def test_call_ids_are_stable_and_tell_places_dialects_names_and_texts_apart(raw: str, other: str, index: int) -> None:
+    """The same call text at the same place gets the same id (a new string object, parsed again);
+    another place, dialect or name gets another; two texts of different length or ends differ."""
+    a = _cand(raw)
+    assert pipeline._stable_id(index, a) == pipeline._stable_id(index, _cand("".join(list(raw))))
+    assert pipeline._stable_id(index, a) != pipeline._stable_id(index + 1, a)
+    assert pipeline._stable_id(index, a) != pipeline._stable_id(index, _cand(raw, name="g"))
+    assert pipeline._stable_id(index, a) != pipeline._stable_id(index, Candidate("f", "{}", raw, "xlam"))
+    end = pipeline._ID_END
+    if len(raw) != len(other) or raw[:end] != other[:end] or raw[-end:] != other[-end:]:
+        assert pipeline._stable_id(index, a) != pipeline._stable_id(index, _cand(other))
+
+
+def test_a_long_call_is_named_from_a_bounded_part_of_its_text(monkeypatch) -> None:
+    """Naming a call hashes a bounded number of bytes whatever its length (the length and both ends
+    of a long text): reading a 100 KB call whole to name it cost more than decoding it."""
+    seeds: list[int] = []
+    real = pipeline._blake2b()
+    monkeypatch.setattr(pipeline, "_blake2b", lambda: lambda data, **kw: seeds.append(len(data)) or real(data, **kw))
+    for n in (10, 1_000, 100_000):
+        pipeline._stable_id(0, _cand("<｜tool▁call▁begin｜>" + "x" * n))
+    assert len(seeds) == 3 and max(seeds) <= 4 * pipeline._ID_WHOLE + 64
+
+
+def test_a_reply_repeating_one_long_call_text_gives_each_call_its_own_id() -> None:
+    """Calls read from one long block share its raw text (and so its ends): their places tell them
+    apart, and parsing the reply again (a new string) names them the same."""
+    from agentcli.wire.pipeline import parse_text
+
+    body = ", ".join(f'{{"name": "f", "arguments": {{"a": "{"x" * 3000}{i}"}}}}' for i in range(3))
+    text = f"<tool_call>[{body}]</tool_call>"
+    first, again = parse_text(text, None, ("hermes",)), parse_text("".join(list(text)), None, ("hermes",))
+    assert [c.id for c in again.tool_calls] == [c.id for c in first.tool_calls]
+    assert len({c.id for c in first.tool_calls}) == 3
 
 
 # --- counted work on a long reply -----------------------------------------------------------------
@@ -300,22 +334,3 @@ def test_the_reasoning_split_skipping_pairs_by_probe_is_the_split_asking_every_p
         assert pipeline.split_thinking(text) == filtered
     finally:
         pipeline._pair_probes = original  # type: ignore[assignment]
-
-
-def test_a_long_call_text_is_summed_once_per_reply_and_again_for_the_next(monkeypatch) -> None:
-    """Calls read from one long block share its raw text: the reply sums it once. The memo is the
-    reply's own: parsing the same string object again sums it again, as any new reply is (a memo
-    kept across replies answered a re-parse for free, which only a benchmark's repeat gets)."""
-    from agentcli.wire.pipeline import parse_text
-
-    sums: list[int] = []
-    real = pipeline._sum
-    monkeypatch.setattr(pipeline, "_sum", lambda raw: sums.append(len(raw)) or real(raw))
-    body = ", ".join(f'{{"name": "f", "arguments": {{"a": "{"x" * 3000}{i}"}}}}' for i in range(3))
-    text = f"<tool_call>[{body}]</tool_call>"
-    first = parse_text(text, None, ("hermes",))
-    assert len(first.tool_calls) == 3 and len(sums) == 1
-    again = parse_text(text, None, ("hermes",))
-    assert len(sums) == 2
-    assert [c.id for c in again.tool_calls] == [c.id for c in first.tool_calls]
-    assert len({c.id for c in first.tool_calls}) == 3
