@@ -6,6 +6,7 @@ a regex tokenizer (strings skipped in one step) second, never by backtracking.
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from typing import Any
@@ -18,8 +19,17 @@ _DECODER = json.JSONDecoder()
 _SCAN_ONCE = _DECODER.scan_once  # type: ignore[attr-defined]  # typeshed omits this attribute set in __init__
 # One token per match: a whole (possibly unterminated) string, or a bracket.
 _TOKENS = lazy_pattern(r'"[^"\\]*(?:\\.[^"\\]*)*"?|[{}\[\]]', re.S)
-_FENCE_LINE = lazy_pattern(r"\n[ \t]{0,3}(`{3,}|~{3,})([^\n`]*)")
-_FIRST_FENCE = lazy_pattern(r"[ \t]{0,3}(`{3,}|~{3,})([^\n`]*)")
+# A whole fence, opener to closer, as one match (CommonMark: a closer uses the opener's character, at
+# least as many of them, and no info string): the opener line, where its info string ends (`eol`:
+# the body starts on the next line), then line after line, each skipped in one step, until a closer
+# (`close`, its start). The closer's marker run is possessive: a backtick given back would pass for
+# the end of its info string. No closer: the group is empty and the fence runs to the end. The first
+# fence is matched at the start, every other one from the newline before it (the engine skips ahead
+# to line breaks).
+_FENCE_BODY = (r"(?P<indent>[ \t]{0,3})(?P<mark>`{3,}|~{3,})[^\S\n]*(?P<lang>[^\s`]*)[^\n`]*(?P<eol>)[^\n]*+"
+               r"(?:\n(?:[^\n]*+\n)*?(?P<close>[ \t]{0,3})(?P=mark)(?:(?<=`)`*+|(?<=~)~*+)[^\S\n]*+(?![^\s`]))?")
+_FIRST_FENCE = lazy_pattern(_FENCE_BODY)
+_FENCE = lazy_pattern(r"\n" + _FENCE_BODY)
 _IDENT = lazy_pattern(r"[A-Za-z_][\w.\-:/]{0,127}")
 
 # Keys that may name the tool / hold its arguments in a JSON call object.
@@ -311,34 +321,19 @@ def complete_json(text: str) -> bool:
 def fences(text: str) -> list[tuple[int, int, int, int, str, bool]]:
     """(fence start, fence end, body start, body end, language, closed) for each fence, in order.
 
-    Fence lines are paired in order (CommonMark: a closer uses the opener's character, at least
-    as many of them, and no info string). One regex pass keyed on the newline finds them (so the
-    engine skips ahead instead of trying every position); a megabyte of fences is ~40k lines, so
-    the loop stays lean."""
+    One match per fence (_FENCE): a megabyte of fences is ~20k of them, each paired by the
+    engine instead of by a Python step per fence line. An unclosed fence runs to the end; nothing
+    after it is a fence (its content is not read: truncated output)."""
     if "```" not in text and "~~~" not in text:
         return []
     out: list[tuple[int, int, int, int, str, bool]] = []
     n = len(text)
-    opener: tuple[int, int, str, str] | None = None  # (start, body start, marker, language)
     first = _FIRST_FENCE.match(text)
-    lines = _FENCE_LINE.finditer(text)
-    m = first
-    while True:
-        if m is None:
-            m = next(lines, None)
-            if m is None:
-                break
-            start = m.start() + 1
-        else:
-            start = m.start()
-        marker, info = m.groups()
-        if opener is None:
-            info = info.strip()
-            opener = (start, min(m.end() + 1, n), marker, info.split(None, 1)[0] if info else "")
-        elif marker[0] == opener[2][0] and len(marker) >= len(opener[2]) and not info.strip():
-            out.append((opener[0], m.end(), opener[1], start, opener[3], True))
-            opener = None
-        m = None
-    if opener is not None:  # an unclosed fence runs to the end; its content is not read (truncated output)
-        out.append((opener[0], n, opener[1], n, opener[3], False))
+    rest = _FENCE.finditer(text, 0 if first is None else first.end())
+    for m in rest if first is None else itertools.chain((first,), rest):
+        close = m.start("close")
+        if close < 0:
+            out.append((m.start("indent"), n, min(m.end("eol") + 1, n), n, m["lang"], False))
+            break
+        out.append((m.start("indent"), m.end(), m.end("eol") + 1, close, m["lang"], True))
     return out

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 _JSON_LANGS = frozenset(("", "json", "json5", "jsonc", "tool_call", "tool_calls", "tool", "function_call"))
 _KEYS = "name|tool|tool_name|function|function_name|action|type|id|arguments|parameters|args|input|tool_calls|tool_call|function_call|tool_use"
 _START = lazy_pattern(r'\{\s*"(?:' + _KEYS + r')"\s*:|\[\s*\{\s*"')
+_SHORTEST_START = 3  # characters of the shortest text _START matches (`[{"`)
 _NAMED = lazy_pattern(r"\s*([A-Za-z_][\w.\-]{0,127})\s*(?=\{)")  # `get_weather{"city": "Paris"}`
 _TO_EOL = lazy_pattern(r"[^\S\n]*(?:\n|\Z)")  # whitespace, then the end of the line
 _LABEL = lazy_pattern(r"(?:Action|Action Input|Tool call|Function call)\s*:\s*$", re.I)
@@ -62,7 +63,8 @@ class JsonBlockDialect(Dialect):
         pos = 0
         budget = repair.RepairBudget()  # for fenced objects that are call-shaped only once repaired
         for fs, fe, body_start, body_end, lang, closed in _fences(text):
-            self._bare(text, pos, fs, out, spans)
+            if fs - pos >= _SHORTEST_START:  # the gap between two fences is often one line break
+                self._bare(text, pos, fs, out, spans)
             if len(out) > MAX_CALLS:
                 break  # a flood of calls: the pipeline keeps the first ones, the rest stays text
             if closed and lang.lower() in _JSON_LANGS:
