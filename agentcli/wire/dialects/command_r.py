@@ -27,6 +27,7 @@ from agentcli.wire.dialects._scan import (
     skip_ws,
     total,
 )
+from agentcli.wire.dialects._seen import finder, holds_any
 from agentcli.wire.repair import cheap_repair
 from agentcli.wire.types import Candidate
 
@@ -55,7 +56,7 @@ class _CommandR(Dialect):
     @total
     def parse(self, text: str) -> ParseResult:
         cands, rest = self._calls(text)
-        if any(t in rest for t in _RESPONSE_TOKENS):
+        if holds_any(rest, _RESPONSE_TOKENS):
             rest = _MARKUP.sub("", rest)
         return cands, rest
 
@@ -121,11 +122,12 @@ class _CommandR(Dialect):
         spans: list[tuple[int, int]] = []
         pos = 0
         close = -1  # the next `<|END_ACTION|>`, found once per block: a run of openers stays linear
-        while (at := text.find(ACTION_BEGIN, pos)) != -1:
+        find = finder(text)  # on a long reply, tokens looked for where their `|` stands
+        while (at := find(ACTION_BEGIN, pos)) != -1:
             j = skip_ws(text, at + len(ACTION_BEGIN))
-            if close < j and (close := text.find(ACTION_END, j)) == -1:
+            if close < j and (close := find(ACTION_END, j)) == -1:
                 break  # no closer anywhere after: every block left is cut off
-            nxt = text.find(ACTION_BEGIN, j)
+            nxt = find(ACTION_BEGIN, j)
             if nxt != -1 and nxt < close:
                 pos = j  # unclosed: cut off, left to the text (and to the truncation report)
                 continue
