@@ -486,7 +486,8 @@ class _ChainIndex:
 
     __slots__ = ("names", "prepared", "marker_sets", "markers", "owns", "groups", "_spans", "_by_marker",
                  "_markerless", "_owner_of", "empty", "tags", "_tag_reach", "_tag_spans", "bare_markers",
-                 "bare_owns", "_bare_owners", "_plain_turns", "bare_spans", "bare_need", "owns_need",
+                 "bare_owns", "_bare_owners", "_plain_turns", "bare_spans", "bare_need", "owns_need", "tag_set",
+                 "_wrapper_tags",
                  "_position", "_lazy_turns")
 
     # Characters from which a reply's markers are asked dialect by dialect whatever dialects its
@@ -526,8 +527,14 @@ class _ChainIndex:
         # asked at once from the places of that one character; each dialect's other markers and
         # wrappers (`functools`, `Action:`, "```tool_code"), asked when the chain comes to it.
         self.tags = tuple(m for m in self.markers if "<" in m and "\0" not in m)
-        self._tag_reach = (max((m.index("<") for m in self.tags), default=0),
-                           max((len(m) - m.index("<") for m in self.tags), default=0))
+        # The call wrappers' opening tags that are no marker of the chain (`<invoke`), answered with
+        # the tags (`_inside_wrappers` asks them of a generic dialect's call); both learned by the
+        # text's index (Seen.learn).
+        self._wrapper_tags = tuple(sorted({o for o, _ in _markup.collected().call_wrappers
+                                           if "<" in o and "\0" not in o and o not in self.markers}))
+        self.tag_set = frozenset((*self.tags, *self._wrapper_tags))
+        self._tag_reach = (max((m.index("<") for m in self.tag_set), default=0),
+                           max((len(m) - m.index("<") for m in self.tag_set), default=0))
         tags = frozenset(self.tags)
         self._tag_spans = tuple((ch, tuple(m for m in group if m in tags), reach) for ch, group, reach in self._spans
                                 if any(m in tags for m in group))
@@ -650,7 +657,10 @@ class _ChainIndex:
         (code, HTML), group by group as `present` asks them."""
         hay = near(seen, "<", *self._tag_reach)
         if hay is not None:
-            return frozenset(m for m in self.tags if m in hay)
+            tagged = frozenset(m for m in self.tags if m in hay)
+            # exact answers (every tag is asked of the text around every `<`): learned by the index
+            seen.learn(self.tag_set, tagged.union([m for m in self._wrapper_tags if m in hay]))
+            return tagged
         text = seen.text
         found: list[str] = []
         for ch, group, reach in self._tag_spans:

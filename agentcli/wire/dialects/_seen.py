@@ -202,12 +202,19 @@ class Seen:
     scan or at most len/1024 bounded searches per marker.
     """
 
-    __slots__ = ("text", "_memo", "_at")
+    __slots__ = ("text", "_memo", "_at", "_told")
 
     def __init__(self, text: str) -> None:
         self.text = text
         self._memo: dict[str, bool] = {}
         self._at: dict[str, list[tuple[int, int]] | None] = {}
+        self._told: tuple[frozenset[str], frozenset[str]] | None = None
+
+    def learn(self, asked: frozenset[str], found: frozenset[str]) -> None:
+        """Answers found elsewhere for this text: of the markers `asked`, exactly `found` stand in
+        it (the chain asks its tags at once around the places of `<`; a wrapper asked later is
+        answered from that, not looked for again)."""
+        self._told = (asked, found)
 
     def _stretches(self, ch: str) -> list[tuple[int, int]] | None:
         """The (first, last) places of `ch` in each stretch of the text, or None when `ch` stands
@@ -234,7 +241,10 @@ class Seen:
     def __contains__(self, marker: str) -> bool:
         known = self._memo.get(marker)
         if known is None:
-            if not marker:
+            told = self._told
+            if told is not None and marker in told[0]:
+                known = marker in told[1]
+            elif not marker:
                 known = True
             else:
                 ch, off = key(marker)

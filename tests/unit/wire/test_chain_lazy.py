@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from agentcli.core.types import Tool
 from agentcli.wire import dialects, pipeline
-from agentcli.wire.dialects import _seen
+from agentcli.wire.dialects import _markup, _seen
 from agentcli.wire.types import ParseContext
 
 NAMES = tuple(dialects.DIALECTS)
@@ -141,5 +141,21 @@ dense = st.tuples(piece_texts, st.integers(0, 700), st.integers(1, 40), piece_te
 @given(text=st.one_of(replies, dense))
 def test_the_tags_are_asked_at_once_from_the_places_of_their_bracket(text: str) -> None:
     """`present_tags` (every marker holding `<`, asked of the text around that character's places,
-    or group by group where it stands densely) answers as the plain search does."""
-    assert INDEX.present_tags(_seen.Seen(text)) == frozenset(m for m in INDEX.tags if m in text)
+    or group by group where it stands densely) answers as the plain search does; the text's index
+    learns those answers, and every later question about a tag (a wrapper's) answers as `in`."""
+    seen = _seen.Seen(text)
+    assert INDEX.present_tags(seen) == frozenset(m for m in INDEX.tags if m in text)
+    wrappers = [o for o, _ in _markup.collected().call_wrappers]
+    assert [m in seen for m in (*INDEX.tags, *wrappers, "<", "<a")] == [m in text for m in (*INDEX.tags, *wrappers, "<", "<a")]
+
+
+def test_a_wrapper_asked_after_the_tags_costs_no_search(monkeypatch) -> None:
+    """Counted work: once the chain has asked its tags of a long reply, the call wrappers a generic
+    dialect's call is checked against (`_inside_wrappers`) are answered from those answers."""
+    text = "I will read it.\n<read_file>\n<path>" + FILLER * 300 + "</path>\n</read_file> <tool_call>"
+    seen = _seen.Seen(text)
+    INDEX.present_tags(seen)
+    looked: list[str] = []
+    monkeypatch.setattr(_seen.Seen, "_stretches", lambda self, ch: looked.append(ch))
+    wrappers = [o for o, _ in _markup.collected().call_wrappers]
+    assert [o for o in wrappers if o in seen] == ["<tool_call>"] and looked == []
