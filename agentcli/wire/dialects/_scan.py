@@ -104,6 +104,11 @@ class AstBudget:
         self.left -= count
         return self.left >= 0
 
+    def spend(self, count: int) -> bool:
+        """take() of a source whose tokens were counted another way (`count` of them)."""
+        self.left -= min(count, self.left + 1)
+        return self.left >= 0
+
 
 _ESCAPES_WALKED = 16  # escapes in one string stepped over by memchr before the pattern reads the rest
 
