@@ -30,6 +30,7 @@ from agentcli.wire.dialects._seen import (
     grouped,
     holds,
     holds_any,
+    locate,
     near,
 )
 from agentcli.wire.dialects._seen import key as rare_key
@@ -89,6 +90,9 @@ def split_thinking(text: str, seen: Seen | None = None) -> tuple[str, str]:
             return text, ""
     elif not holds_any(text, _reasoning_markup(), seen):  # a long one: a memchr per distinct rare character
         return text, ""
+    usual = _one_leading_pair(text, seen if seen is not None and seen.text is text else None)
+    if usual is not None:
+        return usual
     markup = _markup.collected()
     thoughts: list[str] = []
     live = seen if seen is not None and seen.text is text else None  # the index, while the text is its text
@@ -142,6 +146,114 @@ def split_thinking(text: str, seen: Seen | None = None) -> tuple[str, str]:
         if holds(text, close_tag):  # a close tag left with no opener and nothing after it: markup, never text
             text = _drop_outside_calls(text, close_tag)
     return text, "\n\n".join(t.strip() for t in thoughts if t.strip())
+
+
+def _one_leading_pair(text: str, seen: Seen | None) -> tuple[str, str] | None:
+    """split_thinking's answer for the usual reply of a reasoning model, or None for any other: one
+    reasoning pair opening the reply (after whitespace), its open and close tag each once, and no
+    other reasoning markup anywhere (no other pair's tag, no split's trigger). There the full split
+    comes down to cutting that block out: each other pair holds no tag and is passed over; this
+    pair's one close has its one opener before it, so no call's arguments change the answer (the
+    close is paired whether or not a call wrapper opened before it covers it, and the opener, with
+    only whitespace before it, lies in no call); and what is left holds no tag of any pair, none of
+    which opens with whitespace, so none can form where the whitespace before the block meets the
+    answer (see _leading_openers).
+
+    The close is found from the block's text on (a search as long as the reasoning). The rest is
+    asked per markup character, by memchr: where the character stands only inside the pair's two
+    tags, no other tag keyed by it can stand anywhere (none can overlap those tags there, see
+    _overlaps), nor the pair's tags a second time; where it stands elsewhere too, the tags keyed
+    by it are looked for around its places (`near`). No scan of the whole reply per tag."""
+    i = 0
+    if text[:1].isspace():
+        first = _SHOWN.search(text)
+        if first is None:
+            return None
+        i = first.start()
+    for lead in _leading_openers().get(text[i : i + 1], ()):
+        if text.startswith(lead[0], i):
+            break
+    else:
+        return None
+    open_tag, close_tag, groups = lead
+    body = i + len(open_tag)
+    close = locate(text, close_tag, body)
+    if close < 0:
+        return None
+    for ch, mine, reach, once, never in groups:
+        at = text.find(ch)
+        if at < 0:  # none of the group (not the pair's own tags: they stand, so their character does)
+            continue
+        left = mine  # the places of `ch` in the pair's two tags (standing at `i` and `close`): any more?
+        while left and at >= 0:
+            at = text.find(ch, at + 1)
+            left -= 1
+        if mine and at < 0:
+            continue
+        around = near(seen if seen is not None else text, ch, reach, reach)
+        where = text if around is None else around  # `ch` stands too often: the text itself is asked
+        for tag in once:  # this pair's own tags: each exactly once (the opener at `i`, the close found)
+            at = where.find(tag)
+            if at < 0 or where.find(tag, at + 1) >= 0:
+                return None
+        for tag in never:
+            if tag in where:
+                return None
+    return text[:i] + text[close + len(close_tag) :], text[body:close].strip()
+
+
+_SHOWN = lazy_pattern(r"\S")  # the first character str.isspace() calls no space
+# Per markup character (a group of tags keyed by it, see `grouped`): the character; how many times
+# the pair's two tags hold it (0 where a tag keyed by it could overlap the pair's tags at one of
+# those places: then its places prove nothing); how far around its places a tag of the group
+# reaches; the pair's own tags in the group (they stand once); every other tag and trigger in it
+# (they stand nowhere).
+_Group = tuple[str, int, int, tuple[str, ...], tuple[str, ...]]
+_Leading = tuple[str, str, tuple[_Group, ...]]
+
+
+@functools.cache
+def _leading_openers() -> dict[str, tuple[_Leading, ...]]:
+    """First character -> (open tag, close tag, the markup groups) for each reasoning pair
+    _one_leading_pair may cut out (not one sharing a tag with another pair or a trigger). None
+    when a reasoning tag or a trigger opens with whitespace (one could then form where the
+    whitespace before a block meets the answer after it) or a call wrapper's opener is all
+    whitespace (it could open in the whitespace before a block, and hold the block)."""
+    markup = _markup.collected()
+    pairs = markup.reasoning_tags
+    triggers = tuple(s.trigger for s in markup.reasoning_splits)
+    if any(not t or t[0].isspace() for t in (*(t for pair in pairs for t in pair), *triggers)) or \
+            any(not o or o.isspace() for o, _ in markup.call_wrappers):
+        return {}
+    out: dict[str, list[_Leading]] = {}
+    for k, (open_tag, close_tag) in enumerate(pairs):
+        others = {*(t for j, pair in enumerate(pairs) if j != k for t in pair), *triggers}
+        if open_tag == close_tag or open_tag in others or close_tag in others:
+            continue
+        own = (open_tag, close_tag)
+        groups: list[_Group] = []
+        for ch, group in grouped(tuple(sorted({*own, *others}))):
+            mine = 0 if any(_overlaps(t, own, ch) for t in group) else open_tag.count(ch) + close_tag.count(ch)
+            groups.append((ch, mine, max(len(t) for t in group), tuple(t for t in group if t in own),
+                           tuple(t for t in group if t not in own)))
+        out.setdefault(open_tag[0], []).append((open_tag, close_tag, tuple(groups)))
+    return {c: tuple(v) for c, v in out.items()}
+
+
+def _overlaps(tag: str, own: tuple[str, str], ch: str) -> bool:
+    """Whether `tag` can stand with one of its `ch` on a `ch` of one of the pair's tags (`own`)
+    written out, other than as that very tag: the characters they would share agree."""
+    for mine in own:
+        for b, c in enumerate(mine):
+            if c != ch:
+                continue
+            for a, d in enumerate(tag):
+                if d != ch or (tag == mine and a == b):
+                    continue
+                shift = b - a  # where `tag` starts, from the start of `mine`
+                if all(tag[k] == mine[shift + k] for k in range(max(0, -shift), min(len(tag), len(mine) - shift))):
+                    return True
+    return False
 
 
 def _holds_markup(text: str) -> bool:
@@ -1281,7 +1393,7 @@ def _call_markup() -> tuple[str, ...]:
 
 
 # Everything above built from the dialect table is rebuilt when the table changes (_markup.forget).
-for _clear in (_reasoning_markup.cache_clear, _markup_groups.cache_clear, _wrapper_opens.cache_clear, _probe_groups.cache_clear, _pair_probes.cache_clear, _chain.cache_clear, _chain_index.cache_clear, _all_tags.cache_clear, _empty_lists.cache_clear, _plain_tags.cache_clear,
+for _clear in (_reasoning_markup.cache_clear, _leading_openers.cache_clear, _markup_groups.cache_clear, _wrapper_opens.cache_clear, _probe_groups.cache_clear, _pair_probes.cache_clear, _chain.cache_clear, _chain_index.cache_clear, _all_tags.cache_clear, _empty_lists.cache_clear, _plain_tags.cache_clear,
                _call_markup.cache_clear, _PREPARED.clear):
     _markup.on_change(_clear)
 

@@ -14,10 +14,10 @@ from typing import Any
 from agentcli.core import jsonsafe
 from agentcli.core.lazy import lazy_pattern
 from agentcli.wire.dialects._callscan import decode_at
-from agentcli.wire.dialects._seen import find_far, locate
+from agentcli.wire.dialects._seen import SHORT, find_far, locate
 from agentcli.wire.types import Candidate
 
-_WS = " \t\r\n"
+WS = " \t\r\n"  # the whitespace JSON allows between tokens (and skip_ws skips)
 
 ParseResult = tuple[list[Candidate], str]
 
@@ -43,7 +43,7 @@ def total(parse: Callable[[Any, str], ParseResult]) -> Callable[[Any, str], Pars
 def skip_ws(text: str, pos: int, end: int | None = None) -> int:
     """First index at or after `pos` (before `end`) that is not whitespace."""
     stop = len(text) if end is None else end
-    while pos < stop and text[pos] in _WS:
+    while pos < stop and text[pos] in WS:
         pos += 1
     return pos
 
@@ -51,17 +51,31 @@ def skip_ws(text: str, pos: int, end: int | None = None) -> int:
 _VALUE_START = '{["-0123456789tfn'
 
 
+_FIRST_IN = {"[": _VALUE_START + "]}", "{": '"}'}  # what may follow an opening bracket (after whitespace)
+
+
 def decode_json_at(text: str, pos: int) -> tuple[Any, int] | None:
     """Decode one JSON value starting at `pos` (leading whitespace allowed); (value, end) or None.
     Windowed like _callscan.decode_at, so a miss far into a long text costs no more than a hit."""
-    pos = skip_ws(text, pos)
-    if pos >= len(text) or text[pos] not in _VALUE_START:
+    return decode_json_from(text, skip_ws(text, pos))
+
+
+def decode_json_from(text: str, pos: int) -> tuple[Any, int] | None:
+    """decode_json_at of a `pos` already past any whitespace (a caller that skipped it, or looked)."""
+    n = len(text)
+    if pos >= n:
         return None
-    if text[pos] in "[{":  # cheap look at the first member rejects most junk undecoded
-        nxt = skip_ws(text, pos + 1)
-        if nxt < len(text):
+    c = text[pos]
+    if c not in _VALUE_START:
+        return None
+    follows = _FIRST_IN.get(c)
+    if follows is not None:  # cheap look at the first member rejects most junk undecoded
+        nxt = pos + 1
+        if nxt < n and text[nxt] in WS:
+            nxt = skip_ws(text, nxt)
+        if nxt < n:
             ch = text[nxt]
-            if ch not in (_VALUE_START + "]}" if text[pos] == "[" else '"}'):
+            if ch not in follows:
                 return None
             if ch in "tfn" and not text.startswith(("true", "false", "null"), nxt):
                 return None
@@ -88,6 +102,11 @@ class AstBudget:
         """Spend `src`'s tokens (counted no further than what is left); False once over budget."""
         count = py_tokens(src, self.left + 1)
         self.left -= count
+        return self.left >= 0
+
+    def spend(self, count: int) -> bool:
+        """take() of a source whose tokens were counted another way (`count` of them)."""
+        self.left -= min(count, self.left + 1)
         return self.left >= 0
 
 
@@ -176,6 +195,9 @@ def json_object_complete(s: str) -> bool:
 
 def remove_spans(text: str, spans: list[tuple[int, int]]) -> str:
     """`text` without the given (start, end) spans (sorted here; overlaps merge)."""
+    if len(spans) == 1:  # the usual one call: two slices, no sort or list
+        start, end = spans[0]
+        return text[:start] + text[end:]
     out: list[str] = []
     pos = 0
     for start, end in sorted(spans):
@@ -186,51 +208,80 @@ def remove_spans(text: str, spans: list[tuple[int, int]]) -> str:
     return "".join(out)
 
 
+_NAME_KEYS = ("name",)
+_ARG_KEYS = ("arguments", "parameters")
+_ID_KEYS = ("id",)
+
+
 def call_from_object(
     obj: Any,
     raw: str,
     dialect: str,
     *,
-    name_keys: tuple[str, ...] = ("name",),
-    arg_keys: tuple[str, ...] = ("arguments", "parameters"),
-    id_keys: tuple[str, ...] = ("id",),
+    name_keys: tuple[str, ...] = _NAME_KEYS,
+    arg_keys: tuple[str, ...] = _ARG_KEYS,
+    id_keys: tuple[str, ...] = _ID_KEYS,
     require_args: bool = False,
 ) -> Candidate | None:
     """A Candidate from a decoded {"name": .., "arguments": ..} object, or None when it is not one."""
+    return _call_from(obj, raw, dialect, name_keys, arg_keys, id_keys, require_args)
+
+
+def _call_from(obj: Any, raw: str, dialect: str, name_keys: tuple[str, ...], arg_keys: tuple[str, ...],
+               id_keys: tuple[str, ...], require_args: bool) -> Candidate | None:
+    """call_from_object with its options passed in place (every parse of a JSON call comes here:
+    plain loops, no generator, no keyword dict, the Candidate built from positions)."""
     if not isinstance(obj, dict):
         return None
-    name = next((obj[k] for k in name_keys if isinstance(obj.get(k), str)), None)
-    if not name or not name.strip():
+    for k in name_keys:
+        name = obj.get(k)
+        if isinstance(name, str):
+            break
+    else:
         return None
-    args: Any = None
-    found = False
+    name = name.strip()
+    if not name:
+        return None
     for k in arg_keys:
         if k in obj:
-            args, found = obj[k], True
+            args = obj[k]
             break
-    if not found and require_args:
-        return None
+    else:
+        if require_args:
+            return None
+        args = None
     if args is None:
         args = {}
-    if not isinstance(args, (dict, str)):
+    elif not isinstance(args, (dict, str)):
         return None
     call_id = None
     for k in id_keys:
         v = obj.get(k)
-        if isinstance(v, (str, int)) and not isinstance(v, bool) and v != "":
+        if v is not None and isinstance(v, (str, int)) and not isinstance(v, bool) and v != "":
             call_id = str(v)
             break
-    return Candidate(name=name.strip(), arguments=args, raw=raw, dialect=dialect, id=call_id)
+    return Candidate(name, args, raw, dialect, False, call_id)
 
 
-def calls_from_json(value: Any, raw: str, dialect: str, **kw: Any) -> list[Candidate] | None:
+def calls_from_json(
+    value: Any,
+    raw: str,
+    dialect: str,
+    *,
+    name_keys: tuple[str, ...] = _NAME_KEYS,
+    arg_keys: tuple[str, ...] = _ARG_KEYS,
+    id_keys: tuple[str, ...] = _ID_KEYS,
+    require_args: bool = False,
+) -> list[Candidate] | None:
     """Candidates from a decoded object or array of call objects; None unless every element is a call."""
-    items = value if isinstance(value, list) else [value]
-    if not items:
+    if not isinstance(value, list):
+        cand = _call_from(value, raw, dialect, name_keys, arg_keys, id_keys, require_args)
+        return None if cand is None else [cand]
+    if not value:
         return None
     out: list[Candidate] = []
-    for item in items:
-        cand = call_from_object(item, raw, dialect, **kw)
+    for item in value:
+        cand = _call_from(item, raw, dialect, name_keys, arg_keys, id_keys, require_args)
         if cand is None:
             return None
         out.append(cand)
@@ -444,10 +495,11 @@ def find_cached(text: str, needle: str, pos: int, cache: dict[str, int]) -> int:
 def find_first(text: str, needles: tuple[str, ...], pos: int, cache: dict[str, int]) -> tuple[int, str]:
     """Earliest occurrence at/after `pos` of any needle; (-1, "") if none. `cache` keeps it linear."""
     best, which = -1, ""
+    short = len(text) - pos < SHORT  # locate's own plain search, asked without its call
     for nd in needles:
         at = cache.get(nd, -2)
         if at != -1 and at < pos:
-            at = locate(text, nd, pos)  # where its rare character stands (see _seen.locate)
+            at = text.find(nd, pos) if short else locate(text, nd, pos)  # where its rare character stands
             cache[nd] = at
         if at != -1 and (best == -1 or at < best):
             best, which = at, nd
@@ -474,31 +526,35 @@ def prefixed_json_calls(
     cands: list[Candidate] = []
     spans: list[tuple[int, int]] = []
     cache: dict[str, int] = {}
-    pos = 0
-    while True:
+    pos, n = 0, len(text)
+    while pos < n:  # (no prefix starts at the end: a call closing the reply is the last, asked no more)
         at, which = find_first(text, prefixes, pos, cache)
         if at == -1:
             break
-        j = skip_ws(text, at + len(which))
-        pos = at + len(which)
+        pos = j = at + len(which)
+        if j < n and text[j] in WS:  # whitespace skipped where there is some (a call each skip costs)
+            j = skip_ws(text, j)
         if then:
             if not text.startswith(then, j):
                 continue
-            j = skip_ws(text, j + len(then))
-        if j >= len(text) or text[j] not in first_chars:
+            j += len(then)
+            if j < n and text[j] in WS:
+                j = skip_ws(text, j)
+        if j >= n or text[j] not in first_chars:
             continue
-        got = decode_json_at(text, j)
+        got = decode_json_from(text, j)
         if got is None:
             continue
         value, end = got
         found = calls_from_json(value, "", dialect, **kw)  # raw set below: a long call is copied once
         if not found:
             continue
-        k = skip_ws(text, end)
-        for closer in closers:
-            if text.startswith(closer, k):
-                end = k + len(closer)
-                break
+        if closers:
+            k = skip_ws(text, end) if end < n and text[end] in WS else end
+            for closer in closers:
+                if text.startswith(closer, k):
+                    end = k + len(closer)
+                    break
         for cand in found:
             cand.raw = text[at:end]  # a copy each, as before (a call's raw is its own string)
         cands.extend(found)

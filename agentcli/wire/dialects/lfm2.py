@@ -13,10 +13,12 @@ from __future__ import annotations
 import ast
 import functools
 import json
+import keyword
 import re
 import warnings
 from typing import Any
 
+from agentcli.core.lazy import lazy_pattern
 from agentcli.wire.dialects._base import MAX_CALLS
 from agentcli.wire.dialects._block import BlockDialect, BlockRead
 from agentcli.wire.dialects._pylist import skeleton, with_strings
@@ -151,7 +153,11 @@ def _in_string(quote: str) -> re.Pattern[str]:
 
 
 def _parse_expr(src: str) -> ast.AST | None:
-    plain = skeleton(src)  # the string literals read by memchr, not by the tokenizer (see skeleton)
+    return _parse_plain(src, skeleton(src))  # the string literals read by memchr, not by the tokenizer
+
+
+def _parse_plain(src: str, plain: tuple[str, list[str]] | None) -> ast.AST | None:
+    """_parse_expr of a source whose skeleton (None: it has none) the caller made already."""
     if plain is not None:
         tree = _parsed(plain[0])
         if tree is not None:
@@ -224,9 +230,17 @@ def parse_block(src: str, budget: AstBudget | None = None) -> list[tuple[str, di
     than what is left of `budget`, the parse's)."""
     if len(src) > _MAX_SOURCE or not src.strip():
         return None
-    if not (budget if budget is not None else AstBudget(_TOKEN_BUDGET)).take(src):
+    budget = budget if budget is not None else AstBudget(_TOKEN_BUDGET)
+    plain = skeleton(src)
+    if plain is not None:
+        simple = _simple_calls(plain)
+    else:  # no skeleton: read as written when it holds no string (no placeholder to stand for one)
+        simple = _simple_calls((src, [])) if "'" not in src and '"' not in src else None
+    if simple is not None:  # the usual list of calls: read without the parser, its tokens counted as it is read
+        return simple[0] if budget.spend(simple[1]) else None
+    if not budget.take(src):
         return None
-    tree = _parse_expr(src)
+    tree = _parse_plain(src, plain)
     if tree is not None:
         elts = tree.elts if isinstance(tree, ast.List) else [tree]
         calls = [_call(e) for e in elts]
@@ -239,6 +253,64 @@ def parse_block(src: str, budget: AstBudget | None = None) -> list[tuple[str, di
         return salvaged
     one = _raw_string_call(src)
     return [one] if one else None
+
+
+# The usual call list, as its skeleton writes it (string literals as `'i'`): calls named by
+# dotted ASCII names, keyword arguments only, each value a literal, a plain integer or decimal, or
+# one of the names _NAMES reads; whitespace Python's tokenizer skips in brackets. Anything else
+# (a keyword as a name, a nested value, an exponent, a comment) is left to the parser.
+_NAME = "(?!(?:" + "|".join(keyword.kwlist) + r")(?![A-Za-z0-9_]))[A-Za-z_][A-Za-z0-9_]*"
+_GAP = r"[ \t\f\n]*"
+_INLINE_GAP = r"[ \t\f]*"  # outside brackets
+_VALUE = r"(?:'[0-9]+'|-?(?:0|[1-9][0-9]{0,99})(?:\.[0-9]{1,99})?|" + "|".join(_NAMES) + ")"
+_KWARG = rf"{_NAME}{_GAP}={_GAP}{_VALUE}"
+
+
+def _call_pattern(before: str) -> str:
+    """One call, `before` what may stand between its name and its `(` (outside brackets a line
+    break ends the expression)."""
+    return rf"({_NAME}(?:\.{_NAME})*){before}\({_GAP}((?:{_KWARG}(?:{_GAP},{_GAP}{_KWARG})*{_GAP},?)?){_GAP}\)"
+
+
+_CALL = _call_pattern(_GAP)
+_SIMPLE = lazy_pattern(rf"\[{_GAP}{_CALL}(?:{_GAP},{_GAP}{_CALL})*{_GAP},?{_GAP}\]|{_call_pattern(_INLINE_GAP)}")
+_CALLS = lazy_pattern(_CALL)
+_KWARGS = lazy_pattern(rf"({_NAME}){_GAP}={_GAP}({_VALUE})")
+
+
+def _simple_calls(plain: tuple[str, list[str]]) -> tuple[list[tuple[str, dict[str, Any]]], int] | None:
+    """(the calls, the Python tokens of the source) of a skeleton (`_pylist.skeleton`) in the usual
+    shape (see _SIMPLE), or None for any other. What parse_block's parse gives for it: every element
+    is a call (`_call`), each value the literal `_literal` reads; and its tokens what
+    AstBudget.take counts (each literal one, each word and punctuation mark one)."""
+    src, values = plain
+    src = src.strip()  # as _parsed strips
+    if _SIMPLE.fullmatch(src) is None:
+        return None
+    calls: list[tuple[str, dict[str, Any]]] = []
+    tokens = src.count(",") + (2 if src[0] == "[" else 0)
+    for call in _CALLS.finditer(src):
+        name = call.group(1)
+        tokens += 3 + 2 * name.count(".")  # the name's words and dots, the two parentheses
+        args: dict[str, Any] = {}
+        for kwarg in _KWARGS.finditer(call.group(2)):
+            text = kwarg.group(2)
+            head = text[0]
+            if head == "'":
+                value: Any = values[int(text[1:-1])]
+                tokens += 3
+            elif head in _NAMES_START:
+                value = _NAMES[text]
+                tokens += 3
+            else:
+                value = float(text) if "." in text else int(text)
+                tokens += 3 + (head == "-") + (2 if "." in text else 0)
+            args[kwarg.group(1)] = value
+        calls.append((name, args))
+    return calls, tokens
+
+
+_NAMES_START = frozenset(n[0] for n in _NAMES)
 
 
 class _Lfm2(BlockDialect):

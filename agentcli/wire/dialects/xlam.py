@@ -11,22 +11,27 @@ from __future__ import annotations
 
 from agentcli.wire.dialects._base import Dialect
 from agentcli.wire.dialects._scan import (
+    WS,
     ParseResult,
     calls_from_json,
     decode_json_at,
+    decode_json_from,
     prefixed_json_calls,
     remove_spans,
     skip_ws,
     total,
 )
-from agentcli.wire.dialects._seen import locate
+from agentcli.wire.dialects._seen import key, locate
 from agentcli.wire.types import Candidate
 
 THINK_END = "</think>"
 def _last(text: str, tag: str) -> int:
     """text.rfind(tag) for a tag that cannot overlap itself, found forward where its rare character
     stands: a reverse search walks the text from its end character by character, all of it when
-    the tag is absent (as once the reasoning split took the block out) or near the start."""
+    the tag is absent (as once the reasoning split took the block out) or near the start. Where
+    that character stands nowhere (a memchr says so), neither does the tag."""
+    if key(tag)[0] not in text:
+        return -1
     last, at = -1, locate(text, tag)
     while at != -1:
         last, at = at, locate(text, tag, at + len(tag))
@@ -56,10 +61,12 @@ class _XLam(Dialect):
     def _leading(self, text: str) -> tuple[list[Candidate], list[tuple[int, int]]] | None:
         """A JSON array (or single call object) that opens the answer."""
         think = _last(text, THINK_END)
-        start = skip_ws(text, think + len(THINK_END) if think != -1 else 0)
+        start = think + len(THINK_END) if think != -1 else 0
+        if start < len(text) and text[start] in WS:
+            start = skip_ws(text, start)
         if start >= len(text) or text[start] not in "[{":
             return None
-        got = decode_json_at(text, start)
+        got = decode_json_from(text, start)
         if got is None:
             return None
         found = calls_from_json(got[0], text[start : got[1]], self.name, require_args=True)
@@ -71,6 +78,8 @@ class _XLam(Dialect):
         """```json fences whose whole content is one call or a list of calls."""
         cands: list[Candidate] = []
         spans: list[tuple[int, int]] = []
+        if "`" not in text:  # a memchr: no backtick, no fence (a search for ``` steps a few characters at a time)
+            return cands, spans
         pos = 0
         while (at := locate(text, "```", pos)) != -1:  # by its backticks' places (a memchr each)
             nl = text.find("\n", at)

@@ -185,7 +185,8 @@ def _scans(fn, text: str) -> int:  # noqa: ANN001
 def test_a_reply_without_reasoning_is_passed_without_a_scan_per_tag() -> None:
     assert len(pipeline._reasoning_markup()) >= 8  # as many scans as the check was once given
     assert _scans(pipeline.split_thinking, REPLY) == 0
-    assert _scans(pipeline.split_thinking, "<think>a</think>" + REPLY) > 0  # the counter sees the split's own work
+    # the counter sees the split's own work (a close after the answer: the full split, not the usual shape's shortcut)
+    assert _scans(pipeline.split_thinking, "<think>a</think>" + REPLY + "</think>") > 0
 
 
 def test_masking_a_reply_with_no_quoted_markup_scans_no_whole_text() -> None:

@@ -89,7 +89,8 @@ def test_the_parser_sees_a_few_characters_per_literal(monkeypatch) -> None:
 
     monkeypatch.setattr(ast, "parse", counting)
     body = "[get_weather(city='" + "lorem ipsum " * 1000 + "', unit=\"c\")]"
-    assert lfm2.parse_block(body) == [("get_weather", {"city": "lorem ipsum " * 1000, "unit": "c"})]
+    nested = body[:-2] + ", days=[1])]"  # a nested value: not the usual list LFM2 reads without the parser
+    assert lfm2.parse_block(nested) == [("get_weather", {"city": "lorem ipsum " * 1000, "unit": "c", "days": [1]})]
     assert seen and max(seen) < 100
     seen.clear()
     assert _pylist.call_list(body, _pylist.AstBudget(10**6)) == [("get_weather", {"city": "lorem ipsum " * 1000, "unit": "c"}, None)]
