@@ -90,10 +90,14 @@ class _KimiK3(Dialect):
 
 
 def _attr(head: str, key: str) -> str:
-    import html
-
     value = attr_value(head, key)
-    return html.unescape(value).strip() if value else ""
+    if not value:
+        return ""
+    if "&" in value:  # an escape to undo: html loaded only then (an import statement per call costs)
+        import html
+
+        value = html.unescape(value)
+    return value.strip()
 
 
 def _arguments(text: str, pos: int, stop: int) -> dict[str, object] | None:
