@@ -24,7 +24,7 @@ from typing import Any
 
 from agentcli.core.lazy import lazy_pattern
 from agentcli.wire.dialects import _markup
-from agentcli.wire.dialects._seen import SHORT, count_char, holds
+from agentcli.wire.dialects._seen import SHORT, TWO_WAY, count_char, holds
 from agentcli.wire.types import Candidate
 
 # Placeholder: OPEN, the token's index written in base-64 digits of one private-use block, CLOSE.
@@ -162,7 +162,9 @@ def _plainly_outside_strings(text: str) -> bool:
     if places is None and dq != sq:
         quote = '"' if dq else "'"
         if not ("\\" in text and holds(text, "\\" + quote)) and _pairs_clear(text, quote):
-            return not holds(text, "<parameter")
+            # the tag looked for where `<` stands pays a probe a token in a reply dense in them:
+            # below TWO_WAY the plain search (a skip search) costs less
+            return "<parameter" not in text if len(text) < TWO_WAY else not holds(text, "<parameter")
         places = _bracket_places(text, _PLACES_WALKED, found)
     if places is None:
         if holds(text, "<parameter"):
