@@ -137,12 +137,13 @@ def _tokens_outside_strings(text: str, rx: re.Pattern[str]) -> bool:
     return _clear_of_strings(text, hits, most)
 
 
-def _parity_unsure(text: str) -> bool:
+def _parity_unsure(text: str, both: bool | None = None) -> bool:
     """Whether counting quotes may misread the strings: both kinds of quote (`'"'` is one string),
     an escaped quote (`\\"` is no quote inside a string, and outside one a backslash escapes
     nothing) or Gemma 4's `<|"|>` (no quote outside a string, and a string's end inside one). A
-    memchr for each rare character first."""
-    if "'" in text and '"' in text:
+    memchr for each rare character first; `both`: whether both kinds of quote stand, when the
+    caller knows (a memchr through a text holding no `'` walks all of it)."""
+    if ("'" in text and '"' in text) if both is None else both:
         return True
     if "\\" in text and (holds(text, '\\"') or holds(text, "\\'")):
         return True
@@ -180,10 +181,10 @@ def _plainly_outside_strings(text: str) -> bool:
     # The quote parity first (counts in C, where it reads the strings right: a few steps a place);
     # else, or past it, the strings of the places' lines read (a few steps a string, nothing at a
     # place with no quote before it on its line).
-    if not _parity_unsure(text):
+    if not _parity_unsure(text, dq and sq):
         # the parity read right: one kind of quote (both kinds make it unsure), and no escaped quote
         # or `<|"|>`, so _brackets_outside_strings' other checks cannot fire: only its count is asked
-        if _places_even(text, places, '"' if '"' in text else "'"):
+        if _places_even(text, places, '"' if dq else "'"):
             return True
     return _clear_of_strings(text, places, _PLACES_WALKED)
 
