@@ -39,6 +39,8 @@ def _full(text: str) -> _opaque.Masked:
 @example('"a\n{"b": "<tool_call>"}' + "<|sep|>" * 9)  # a string's quote on the line before: no pair across it
 @example("<|sep|>" * 9 + '(<|"|>"<think>"')  # Gemma 4's delimiter is no quote: the string after it holds the token
 @example("('<think>')" + "<|sep|>" * 9)
+@example("<|sep|>" * 9 + '{"a": "' + "lorem " * 400 + '<tool_call>", "b": "c"}')  # a long string, read in place
+@example("<|sep|>" * 9 + '["' + "lorem " * 400 + '\n{"k": "<tool_call>"}')  # a long string never closed
 def test_the_strings_read_answer_as_the_full_pass(text: str) -> None:
     quick = _opaque.mask(text)
     if _opaque._OPEN not in text:
