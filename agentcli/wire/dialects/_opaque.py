@@ -16,14 +16,15 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import operator
 import re
 from collections.abc import Iterator
-from itertools import islice
+from itertools import islice, repeat
 from typing import Any
 
 from agentcli.core.lazy import lazy_pattern
 from agentcli.wire.dialects import _markup
-from agentcli.wire.dialects._seen import SHORT, count_char, holds
+from agentcli.wire.dialects._seen import SHORT, TWO_WAY, count_char, holds
 from agentcli.wire.types import Candidate
 
 # Placeholder: OPEN, the token's index written in base-64 digits of one private-use block, CLOSE.
@@ -136,12 +137,13 @@ def _tokens_outside_strings(text: str, rx: re.Pattern[str]) -> bool:
     return _clear_of_strings(text, hits, most)
 
 
-def _parity_unsure(text: str) -> bool:
+def _parity_unsure(text: str, both: bool | None = None) -> bool:
     """Whether counting quotes may misread the strings: both kinds of quote (`'"'` is one string),
     an escaped quote (`\\"` is no quote inside a string, and outside one a backslash escapes
     nothing) or Gemma 4's `<|"|>` (no quote outside a string, and a string's end inside one). A
-    memchr for each rare character first."""
-    if "'" in text and '"' in text:
+    memchr for each rare character first; `both`: whether both kinds of quote stand, when the
+    caller knows (a memchr through a text holding no `'` walks all of it)."""
+    if ("'" in text and '"' in text) if both is None else both:
         return True
     if "\\" in text and (holds(text, '\\"') or holds(text, "\\'")):
         return True
@@ -150,8 +152,21 @@ def _parity_unsure(text: str) -> bool:
 
 def _plainly_outside_strings(text: str) -> bool:
     """No markup token can stand in a string or a parameter's value, found from a few places by
-    memchr: no parameter tag, and no quote, or each place clear of strings (_brackets_outside_strings)."""
-    places = _bracket_places(text, _PLACES_WALKED)  # a parameter tag opens at one of them
+    memchr: no parameter tag, and no quote, or the strings' contents clear of brackets
+    (_pairs_clear), or each place clear of strings (_brackets_outside_strings)."""
+    dq, sq = '"' in text, "'" in text
+    found: list[int] = []
+    # a parameter tag opens at one of the places; with one kind of quote, past a few places (a
+    # reply dense in markup tokens) the strings are read instead, when none of those quotes
+    # follows a backslash (they pair up plainly); else the places walked on
+    places = _bracket_places(text, _PLACES_CHECKED if dq != sq else _PLACES_WALKED, found)
+    if places is None and dq != sq:
+        quote = '"' if dq else "'"
+        if not ("\\" in text and holds(text, "\\" + quote)) and _pairs_clear(text, quote):
+            # the tag looked for where `<` stands pays a probe a token in a reply dense in them:
+            # below TWO_WAY the plain search (a skip search) costs less
+            return "<parameter" not in text if len(text) < TWO_WAY else not holds(text, "<parameter")
+        places = _bracket_places(text, _PLACES_WALKED, found)
     if places is None:
         if holds(text, "<parameter"):
             return False
@@ -159,19 +174,64 @@ def _plainly_outside_strings(text: str) -> bool:
         for i in places:  # a plain loop: a generator per reply costs more than the few places
             if text.startswith("<parameter", i):
                 return False
-    if '"' not in text and "'" not in text:
+    if not dq and not sq:
         return True
     if places is None:
         return False
     # The quote parity first (counts in C, where it reads the strings right: a few steps a place);
     # else, or past it, the strings of the places' lines read (a few steps a string, nothing at a
     # place with no quote before it on its line).
-    if not _parity_unsure(text):
+    if not _parity_unsure(text, dq and sq):
         # the parity read right: one kind of quote (both kinds make it unsure), and no escaped quote
         # or `<|"|>`, so _brackets_outside_strings' other checks cannot fire: only its count is asked
-        if _places_even(text, places, '"' if '"' in text else "'"):
+        if _places_even(text, places, '"' if dq else "'"):
             return True
     return _clear_of_strings(text, places, _PLACES_WALKED)
+
+
+_QUOTES_WALKED = 32  # quotes found one by one by _pairs_clear (a long text) before the places decide
+_COPIED = 512  # characters of strings _pairs_clear copies out of a long text
+# Below this length _pairs_clear cuts the text at every quote at once (`split`, in C, some 10
+# instructions a character) rather than finding the quotes one by one (some 2K a quote).
+_SPLIT_BELOW = 2048
+
+
+def _pairs_clear(text: str, quote: str) -> bool:
+    """A text whose only quote is `quote`, none escaped (no backslash before one): no string (the
+    quotes taken two by two, in order) holds a character a markup token opens with, a line break
+    or (`"`) a `|` after its opening quote. Then each line holds whole pairs, so they are its
+    strings as _TOKENS reads them (a string ends at its line's end; Gemma 4's `<|"|>`, no quote,
+    would open a content with `|` or close one after `<`; a last quote alone opens a string never
+    closed, which hides nothing), and no markup token stands in one. The strings are cut out and
+    read in C (a memchr a character): a few steps a quote, where a reply dense in markup tokens
+    (twenty on one line) costs some 4K instructions a token read one by one (_places_even)."""
+    if len(text) < _SPLIT_BELOW:
+        strings = quote + quote.join(text.split(quote)[1:-1:2])  # `"a"b`: each string after its quote
+    else:
+        at: list[int] = []
+        i = text.find(quote)
+        while i >= 0:
+            at.append(i)
+            if len(at) > _QUOTES_WALKED:
+                return False
+            i = text.find(quote, i + 1)
+        opens, closes = at[::2], at[1::2]
+        # a long string is read in place, each barred character looked for by memchr: a copy
+        # costs some 3 instructions a character (8 out of a text of wide characters, narrowed)
+        if sum(map(operator.sub, closes, opens)) > _COPIED:
+            return all(map(_clear_between, repeat(text), opens, closes))
+        strings = "".join(map(text.__getitem__, map(slice, opens, closes)))  # `"a"b`
+    if "\n" in strings or "<" in strings or "[" in strings or "]" in strings:
+        return False
+    return not (quote == '"' and "|" in strings and '"|' in strings)
+
+
+def _clear_between(text: str, a: int, b: int) -> bool:
+    """text[a:b] (a string, from its opening quote) holds none of what _pairs_clear bars in one
+    (for `"`, a `|` anywhere in it, not only after its quote)."""
+    find = text.find
+    return find("\n", a, b) < 0 and find("<", a, b) < 0 and find("[", a, b) < 0 and find("]", a, b) < 0 and (
+        text[a] != '"' or find("|", a, b) < 0)
 
 
 def _places_even(text: str, places: list[int], quote: str) -> bool:
@@ -288,12 +348,18 @@ _PLACES_CHECKED = 8  # bracket places looked at (each back to its line's start) 
 _PLACES_WALKED = 32
 
 
-def _bracket_places(text: str, most: int = _PLACES_CHECKED) -> list[int] | None:
+def _bracket_places(text: str, most: int = _PLACES_CHECKED, found: list[int] | None = None) -> list[int] | None:
     """Where the characters a markup token opens with (_FIRSTS) stand, in order; None past
-    `most` of them (a memchr each: a count of each would walk every character)."""
-    places: list[int] = []
-    for ch in _FIRSTS:
-        i = text.find(ch)
+    `most` of them (a memchr each: a count of each would walk every character). `found`: a list
+    an earlier walk that stopped filled (one character after another, in _FIRSTS' order), walked
+    on from its last place rather than again from the start."""
+    places = [] if found is None else found
+    chars, begin = _FIRSTS, 0
+    if places:  # on from the last place found, with its character
+        chars, begin = _FIRSTS[_FIRSTS.index(text[places[-1]]) :], places[-1] + 1
+    for ch in chars:
+        i = text.find(ch, begin)
+        begin = 0
         while i >= 0:
             places.append(i)
             if len(places) > most:

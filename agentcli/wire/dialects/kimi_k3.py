@@ -27,6 +27,8 @@ TOOLS_OPEN, TOOLS_CLOSE = "<|open|>tools<|sep|>", "<|close|>tools<|sep|>"
 MESSAGE_CLOSE = "<|close|>message<|sep|>"
 CALL_OPEN, CALL_CLOSE = "<|open|>call", "<|close|>call<|sep|>"
 ARG_OPEN, ARG_CLOSE = "<|open|>argument", "<|close|>argument<|sep|>"
+_TOOLS_TAIL = "tools" + SEP  # how both of the tools channel's tokens end
+_OPEN_HEAD, _CLOSE_HEAD = len(TOOLS_OPEN) - len(_TOOLS_TAIL), len(TOOLS_CLOSE) - len(_TOOLS_TAIL)
 # Channel tokens that are markup wherever they stand (the response channel's content is the reply).
 _WRAPPERS = (RESPONSE_OPEN, RESPONSE_CLOSE, MESSAGE_CLOSE, TOOLS_CLOSE)
 # Every control sequence: a generation stopped by max_tokens can end on a prefix of one.
@@ -49,8 +51,19 @@ class _KimiK3(Dialect):
             start = find(TOOLS_OPEN, pos)
             if start == -1:
                 break
-            nxt = find(TOOLS_OPEN, start + len(TOOLS_OPEN))
-            end = find(TOOLS_CLOSE, start, None if nxt == -1 else nxt)
+            # the channel ends at its close token, or at the next channel's open token: both end
+            # with _TOOLS_TAIL, so one search finds whichever comes first (a long argument is
+            # crossed once, not by a search for each)
+            end = nxt = -1
+            at = find(_TOOLS_TAIL, start + len(TOOLS_OPEN))
+            while at != -1:
+                if text.startswith(TOOLS_CLOSE, at - _CLOSE_HEAD):
+                    end = at - _CLOSE_HEAD
+                    break
+                if text.startswith(TOOLS_OPEN, at - _OPEN_HEAD):
+                    nxt = at - _OPEN_HEAD
+                    break
+                at = find(_TOOLS_TAIL, at + 1)
             stop = (len(text) if nxt == -1 else nxt) if end == -1 else end
             found = self._calls(text, start + len(TOOLS_OPEN), stop)
             cands.extend(found)
@@ -90,10 +103,14 @@ class _KimiK3(Dialect):
 
 
 def _attr(head: str, key: str) -> str:
-    import html
-
     value = attr_value(head, key)
-    return html.unescape(value).strip() if value else ""
+    if not value:
+        return ""
+    if "&" in value:  # an escape to undo: html loaded only then (an import statement per call costs)
+        import html
+
+        value = html.unescape(value)
+    return value.strip()
 
 
 def _arguments(text: str, pos: int, stop: int) -> dict[str, object] | None:

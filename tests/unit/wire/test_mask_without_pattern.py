@@ -46,7 +46,7 @@ def test_a_reply_with_its_markup_outside_strings_compiles_no_pattern() -> None:
 def test_markup_that_may_stand_in_a_string_needs_the_pattern() -> None:
     assert not _masked_without_compiling('{"a": "x </tool_call> y"}')
     assert not _masked_without_compiling("<parameter=a>x</parameter>")
-    assert not _masked_without_compiling("[" * (_opaque._PLACES_WALKED + 1) + '"')  # past the places read one by one
+    assert not _masked_without_compiling("[" * (_opaque._PLACES_WALKED + 1) + '"\'')  # past the places read one by one
 
 
 def _outside_strings_per_place(text: str) -> bool:
