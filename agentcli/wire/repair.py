@@ -113,9 +113,36 @@ def _object_arguments(value: dict[str, Any], schema: dict[str, Any] | None, unwr
     if len(value) == 1 or not (schema is None or type(schema) is dict):
         value, more = unwrap_arguments(value, schema, unwrap)
         fixes.extend(more)
-    if not finite(value):
-        raise ArgumentError("arguments hold a number JSON cannot carry (infinite or NaN)")
+    unfit = _unfit(value)
+    if unfit is not None:
+        raise ArgumentError(unfit)
     return value, fixes
+
+
+def _unfit(value: dict[str, Any]) -> str | None:
+    """Why decoded arguments cannot go on, or None: a float JSON cannot carry (see finite), or
+    nesting past jsonsafe.MAX_DEPTH. The bounded decode (jsonsafe.loads) checks the text it reads;
+    a dialect's own decode and a JSON repair build values it never saw (json_repair reads a
+    thousand levels), so every object is asked here, where every decode ends. One pass, no
+    recursion; a flat object of text and integers is answered in one loop."""
+    for v in value.values():
+        if type(v) not in _FLAT:
+            break
+    else:
+        return None
+    limit = jsonsafe.MAX_DEPTH
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        node, level = stack.pop()
+        for v in node.values() if isinstance(node, dict) else node:
+            if isinstance(v, float):
+                if not math.isfinite(v):
+                    return "arguments hold a number JSON cannot carry (infinite or NaN)"
+            elif isinstance(v, (dict, list)):
+                if level >= limit:
+                    return str(jsonsafe.TooDeep(level + 1, limit))
+                stack.append((v, level + 1))
+    return None
 
 
 # Types of a value finite() has nothing to look into (bool is an int; an int is never infinite).
@@ -151,6 +178,8 @@ def _decode_string(text: str, repair: bool, fixes: list[Fix], budget: RepairBudg
         return {}
     try:
         return jsonsafe.loads(s)
+    except jsonsafe.TooDeep as exc:  # well formed, only too deep: no repair flattens it
+        raise ArgumentError(str(exc)) from None
     except ValueError as exc:
         err = exc
     if not repair:
