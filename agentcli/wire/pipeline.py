@@ -1213,6 +1213,13 @@ def build_call(
     if ctx.coerce and schema:
         args, more = repair.coerce_arguments(args, schema)
         fixes.extend(more)
+    if cand.text_values or (ctx.coerce and schema):
+        # values decoded from their text after decode_arguments (a parameter holding JSON, escaped
+        # or repaired, a coerced string): bounded as every decoded value is
+        unfit = repair.unfit_arguments(args)
+        if unfit is not None:
+            call.error = unfit
+            return call, repairs
     if fixes:
         repairs.extend(Repair(kind, detail, call_id) for kind, detail in fixes)
     call.arguments = args

@@ -113,13 +113,13 @@ def _object_arguments(value: dict[str, Any], schema: dict[str, Any] | None, unwr
     if len(value) == 1 or not (schema is None or type(schema) is dict):
         value, more = unwrap_arguments(value, schema, unwrap)
         fixes.extend(more)
-    unfit = _unfit(value)
+    unfit = unfit_arguments(value)
     if unfit is not None:
         raise ArgumentError(unfit)
     return value, fixes
 
 
-def _unfit(value: dict[str, Any]) -> str | None:
+def unfit_arguments(value: dict[str, Any]) -> str | None:
     """Why decoded arguments cannot go on, or None: a float JSON cannot carry (see finite), or
     nesting past jsonsafe.MAX_DEPTH. The bounded decode (jsonsafe.loads) checks the text it reads;
     a dialect's own decode and a JSON repair build values it never saw (json_repair reads a

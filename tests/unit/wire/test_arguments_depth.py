@@ -19,7 +19,7 @@ from agentcli.wire.pipeline import parse_text
 from agentcli.wire.types import ParseContext
 
 LIMIT = jsonsafe.MAX_DEPTH
-CTX = ParseContext.of([Tool("f", "", {"type": "object", "properties": {"a": {}}})])
+CTX = ParseContext.of([Tool("f", "", {"type": "object", "properties": {"a": {"type": ["object", "array"]}}})])
 
 
 def nested(depth: int, kinds: list[bool]) -> dict[str, Any]:
@@ -45,11 +45,17 @@ def way_in(how: str, value: dict[str, Any]) -> tuple[dict[str, Any] | None, str 
             return None, str(exc)
     if how == "repaired":  # a trailing comma inside: malformed, so the repair reads it
         text = text[:-1] + ", }"
+    inner = json.dumps(value["a"])
     reply = {
         "hermes": f'<tool_call>{{"name": "f", "arguments": {text}}}</tool_call>',
         "repaired": f'<tool_call>{{"name": "f", "arguments": {text}}}</tool_call>',
         "deepseek": ("<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>f\n```json\n" + text
                      + "\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>"),
+        # a parameter's text decoded as JSON, or repaired (a trailing comma), or escaped
+        "xml": f"<tool_call>\n<function=f>\n<parameter=a>\n{inner}\n</parameter>\n</function>\n</tool_call>",
+        "xml_repaired": f"<tool_call>\n<function=f>\n<parameter=a>\n{inner[:-1]}, {inner[-1]}\n</parameter>\n</function>\n</tool_call>",
+        "xml_escaped": ("<tool_call>\n<function=f>\n<parameter=a>\n" + json.dumps(inner)[1:-1]
+                        + "\n</parameter>\n</function>\n</tool_call>"),
     }[how]
     calls = parse_text(reply, CTX).tool_calls
     assert len(calls) == 1
@@ -57,10 +63,11 @@ def way_in(how: str, value: dict[str, Any]) -> tuple[dict[str, Any] | None, str 
 
 
 WAYS = ["string", "decoded", "hermes", "deepseek", "repaired"]
+TEXT_WAYS = ["xml", "xml_repaired", "xml_escaped"]  # a parameter's text: decoded, or kept as text when it cannot be
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=list(HealthCheck))
-@given(depth=st.integers(1, 3 * LIMIT), kinds=st.lists(st.booleans(), min_size=1, max_size=4),
+@given(depth=st.integers(2, 3 * LIMIT), kinds=st.lists(st.booleans(), min_size=1, max_size=4),
        how=st.sampled_from(WAYS))
 def test_arguments_past_the_depth_limit_are_refused_every_way_in(depth: int, kinds: list[bool], how: str) -> None:
     value = nested(depth, kinds)
@@ -92,3 +99,17 @@ def test_well_formed_but_too_deep_is_no_repair(depth: int) -> None:
     with pytest.raises(repair.ArgumentError, match="nested deeper than") as caught:
         repair.decode_arguments(json.dumps(nested(depth, [True])), budget=budget)
     assert budget.left == left and "repair" not in str(caught.value)
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=list(HealthCheck))
+@given(depth=st.integers(2, 3 * LIMIT), kinds=st.lists(st.booleans(), min_size=1, max_size=4),
+       how=st.sampled_from(TEXT_WAYS))
+def test_a_parameter_decoded_from_its_text_is_bounded_too(depth: int, kinds: list[bool], how: str) -> None:
+    """A parameter written as text (XML forms) is decoded after the arguments were: past the limit it
+    is refused or kept as the text it was, never handed on nested deeper."""
+    value = nested(depth, kinds)
+    args, error = way_in(how, value)
+    if depth <= LIMIT:
+        assert error is None and args == value
+    else:
+        assert error is not None or (args is not None and isinstance(args["a"], str))
