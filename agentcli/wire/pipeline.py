@@ -1210,10 +1210,12 @@ def build_call(
         args = repair.decode_text_values(args, schema)
         if schema:
             args = _escaped_structures(args, schema, fixes)
+    coerced = False
     if ctx.coerce and schema:
         args, more = repair.coerce_arguments(args, schema)
         fixes.extend(more)
-    if cand.text_values or (ctx.coerce and schema):
+        coerced = bool(more)  # each change it makes is a fix: none, and the arguments are as decoded
+    if cand.text_values or coerced:
         # values decoded from their text after decode_arguments (a parameter holding JSON, escaped
         # or repaired, a coerced string): bounded as every decoded value is
         unfit = repair.unfit_arguments(args)

@@ -123,53 +123,45 @@ def unfit_arguments(value: dict[str, Any]) -> str | None:
     """Why decoded arguments cannot go on, or None: a float JSON cannot carry (see finite), or
     nesting past jsonsafe.MAX_DEPTH. The bounded decode (jsonsafe.loads) checks the text it reads;
     a dialect's own decode and a JSON repair build values it never saw (json_repair reads a
-    thousand levels), so every object is asked here, where every decode ends. One pass, no
-    recursion; a flat object of text and integers is answered in one loop."""
-    for v in value.values():
-        if type(v) not in _FLAT:
-            break
-    else:
-        return None
-    limit = jsonsafe.MAX_DEPTH
+    thousand levels), so every object is asked here, where every decode ends."""
+    return _unfit(value, jsonsafe.MAX_DEPTH)
+
+
+def finite(value: Any) -> bool:
+    """No float in `value` is infinite or NaN: `1e999` decodes to inf, which would be sent on as the
+    literal `Infinity`, and no JSON parser accepts that."""
+    return _unfit(value, None) is None
+
+
+# Types of a value _unfit has nothing to look into (bool is an int; an int is never infinite).
+_FLAT = frozenset({str, int, bool, type(None)})
+_NOT_FINITE = "arguments hold a number JSON cannot carry (infinite or NaN)"
+
+
+def _unfit(value: Any, limit: int | None) -> str | None:
+    """The first reason `value` cannot go on as JSON: a float infinite or NaN, or (with a `limit`)
+    containers nested past it. One pass, no recursion; the usual arguments, an object of text and
+    integers, are answered in one loop."""
+    if type(value) is dict:
+        for v in value.values():
+            if type(v) not in _FLAT:
+                break
+        else:
+            return None
+    elif not isinstance(value, (dict, list)):
+        return _NOT_FINITE if isinstance(value, float) and not math.isfinite(value) else None
     stack: list[tuple[Any, int]] = [(value, 1)]
     while stack:
         node, level = stack.pop()
         for v in node.values() if isinstance(node, dict) else node:
             if isinstance(v, float):
                 if not math.isfinite(v):
-                    return "arguments hold a number JSON cannot carry (infinite or NaN)"
+                    return _NOT_FINITE
             elif isinstance(v, (dict, list)):
-                if level >= limit:
+                if limit is not None and level >= limit:
                     return str(jsonsafe.TooDeep(level + 1, limit))
                 stack.append((v, level + 1))
     return None
-
-
-# Types of a value finite() has nothing to look into (bool is an int; an int is never infinite).
-_FLAT = frozenset({str, int, bool, type(None)})
-
-
-def finite(value: Any) -> bool:
-    """No float in `value` is infinite or NaN: `1e999` decodes to inf, which would be sent on as the
-    literal `Infinity`, and no JSON parser accepts that. One pass, no recursion."""
-    if type(value) is dict:  # the usual arguments: an object of text and integers, asked in one loop
-        for v in value.values():
-            if type(v) not in _FLAT:
-                break
-        else:
-            return True
-    stack = [value]
-    while stack:
-        v = stack.pop()
-        if isinstance(v, float):
-            if not math.isfinite(v):
-                return False
-        elif isinstance(v, dict):
-            stack.extend(v.values())
-        elif isinstance(v, list):
-            stack.extend(v)
-    return True
-
 
 
 def _decode_string(text: str, repair: bool, fixes: list[Fix], budget: RepairBudget) -> Any:
