@@ -1131,9 +1131,11 @@ def _without(text: str, cands: list[Candidate]) -> str:
 
 
 # Characters of a call's raw text hashed whole for its id; a longer one is hashed as its length
-# and both ends (_stable_id).
+# and both ends (_stable_id), enough to tell calls apart that differ in more than their middle: each
+# character hashed costs (its UTF-8 encoding and the hash, some 15K instructions for 512 of them
+# out of a DeepSeek reply, a tenth of its whole parse at 1 KB).
 _ID_WHOLE = 512
-_ID_END = _ID_WHOLE // 2
+_ID_END = 64
 
 
 def _stable_id(index: int, cand: Candidate) -> str:
@@ -1324,20 +1326,78 @@ def _without_turn_end(text: str) -> str:
     return text
 
 
+# What plain prose holds none of: the characters every marker, tag, token, fence, string and bracket
+# the pipeline's general steps look for opens with or turns on (see _lane).
+_PLAIN = lazy_pattern(r"[^<>\[\]{}()`~|\"'\\\uff5c\u2581\u25c1\u25b7]*")
+_PLAIN_NAME = lazy_pattern(r"[A-Za-z0-9_][A-Za-z0-9_.\-]{0,127}")
+
+
+@functools.cache
+def _lane_of(name: str) -> dialects.Dialect | None:
+    """Dialect `name` when it reads a lane (its class defines Dialect.lane) and keeps every call it
+    reads (not offered_only); None for the rest, asked once: a forced parse pays a lookup."""
+    try:
+        d = dialects.get(name)
+    except (KeyError, ImportError, AttributeError):
+        return None
+    return d if type(d).lane is not dialects.Dialect.lane and not d.offered_only else None
+
+
+def _lane(native: NativeParse, ctx: ParseContext, parsers: tuple[str, ...]) -> tuple[list[Candidate], str] | None:
+    """(calls, text left) of a reply a forced dialect reads in its usual shape (Dialect.lane), or
+    None for the full path. The dialect's reading makes the general steps' answers known: its
+    arguments were decoded where they stand, so a marker quoted in them steered nothing (the mask
+    would hide it, and restoring it gives the same values); the text left and the names are plain
+    prose, so there is no reasoning to split, no fence to quote a call, no turn token or empty
+    list to drop; every name is offered (or no tool is), so no call is a stray the chain would
+    drop. A forced usual reply then costs its reader and the calls' build, not the mask's, the
+    reasoning split's and the chain's questions of every character (a property test holds the two
+    paths to the same response)."""
+    if native.candidates or not native.text:
+        return None
+    chain = _chain(tuple(ctx.prefer), tuple(parsers))
+    if len(chain) != 1:
+        return None
+    d = _lane_of(chain[0])
+    if d is None:
+        return None
+    try:
+        got = d.lane(native.text)
+    except Exception as exc:  # noqa: BLE001 - a reader bug must not lose the turn: the full path reads it
+        failures.record(f"dialect {chain[0]} lane", exc)
+        return None
+    if got is None:
+        return None
+    cands, rest = got
+    if len(cands) >= MAX_CALLS or not cands or (rest and _PLAIN.fullmatch(rest) is None):
+        return None
+    tools = ctx.tools
+    for c in cands:
+        if type(c.arguments) is not dict or _PLAIN_NAME.fullmatch(c.name) is None:
+            return None
+        if tools and c.name not in tools and not _offered(c.name, ctx):
+            return None
+    return cands, rest
+
+
 def finalize(native: NativeParse, ctx: ParseContext, parsers: tuple[str, ...]) -> ParsedResponse:
     """Native fields + text dialects + repair -> the response the loop acts on."""
-    masked = mask(native.text or "")  # markup quoted in a string argument is that argument's text
-    marks = _seen(masked.text)  # one marker index for the reasoning split and, text unchanged, the chain
-    text, thought = split_thinking(masked.text, marks if isinstance(marks, Seen) else None)
-    own, thought = (native.thinking or "").strip(), masked.restore(thought)
-    thinking = f"{own}\n\n{thought}" if own and thought else own or thought  # the ones written, joined
-
     native_cands = native.candidates[:MAX_CALLS]
-    # the chain as the cached tuple (chain() hands out a list to change; here it is only read)
-    found, rest, capped = _run_dialects(text, _chain(tuple(ctx.prefer), tuple(parsers)), ctx, MAX_CALLS - len(native_cands),
-                                        marks if text is masked.text else None)
-    if masked.changed:
-        found, rest, text = masked.restore_candidates(found), masked.restore(rest), masked.restore(text)
+    lane = _lane(native, ctx, parsers)
+    if lane is not None:
+        (found, rest), capped = lane, False
+        text, thinking = native.text or "", (native.thinking or "").strip()
+    else:
+        masked = mask(native.text or "")  # markup quoted in a string argument is that argument's text
+        marks = _seen(masked.text)  # one marker index for the reasoning split and, text unchanged, the chain
+        text, thought = split_thinking(masked.text, marks if isinstance(marks, Seen) else None)
+        own, thought = (native.thinking or "").strip(), masked.restore(thought)
+        thinking = f"{own}\n\n{thought}" if own and thought else own or thought  # the ones written, joined
+        # the chain as the cached tuple (chain() hands out a list to change; here it is only read)
+        found, rest, capped = _run_dialects(text, _chain(tuple(ctx.prefer), tuple(parsers)), ctx,
+                                            MAX_CALLS - len(native_cands), marks if text is masked.text else None)
+        if masked.changed:
+            found, rest, text = masked.restore_candidates(found), masked.restore(rest), masked.restore(text)
     budget = repair.RepairBudget()
     if not found and not native_cands and ctx.tools and ctx.repair and rest.lstrip()[:1] in ("{", "`", "~", "f", "t", "["):
         whole = whole_call.whole_reply_call(rest, ctx.tools, budget)  # one malformed call is the whole reply
@@ -1403,7 +1463,7 @@ def _call_markup() -> tuple[str, ...]:
 
 # Everything above built from the dialect table is rebuilt when the table changes (_markup.forget).
 for _clear in (_reasoning_markup.cache_clear, _leading_openers.cache_clear, _markup_groups.cache_clear, _wrapper_opens.cache_clear, _probe_groups.cache_clear, _pair_probes.cache_clear, _chain.cache_clear, _chain_index.cache_clear, _all_tags.cache_clear, _empty_lists.cache_clear, _plain_tags.cache_clear,
-               _call_markup.cache_clear, _PREPARED.clear):
+               _call_markup.cache_clear, _lane_of.cache_clear, _PREPARED.clear):
     _markup.on_change(_clear)
 
 

@@ -108,6 +108,16 @@ class Dialect:
     def parse(self, text: str) -> tuple[list[Candidate], str]:
         raise NotImplementedError
 
+    def lane(self, text: str) -> tuple[list[Candidate], str] | None:
+        """The reply in this dialect's usual shape, read from the raw text, or None (most dialects,
+        and any other reply). A dialect that answers promises what the pipeline's general steps
+        would otherwise check (pipeline._lane): every call's arguments a dict its reader decoded
+        where they stand and that ends where the call's closing markup begins (so no marker quoted
+        in a string steered the reading); nothing between its calls but whitespace; names and the
+        text left as written. The pipeline takes the answer only when that text and the names are
+        plain prose; then masking, the reasoning split and the chain have nothing to find."""
+        return None
+
     def render_prompt(self, tools: list[Tool], compact: bool = False) -> str:
         raise NotImplementedError(f"{self.name} is not an emulation dialect")
 

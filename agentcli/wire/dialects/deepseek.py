@@ -14,7 +14,10 @@ reported malformed, never run: its markup is not prose.
 
 from __future__ import annotations
 
+import json
 import re
+from collections.abc import Callable
+from typing import Any
 
 from agentcli.wire.dialects._base import Dialect
 from agentcli.wire.dialects._callscan import fences
@@ -98,21 +101,46 @@ def _stripped(text: str, a: int, b: int) -> tuple[int, int]:
 
 
 def _fenced_args(text: str, a: int, b: int) -> str:
-    """text[a:b] stripped, without a ```json ... ``` fence around it. Worked out on bounds and cut
-    once: a 100 KB argument is copied once, not once per step (each copy of that size costs
-    more in fresh memory than the scan that finds its bounds)."""
+    """text[a:b] stripped, without a ```json ... ``` fence around it."""
+    return text[slice(*_fenced_bounds(text, a, b))]
+
+
+def _fenced_bounds(text: str, a: int, b: int) -> tuple[int, int]:
+    """The bounds of _fenced_args' text, worked out without a copy: a 100 KB argument is copied at
+    most once, not once per step (each copy of that size costs more in fresh memory than the scan
+    that finds its bounds), and not at all when it decodes in place (_in_place)."""
     if a < b and (text[a].isspace() or text[b - 1].isspace()):  # the walk only where there is some
         a, b = _stripped(text, a, b)
     if not text.startswith("```", a, b):
-        return text[a:b]
+        return a, b
     nl = text.find("\n", a, b)
     head = text[a + 3 : nl if nl != -1 else b]
     if head not in ("json", "", "JSON") and head.strip() not in ("", "json", "JSON"):
-        return text[a:b]
+        return a, b
     if nl == -1:
-        return ""
+        return a, a
     close = _last_fence_in(text, nl + 1, b)
-    return text[slice(*_stripped(text, nl + 1, b if close == -1 else close))]
+    return _stripped(text, nl + 1, b if close == -1 else close)
+
+
+# json.loads' own reader (the C scanner), with its defaults: (value, end) of the JSON at an index
+_SCAN: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
+
+
+def _in_place(text: str, a: int, b: int) -> dict | str:
+    """The arguments text[a:b]: decoded where they stand when they are one clean JSON object, else
+    the text. The reply holds the full-width tokens, so CPython stores it two bytes a character: a
+    slice of a long argument is a scan to narrow it and a copy, as much as a third of the decode.
+    Read in place by json's own scanner, the object is the one json.loads of the slice gives (the
+    bounds are stripped, so the object must end at `b`); anything else, an error included (too deep,
+    too long a number, broken), goes on as text and is decoded, bounded and repaired as before."""
+    if b - a < 2 or text[a] != "{":
+        return text[a:b]
+    try:
+        value, end = _SCAN(text, a)
+    except (ValueError, RecursionError, StopIteration):  # StopIteration: a value missing inside
+        return text[a:b]
+    return value if end == b and type(value) is dict else text[a:b]
 
 
 def _last_fence(body: str) -> int:
@@ -209,19 +237,95 @@ def _parse_call(text: str, start: int, end: int, raw: str, dialect: str, closed:
         # V3: NAME on the first line, arguments in a ```json fence below it.
         nl = text.find("\n", rest, end)
         if nl == -1:
-            name, args = text[rest:end].strip(), ""
+            name, a, b = text[rest:end].strip(), end, end
         else:
-            name, args = text[rest:nl].strip(), _fenced_args(text, nl + 1, end)
+            name, (a, b) = text[rest:nl].strip(), _fenced_bounds(text, nl + 1, end)
     else:
-        name, args = head, _fenced_args(text, rest, end)
+        name, (a, b) = head, _fenced_bounds(text, rest, end)
     if not name or "<" in name or ">" in name or "\n" in name or "{" in name:
         if not closed:
             return None
         return Candidate(name="", arguments=None, raw=raw, dialect=dialect,
                          error="malformed tool call (no function name before the arguments)")
-    if not closed and not json_object_complete(args):
-        return None  # cut off inside the arguments
-    return Candidate(name=name, arguments=args or "{}", raw=raw, dialect=dialect)
+    if not closed:
+        args = text[a:b]
+        if not json_object_complete(args):
+            return None  # cut off inside the arguments
+        return Candidate(name=name, arguments=args or "{}", raw=raw, dialect=dialect)
+    return Candidate(name=name, arguments=_in_place(text, a, b) or "{}", raw=raw, dialect=dialect)
+
+
+_SPACE = re.compile(r"\s*")  # `\s` is str.isspace()
+_WS = (" ", "\n", "\t", "\r")  # whitespace a reply writes between its tokens, asked before the pattern runs
+
+
+def _skip(text: str, pos: int) -> int:
+    """Past the whitespace at `pos` (none, usually: one look). Other whitespace stops the lane where
+    a token is due, and the full path reads the reply."""
+    if not text.startswith(_WS, pos):
+        return pos
+    m = _SPACE.match(text, pos)  # `\s*` always matches
+    return m.end() if m is not None else pos
+
+
+def _lane(text: str, dialect: str) -> ParseResult | None:
+    """The usual reply read from the raw text (Dialect.lane): one section opening at the first call
+    token, each call a call token, a separator, the name (on its own line with a ```json fence in
+    V3) and one JSON object decoded in place, then only whitespace and the fence's close up to the
+    call's end token; whitespace between tokens. Past each object the next token must stand right
+    there, so the walk never searches a long argument: the decoder reads it once, and a marker
+    quoted in one of its strings is read as text, where the full path's searches need the mask.
+    None for anything else (the full path reads it)."""
+    find, starts = text.find, text.startswith
+    i = find(_KEY, _KEY_AT)
+    if i == -1 or not starts(CALLS_BEGIN, i - _KEY_AT):
+        return None
+    if "|" in text and holds(text, "<|tool▁"):
+        return None  # a token spelled with ASCII bars: the full path respells them all, strings too
+    sec = i - _KEY_AT
+    pos = _skip(text, sec + len(CALLS_BEGIN))
+    cands: list[Candidate] = []
+    while starts(CALL_BEGIN, pos):
+        at, body = pos, pos + len(CALL_BEGIN)
+        i = find(_KEY, body + _KEY_AT)
+        sep = i - _KEY_AT
+        if i == -1 or not starts(SEP, sep):
+            return None
+        head, pos = text[body:sep].strip(), sep + len(SEP)
+        fenced = head == "function" or head == ""
+        if fenced:  # V3: the name on its line, the arguments in a ```json fence below it
+            nl = find("\n", pos)
+            if nl == -1:
+                return None
+            head, pos = text[pos:nl].strip(), _skip(text, nl + 1)
+            if not starts("```", pos):
+                return None
+            nl = find("\n", pos)
+            if nl == -1 or text[pos + 3 : nl].strip() not in ("json", "", "JSON"):
+                return None
+            pos = nl + 1
+        pos = _skip(text, pos)
+        if not starts("{", pos):
+            return None
+        try:
+            value, pos = _SCAN(text, pos)
+        except (ValueError, RecursionError, StopIteration):
+            return None
+        if type(value) is not dict:
+            return None
+        pos = _skip(text, pos)
+        if fenced:
+            if not starts("```", pos):
+                return None
+            pos = _skip(text, pos + 3)
+        if not starts(CALL_END, pos):
+            return None
+        pos += len(CALL_END)
+        cands.append(Candidate(name=head, arguments=value, raw=text[at:pos], dialect=dialect))
+        pos = _skip(text, pos)
+    if not cands or not starts(CALLS_END, pos):
+        return None
+    return cands, _strip_eos(text[:sec] + text[pos + len(CALLS_END) :])
 
 
 class _DeepSeekTokens(Dialect):
@@ -237,6 +341,9 @@ class _DeepSeekTokens(Dialect):
 
     def __init__(self, name: str) -> None:
         self.name = name
+
+    def lane(self, text: str) -> ParseResult | None:
+        return _lane(text, self.name)
 
     @total
     def parse(self, text: str) -> ParseResult:

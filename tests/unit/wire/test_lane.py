@@ -1,0 +1,193 @@
+"""The lane (pipeline._lane, Dialect.lane): a forced dialect's usual reply read without the mask,
+the reasoning split and the chain gives the response the full path gives.
+
+The replies are generated around DeepSeek's token layout (V3 fenced, V3.1 bare): prose, names,
+gaps and arguments drawn from plain text and from every marker, tag and token the pipeline knows
+(inside string values too), with cuts anywhere. Wherever the lane answers, the full path must give
+the same response; on the usual shape the lane must answer.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from agentcli.core.types import Tool
+from agentcli.wire import pipeline
+from agentcli.wire.dialects import _markup, deepseek
+from agentcli.wire.types import NativeParse, ParseContext
+
+DIALECTS = ("deepseek_v3", "deepseek_v31")
+NAMES = ("get_weather", "read_file", "f", "a.b-c")
+
+
+def _snippets() -> list[str]:
+    markup = _markup.collected()
+    found = {t for pair in markup.reasoning_tags for t in pair}
+    found |= {s.trigger for s in markup.reasoning_splits}
+    found |= set(markup.turn_end) | set(markup.turn_start)
+    found |= set(pipeline._call_markup())
+    found |= {deepseek.CALLS_BEGIN, deepseek.CALLS_END, deepseek.CALL_BEGIN, deepseek.CALL_END, deepseek.SEP,
+              deepseek.EOS, *deepseek.OUTPUT_TOKENS, "<|tool▁sep|>", "```", "```json\n", "~~~", "\n```\n"}
+    found |= set("'\"\\[]{}()|`~<>｜▁◁▷\n\t ")
+    return sorted(found)
+
+
+def _steering() -> list[str]:
+    """The markup that makes the pipeline's general steps act on prose: reasoning tags and splits
+    (a lone close tag makes what stands before it reasoning), turn tokens, fences, call tokens."""
+    markup = _markup.collected()
+    found = {t for pair in markup.reasoning_tags for t in pair} | {s.trigger for s in markup.reasoning_splits}
+    found |= set(markup.turn_end) | set(markup.turn_start) | {"```", "```\n", "\n```\n", "~~~\n"}
+    found |= {deepseek.CALLS_BEGIN, deepseek.CALL_BEGIN, deepseek.CALL_END, deepseek.CALLS_END, deepseek.EOS}
+    return sorted(found)
+
+
+SNIPPETS = _snippets()
+STEERING = _steering()
+_plain = st.text(alphabet="abc XYZ019.,:;!?\n\t-_名", max_size=12)
+_piece = st.one_of(_plain, _plain, st.sampled_from(SNIPPETS))
+_prose = st.one_of(
+    st.lists(_piece, max_size=4).map("".join),
+    st.tuples(_plain, st.sampled_from(STEERING), _plain, st.sampled_from(STEERING), _plain).map("".join),
+)
+_plain_prose = st.lists(_plain, max_size=3).map("".join)
+_json_text = st.lists(st.one_of(st.text(max_size=8), st.sampled_from(SNIPPETS)), max_size=4).map("".join)
+_values = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(-10**6, 10**6), _json_text,
+              st.floats(allow_nan=False, allow_infinity=False, width=32)),
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(_json_text, inner, max_size=3)),
+    max_leaves=8,
+)
+_args = st.dictionaries(st.one_of(st.sampled_from(("city", "path", "q")), _json_text), _values, max_size=4)
+_space = st.sampled_from(("", "", " ", "\n", "\n\n", " \t"))
+
+
+@st.composite
+def _call(draw: st.DrawFn, names: st.SearchStrategy[str], v3: bool, odd: bool = False) -> str:
+    """One call token block; `odd`: prose where whitespace stands (around the arguments)."""
+    name = draw(names)
+    args = json.dumps(draw(_args), ensure_ascii=draw(st.booleans()),
+                      separators=draw(st.sampled_from(((", ", ": "), (",", ":")))), indent=draw(st.sampled_from((None, None, 2))))
+    s = draw(_space)
+    t = draw(_prose) if odd else s
+    if v3:
+        fence = draw(st.sampled_from(("```json", "```json", "```", "``` json", "```JSON", "```py")))
+        body = f"function{deepseek.SEP}{name}\n{s}{fence}\n{s}{args}{t}\n```{s}"
+    else:
+        body = f"{s}{name}{s}{deepseek.SEP}{s}{args}{t}"
+    return f"{deepseek.CALL_BEGIN}{body}{deepseek.CALL_END}"
+
+
+@st.composite
+def _reply(draw: st.DrawFn, usual: bool) -> tuple[str, str]:
+    """A reply in DeepSeek's layout; unless `usual`, each part (prose before and after, each name,
+    each gap between tokens) is odd one time in six (any snippet of markup), and one reply in
+    eight is cut anywhere: a reply the lane would read but for one part is common."""
+
+    def part(plain: st.SearchStrategy[str], odd: st.SearchStrategy[str]) -> str:
+        return draw(plain if usual or draw(st.integers(0, 5)) else odd)
+
+    dialect = draw(st.sampled_from(DIALECTS))
+    v3 = draw(st.booleans())
+    calls = draw(st.lists(_call(st.sampled_from(NAMES), v3), min_size=1, max_size=3))
+    if not usual and draw(st.integers(0, 5)) == 0:  # one call named in prose
+        calls[0] = draw(_call(_prose, v3))
+    if not usual and draw(st.integers(0, 5)) == 0:  # one call with prose around its arguments
+        calls[-1] = draw(_call(st.sampled_from(NAMES), v3, odd=True))
+    body = "".join(c + (part(_space, _prose) if i < len(calls) - 1 else "") for i, c in enumerate(calls))
+    eos = deepseek.EOS if draw(st.booleans()) else ""
+    text = (f"{part(_plain_prose, _prose)}{deepseek.CALLS_BEGIN}{part(_space, _prose)}{body}{part(_space, _prose)}"
+            f"{deepseek.CALLS_END}{part(_plain_prose, _prose)}{eos}")
+    if not usual and draw(st.integers(0, 7)) == 0:
+        text = text[: draw(st.integers(0, len(text)))]  # cut anywhere
+    return dialect, text
+
+
+def _ctx(draw: st.DrawFn, dialect: str, some: bool = True) -> ParseContext:
+    offered = draw(st.sampled_from(((), NAMES, NAMES[:2]) if some else ((), NAMES)))
+    tools = [Tool(name=n, description="", parameters={"type": "object", "properties": {"city": {"type": "string"}}})
+             for n in offered]
+    ctx = ParseContext.of(tools) if tools else ParseContext()
+    if draw(st.booleans()):
+        ctx = ParseContext(tools=ctx.tools, prefer=(dialect,))
+    return ctx
+
+
+def _full(text: str, ctx: ParseContext, dialect: str, monkeypatch: pytest.MonkeyPatch) -> object:
+    with monkeypatch.context() as m:
+        m.setattr(pipeline, "_lane", lambda *a: None)
+        return pipeline.finalize(NativeParse(text=text), ctx, (dialect,))
+
+
+_SETTINGS = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                             HealthCheck.function_scoped_fixture])
+
+
+@_SETTINGS
+@given(data=st.data())
+def test_the_lane_answers_as_the_full_path(data: st.DataObject, monkeypatch: pytest.MonkeyPatch) -> None:
+    dialect, text = data.draw(_reply(usual=False))
+    ctx = _ctx(data.draw, dialect)
+    assert pipeline.finalize(NativeParse(text=text), ctx, (dialect,)) == _full(text, ctx, dialect, monkeypatch)
+
+
+@_SETTINGS
+@given(data=st.data())
+def test_the_usual_reply_takes_the_lane(data: st.DataObject, monkeypatch: pytest.MonkeyPatch) -> None:
+    dialect, text = data.draw(_reply(usual=True))
+    ctx = _ctx(data.draw, dialect, some=False)
+    lane = pipeline._lane(NativeParse(text=text), ctx, (dialect,))
+    # left to the full path: a fence the lane does not read, a token spelled with ASCII bars
+    declined = "```py" in text or "<|tool▁" in text
+    assert (lane is None) == declined
+    assert pipeline.finalize(NativeParse(text=text), ctx, (dialect,)) == _full(text, ctx, dialect, monkeypatch)
+
+
+def test_the_lane_asks_no_general_question(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Counted: a forced usual reply is read without the mask, the reasoning split or the chain."""
+    asked: list[str] = []
+    for name in ("mask", "split_thinking", "_run_dialects"):
+        real = getattr(pipeline, name)
+        monkeypatch.setattr(pipeline, name, lambda *a, _n=name, _r=real, **k: asked.append(_n) or _r(*a, **k))
+    arg = json.dumps({"city": "Tokyo " + "x" * 5000 + deepseek.CALL_END + "<think>"})
+    text = (f"{deepseek.CALLS_BEGIN}{deepseek.CALL_BEGIN}function{deepseek.SEP}get_weather\n```json\n{arg}\n```"
+            f"{deepseek.CALL_END}{deepseek.CALLS_END}")
+    ctx = ParseContext.of([Tool(name="get_weather", description="")])
+    resp = pipeline.finalize(NativeParse(text=text), ctx, ("deepseek_v3",))
+    assert asked == []
+    assert resp.tool_calls[0].arguments == json.loads(arg)
+    monkeypatch.setattr(pipeline, "_lane", lambda *a: None)
+    assert pipeline.finalize(NativeParse(text=text), ctx, ("deepseek_v3",)) == resp
+    assert asked  # the full path asks them: the count above can fail
+
+
+def test_a_chain_of_more_than_one_dialect_takes_no_lane() -> None:
+    text = f"{deepseek.CALLS_BEGIN}{deepseek.CALL_BEGIN}f{deepseek.SEP}{{}}{deepseek.CALL_END}{deepseek.CALLS_END}"
+    assert pipeline._lane(NativeParse(text=text), ParseContext(), ("deepseek_v31",)) is not None
+    assert pipeline._lane(NativeParse(text=text), ParseContext(), ("deepseek_v31", "hermes")) is None
+    assert pipeline._lane(NativeParse(text=text), ParseContext(prefer=("hermes",)), ("deepseek_v31",)) is None
+
+
+@_SETTINGS
+@given(data=st.data())
+def test_arguments_decoded_in_place_answer_as_their_text(data: st.DataObject, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The full path's DeepSeek reader decodes a clean object where it stands (_in_place): the
+    response is the one the argument text, cut out and decoded after, gives (depth, numbers,
+    repairs, errors)."""
+    dialect, text = data.draw(_reply(usual=False))
+    deep = data.draw(st.integers(0, 3)) == 0
+    if deep:  # nested near and past the depth bound
+        n = data.draw(st.integers(95, 110))
+        text = text.replace("{}", "{" + '"a": [' * n + "1" + "]" * n + "}", 1)
+    ctx = _ctx(data.draw, dialect)
+    chain = data.draw(st.sampled_from(((dialect,), tuple(pipeline.dialects.DIALECTS))))
+    native = NativeParse(text=text)
+    with monkeypatch.context() as m:  # undone after each example: the patches must not outlive it
+        m.setattr(pipeline, "_lane", lambda *a: None)
+        got = pipeline.finalize(native, ctx, chain)
+        m.setattr(deepseek, "_in_place", lambda t, a, b: t[a:b])
+        assert got == pipeline.finalize(native, ctx, chain)
