@@ -1343,9 +1343,38 @@ def _lane_of(name: str) -> dialects.Dialect | None:
     return d if type(d).lane is not dialects.Dialect.lane and not d.offered_only else None
 
 
-def _lane(native: NativeParse, ctx: ParseContext, parsers: tuple[str, ...]) -> tuple[list[Candidate], str] | None:
-    """(calls, text left) of a reply a forced dialect reads in its usual shape (Dialect.lane), or
-    None for the full path. The dialect's reading makes the general steps' answers known: its
+_Openers = tuple[tuple[str, ...], tuple[tuple[str, str], ...]]
+
+
+@functools.lru_cache(maxsize=64)
+def _chain_openers(chain: tuple[str, ...]) -> _Openers:
+    """(every section opener of the chain, (opener, dialect) in chain order), from the declared
+    table: no dialect is imported to know them."""
+    pairs: list[tuple[str, str]] = []
+    for name in chain:
+        try:
+            pairs.extend((o, name) for o in dialects.declared(name).section_openers if o)
+        except (KeyError, ImportError, AttributeError):
+            continue
+    return tuple(o for o, _ in pairs), tuple(pairs)
+
+
+# The last chain asked and its openers: the chain is the one cached tuple turn after turn (_chain),
+# known by identity, where the cache's own lookup hashes all its names (a reply of the auto chain).
+_LAST_OPENERS: list[Any] = [None, None]
+
+
+def _openers_of(chain: tuple[str, ...]) -> _Openers:
+    got = _chain_openers(chain)
+    _LAST_OPENERS[:] = (chain, got)
+    return got
+
+
+def _lane(native: NativeParse, ctx: ParseContext, chain: tuple[str, ...]) -> tuple[list[Candidate], str] | None:
+    """(calls, text left) of a reply a dialect reads in its usual shape (Dialect.lane), or None for
+    the full path: a forced dialect's reply, or in a chain of several a reply that is nothing but
+    the section of calls it opens with (its owner reads first, and no dialect reads from the empty
+    text left). The dialect's reading makes the general steps' answers known: its
     arguments were decoded where they stand, so a marker quoted in them steered nothing (the mask
     would hide it, and restoring it gives the same values); the text left and the names are plain
     prose, so there is no reasoning to split, no fence to quote a call, no turn token or empty
@@ -1353,23 +1382,30 @@ def _lane(native: NativeParse, ctx: ParseContext, parsers: tuple[str, ...]) -> t
     drop. A forced usual reply then costs its reader and the calls' build, not the mask's, the
     reasoning split's and the chain's questions of every character (a property test holds the two
     paths to the same response)."""
-    if native.candidates or not native.text:
+    text = native.text
+    if native.candidates or not text:
         return None
-    chain = _chain(tuple(ctx.prefer), tuple(parsers))
-    if len(chain) != 1:
-        return None
-    d = _lane_of(chain[0])
+    whole = len(chain) > 1
+    if whole:  # the owner of the section the reply opens with reads first, in chain order
+        last = _LAST_OPENERS
+        openers = last[1] if last[0] is chain else _openers_of(chain)
+        if not text.startswith(openers[0]):
+            return None
+        name = next(n for o, n in openers[1] if text.startswith(o))
+    else:
+        name = chain[0]
+    d = _lane_of(name)
     if d is None:
         return None
     try:
-        got = d.lane(native.text)
+        got = d.lane(text)
     except Exception as exc:  # noqa: BLE001 - a reader bug must not lose the turn: the full path reads it
-        failures.record(f"dialect {chain[0]} lane", exc)
+        failures.record(f"dialect {name} lane", exc)
         return None
     if got is None:
         return None
     cands, rest = got
-    if len(cands) >= MAX_CALLS or not cands or (rest and _PLAIN.fullmatch(rest) is None):
+    if len(cands) >= MAX_CALLS or not cands or (rest and (whole or _PLAIN.fullmatch(rest) is None)):
         return None
     tools = ctx.tools
     for c in cands:
@@ -1383,7 +1419,9 @@ def _lane(native: NativeParse, ctx: ParseContext, parsers: tuple[str, ...]) -> t
 def finalize(native: NativeParse, ctx: ParseContext, parsers: tuple[str, ...]) -> ParsedResponse:
     """Native fields + text dialects + repair -> the response the loop acts on."""
     native_cands = native.candidates[:MAX_CALLS]
-    lane = _lane(native, ctx, parsers)
+    # the chain as the cached tuple (chain() hands out a list to change; here it is only read)
+    chain = _chain(tuple(ctx.prefer), tuple(parsers))
+    lane = _lane(native, ctx, chain)
     if lane is not None:
         (found, rest), capped = lane, False
         text, thinking = native.text or "", (native.thinking or "").strip()
@@ -1393,9 +1431,8 @@ def finalize(native: NativeParse, ctx: ParseContext, parsers: tuple[str, ...]) -
         text, thought = split_thinking(masked.text, marks if isinstance(marks, Seen) else None)
         own, thought = (native.thinking or "").strip(), masked.restore(thought)
         thinking = f"{own}\n\n{thought}" if own and thought else own or thought  # the ones written, joined
-        # the chain as the cached tuple (chain() hands out a list to change; here it is only read)
-        found, rest, capped = _run_dialects(text, _chain(tuple(ctx.prefer), tuple(parsers)), ctx,
-                                            MAX_CALLS - len(native_cands), marks if text is masked.text else None)
+        found, rest, capped = _run_dialects(text, chain, ctx, MAX_CALLS - len(native_cands),
+                                            marks if text is masked.text else None)
         if masked.changed:
             found, rest, text = masked.restore_candidates(found), masked.restore(rest), masked.restore(text)
     budget = repair.RepairBudget()
@@ -1463,7 +1500,8 @@ def _call_markup() -> tuple[str, ...]:
 
 # Everything above built from the dialect table is rebuilt when the table changes (_markup.forget).
 for _clear in (_reasoning_markup.cache_clear, _leading_openers.cache_clear, _markup_groups.cache_clear, _wrapper_opens.cache_clear, _probe_groups.cache_clear, _pair_probes.cache_clear, _chain.cache_clear, _chain_index.cache_clear, _all_tags.cache_clear, _empty_lists.cache_clear, _plain_tags.cache_clear,
-               _call_markup.cache_clear, _lane_of.cache_clear, _PREPARED.clear):
+               _call_markup.cache_clear, _lane_of.cache_clear, _chain_openers.cache_clear, _PREPARED.clear,
+               lambda: _LAST_OPENERS.__setitem__(slice(None), (None, None))):
     _markup.on_change(_clear)
 
 

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from agentcli.core.types import Tool
 from agentcli.wire import pipeline
 from agentcli.wire.dialects import _markup, deepseek
-from agentcli.wire.types import NativeParse, ParseContext
+from agentcli.wire.types import Candidate, NativeParse, ParseContext
 
 DIALECTS = ("deepseek_v3", "deepseek_v31")
 NAMES = ("get_weather", "read_file", "f", "a.b-c")
@@ -112,15 +112,27 @@ def _ctx(draw: st.DrawFn, dialect: str, some: bool = True) -> ParseContext:
     tools = [Tool(name=n, description="", parameters={"type": "object", "properties": {"city": {"type": "string"}}})
              for n in offered]
     ctx = ParseContext.of(tools) if tools else ParseContext()
-    if draw(st.booleans()):
-        ctx = ParseContext(tools=ctx.tools, prefer=(dialect,))
-    return ctx
+    prefer = draw(st.sampled_from(((), (), (dialect,), DIALECTS[::-1], ("hermes",)) if some else ((), (dialect,))))
+    return ParseContext(tools=ctx.tools, prefer=prefer) if prefer else ctx
 
 
-def _full(text: str, ctx: ParseContext, dialect: str, monkeypatch: pytest.MonkeyPatch) -> object:
+_ALL = st.sampled_from((None, None, ("hermes", "deepseek_v31"), ("deepseek_v31", "deepseek_v3", "json_block")))
+
+
+def _chain(draw: st.DrawFn, dialect: str) -> tuple[str, ...]:
+    """The dialect forced, every dialect (auto), or a few."""
+    chain = draw(st.one_of(st.just((dialect,)), _ALL))
+    return tuple(pipeline.dialects.DIALECTS) if chain is None else chain
+
+
+def _lane(text: str, ctx: ParseContext, parsers: tuple[str, ...]) -> tuple[list[Candidate], str] | None:
+    return pipeline._lane(NativeParse(text=text), ctx, pipeline._chain(tuple(ctx.prefer), parsers))
+
+
+def _full(text: str, ctx: ParseContext, chain: tuple[str, ...], monkeypatch: pytest.MonkeyPatch) -> object:
     with monkeypatch.context() as m:
         m.setattr(pipeline, "_lane", lambda *a: None)
-        return pipeline.finalize(NativeParse(text=text), ctx, (dialect,))
+        return pipeline.finalize(NativeParse(text=text), ctx, chain)
 
 
 _SETTINGS = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow,
@@ -131,8 +143,8 @@ _SETTINGS = settings(max_examples=400, deadline=None, suppress_health_check=[Hea
 @given(data=st.data())
 def test_the_lane_answers_as_the_full_path(data: st.DataObject, monkeypatch: pytest.MonkeyPatch) -> None:
     dialect, text = data.draw(_reply(usual=False))
-    ctx = _ctx(data.draw, dialect)
-    assert pipeline.finalize(NativeParse(text=text), ctx, (dialect,)) == _full(text, ctx, dialect, monkeypatch)
+    ctx, chain = _ctx(data.draw, dialect), _chain(data.draw, dialect)
+    assert pipeline.finalize(NativeParse(text=text), ctx, chain) == _full(text, ctx, chain, monkeypatch)
 
 
 @_SETTINGS
@@ -140,11 +152,12 @@ def test_the_lane_answers_as_the_full_path(data: st.DataObject, monkeypatch: pyt
 def test_the_usual_reply_takes_the_lane(data: st.DataObject, monkeypatch: pytest.MonkeyPatch) -> None:
     dialect, text = data.draw(_reply(usual=True))
     ctx = _ctx(data.draw, dialect, some=False)
-    lane = pipeline._lane(NativeParse(text=text), ctx, (dialect,))
+    lane = _lane(text, ctx, (dialect,))
     # left to the full path: a fence the lane does not read, a token spelled with ASCII bars
     declined = "```py" in text or "<|tool▁" in text
     assert (lane is None) == declined
-    assert pipeline.finalize(NativeParse(text=text), ctx, (dialect,)) == _full(text, ctx, dialect, monkeypatch)
+    chain = _chain(data.draw, dialect)
+    assert pipeline.finalize(NativeParse(text=text), ctx, chain) == _full(text, ctx, chain, monkeypatch)
 
 
 def test_the_lane_asks_no_general_question(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -165,11 +178,16 @@ def test_the_lane_asks_no_general_question(monkeypatch: pytest.MonkeyPatch) -> N
     assert asked  # the full path asks them: the count above can fail
 
 
-def test_a_chain_of_more_than_one_dialect_takes_no_lane() -> None:
-    text = f"{deepseek.CALLS_BEGIN}{deepseek.CALL_BEGIN}f{deepseek.SEP}{{}}{deepseek.CALL_END}{deepseek.CALLS_END}"
-    assert pipeline._lane(NativeParse(text=text), ParseContext(), ("deepseek_v31",)) is not None
-    assert pipeline._lane(NativeParse(text=text), ParseContext(), ("deepseek_v31", "hermes")) is None
-    assert pipeline._lane(NativeParse(text=text), ParseContext(prefer=("hermes",)), ("deepseek_v31",)) is None
+def test_in_a_chain_the_lane_takes_only_a_reply_that_is_its_section() -> None:
+    calls = f"{deepseek.CALLS_BEGIN}{deepseek.CALL_BEGIN}f{deepseek.SEP}{{}}{deepseek.CALL_END}{deepseek.CALLS_END}"
+    auto = tuple(pipeline.dialects.DIALECTS)
+    for text in (calls, calls + deepseek.EOS):
+        assert _lane(text, ParseContext(), auto) is not None
+        got = pipeline._lane(NativeParse(text=text), ParseContext(), ("deepseek_v31", *auto))
+        assert got is not None and got[0][0].dialect == "deepseek_v31"  # the chain's first owner
+    for text in ("Sure. " + calls, calls + " Done.", " " + calls):
+        assert _lane(text, ParseContext(), auto) is None
+        assert _lane(text, ParseContext(), ("deepseek_v3",)) is not None
 
 
 @_SETTINGS
@@ -184,7 +202,7 @@ def test_arguments_decoded_in_place_answer_as_their_text(data: st.DataObject, mo
         n = data.draw(st.integers(95, 110))
         text = text.replace("{}", "{" + '"a": [' * n + "1" + "]" * n + "}", 1)
     ctx = _ctx(data.draw, dialect)
-    chain = data.draw(st.sampled_from(((dialect,), tuple(pipeline.dialects.DIALECTS))))
+    chain = _chain(data.draw, dialect)
     native = NativeParse(text=text)
     with monkeypatch.context() as m:  # undone after each example: the patches must not outlive it
         m.setattr(pipeline, "_lane", lambda *a: None)
