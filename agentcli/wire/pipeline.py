@@ -1346,6 +1346,17 @@ def _lane_of(name: str) -> dialects.Dialect | None:
 _Openers = tuple[tuple[str, ...], tuple[tuple[str, str], ...]]
 
 
+@functools.cache
+def _unmasked_reasoning() -> tuple[str, ...]:
+    """The first characters of reasoning tags the mask does not hide in a string (it hides markup
+    opening with `<` or `[`; Kimi's `◁think▷` opens with neither): the reasoning split finds such a
+    tag inside an argument too, so a reply holding one is left to the full path."""
+    from agentcli.wire.dialects._opaque import _FIRSTS
+
+    tags = (t for pair in _markup.collected().reasoning_tags for t in pair)
+    return tuple(sorted({t[0] for t in tags if t and t[0] not in _FIRSTS}))
+
+
 @functools.lru_cache(maxsize=64)
 def _chain_openers(chain: tuple[str, ...]) -> _Openers:
     """(every section opener of the chain, (opener, dialect) in chain order), from the declared
@@ -1385,6 +1396,9 @@ def _lane(native: NativeParse, ctx: ParseContext, chain: tuple[str, ...]) -> tup
     text = native.text
     if native.candidates or not text:
         return None
+    for ch in _unmasked_reasoning():
+        if ch in text:
+            return None  # the full path splits such a tag even inside a string: its answer, not the lane's
     whole = len(chain) > 1
     if whole:  # the owner of the section the reply opens with reads first, in chain order
         last = _LAST_OPENERS
@@ -1500,7 +1514,7 @@ def _call_markup() -> tuple[str, ...]:
 
 # Everything above built from the dialect table is rebuilt when the table changes (_markup.forget).
 for _clear in (_reasoning_markup.cache_clear, _leading_openers.cache_clear, _markup_groups.cache_clear, _wrapper_opens.cache_clear, _probe_groups.cache_clear, _pair_probes.cache_clear, _chain.cache_clear, _chain_index.cache_clear, _all_tags.cache_clear, _empty_lists.cache_clear, _plain_tags.cache_clear,
-               _call_markup.cache_clear, _lane_of.cache_clear, _chain_openers.cache_clear, _PREPARED.clear,
+               _call_markup.cache_clear, _lane_of.cache_clear, _chain_openers.cache_clear, _unmasked_reasoning.cache_clear, _PREPARED.clear,
                lambda: _LAST_OPENERS.__setitem__(slice(None), (None, None))):
     _markup.on_change(_clear)
 

@@ -29,5 +29,12 @@ class _InternLM2(Dialect):
             return [], text
         return cands, remove_spans(text, spans)
 
+    def lane(self, text: str) -> ParseResult | None:
+        """The parse itself (Dialect.lane): each call's JSON is decoded where it stands and the next
+        token looked for past its end, so a marker quoted in a string never steers it; whatever it
+        leaves (another action, a token in prose) stays in the text, which the pipeline then finds
+        no plain prose and reads the full way."""
+        return self.parse(text)
+
 
 INTERNLM2 = _InternLM2()

@@ -129,6 +129,10 @@ def _lane(text: str, ctx: ParseContext, parsers: tuple[str, ...]) -> tuple[list[
     return pipeline._lane(NativeParse(text=text), ctx, pipeline._chain(tuple(ctx.prefer), parsers))
 
 
+def _unmaskable(text: str) -> bool:
+    return any(c in text for c in pipeline._unmasked_reasoning())
+
+
 def _full(text: str, ctx: ParseContext, chain: tuple[str, ...], monkeypatch: pytest.MonkeyPatch) -> object:
     with monkeypatch.context() as m:
         m.setattr(pipeline, "_lane", lambda *a: None)
@@ -153,8 +157,9 @@ def test_the_usual_reply_takes_the_lane(data: st.DataObject, monkeypatch: pytest
     dialect, text = data.draw(_reply(usual=True))
     ctx = _ctx(data.draw, dialect, some=False)
     lane = _lane(text, ctx, (dialect,))
-    # left to the full path: a fence the lane does not read, a token spelled with ASCII bars
-    declined = "```py" in text or "<|tool▁" in text
+    # left to the full path: a fence the lane does not read, a token spelled with ASCII bars, a
+    # reasoning tag the mask cannot hide in a string
+    declined = "```py" in text or "<|tool▁" in text or _unmaskable(text)
     assert (lane is None) == declined
     chain = _chain(data.draw, dialect)
     assert pipeline.finalize(NativeParse(text=text), ctx, chain) == _full(text, ctx, chain, monkeypatch)
@@ -209,3 +214,51 @@ def test_arguments_decoded_in_place_answer_as_their_text(data: st.DataObject, mo
         got = pipeline.finalize(native, ctx, chain)
         m.setattr(deepseek, "_in_place", lambda t, a, b: t[a:b])
         assert got == pipeline.finalize(native, ctx, chain)
+
+
+# InternLM2: the dialect's own parse is its lane (each call's JSON decoded where it stands).
+_I_START, _I_PLUGIN, _I_END = "<|action_start|>", "<|plugin|>", "<|action_end|>"
+
+
+@st.composite
+def _internlm_reply(draw: st.DrawFn, usual: bool) -> str:
+    """Calls `<|action_start|><|plugin|>{"name": .., "parameters": {..}}<|action_end|>` between
+    prose; unless `usual`, parts odd one time in six (markup snippets, another action, a name that
+    is no string, no end token), one reply in eight cut anywhere."""
+
+    def odd() -> bool:
+        return not usual and draw(st.integers(0, 5)) == 0
+
+    calls = []
+    for _ in range(draw(st.integers(1, 3))):
+        obj: dict[str, object] = {"name": draw(st.sampled_from(NAMES))}
+        obj[draw(st.sampled_from(("parameters", "arguments")))] = draw(_args)
+        if odd():
+            obj["name"] = draw(st.one_of(_prose, st.integers(), st.none()))
+        body = json.dumps(obj, ensure_ascii=draw(st.booleans()))
+        token = draw(st.sampled_from(("<|interpreter|>", _I_PLUGIN + "{"))) if odd() else _I_PLUGIN
+        end = "" if odd() else _I_END
+        calls.append(f"{_I_START}{draw(_space)}{token}{draw(_space)}{body}{draw(_space)}{end}")
+    gaps = [draw(_prose) if odd() else draw(_space) for _ in calls]
+    text = "".join(c + g for c, g in zip(calls, gaps, strict=True))
+    text = f"{draw(_prose) if odd() else draw(_plain_prose)}{text}{draw(_prose) if odd() else draw(_plain_prose)}"
+    if not usual and draw(st.integers(0, 7)) == 0:
+        text = text[: draw(st.integers(0, len(text)))]
+    return text
+
+
+@_SETTINGS
+@given(data=st.data())
+def test_internlm2_lane_answers_as_the_full_path(data: st.DataObject, monkeypatch: pytest.MonkeyPatch) -> None:
+    text = data.draw(_internlm_reply(usual=False))
+    ctx, chain = _ctx(data.draw, "internlm2"), _chain(data.draw, "internlm2")
+    assert pipeline.finalize(NativeParse(text=text), ctx, chain) == _full(text, ctx, chain, monkeypatch)
+
+
+@_SETTINGS
+@given(data=st.data())
+def test_internlm2_usual_reply_takes_the_lane(data: st.DataObject, monkeypatch: pytest.MonkeyPatch) -> None:
+    text = data.draw(_internlm_reply(usual=True))
+    ctx = _ctx(data.draw, "internlm2", some=False)
+    assert (_lane(text, ctx, ("internlm2",)) is None) == _unmaskable(text)
+    assert pipeline.finalize(NativeParse(text=text), ctx, ("internlm2",)) == _full(text, ctx, ("internlm2",), monkeypatch)
