@@ -17,6 +17,7 @@ from typing import Any
 from agentcli.wire.dialects._base import MAX_CALLS, Dialect
 from agentcli.wire.dialects._callscan import decode_at, json_end, salvage_call, skip_ws
 from agentcli.wire.dialects._scan import ParseResult, total
+from agentcli.wire.dialects._seen import finder
 from agentcli.wire.types import Candidate
 
 MARKER = "<|content_invoke_tool_json|>"
@@ -38,9 +39,12 @@ class _Inkling(Dialect):
         cands: list[Candidate] = []
         kept: list[str] = []
         pos = 0
-        at = text.find(MARKER)
+        # On a long reply the marker is looked for where its `|` stands (a memchr): a plain search
+        # walks every character of the payload, four bytes each in a reply holding an emoji.
+        find = finder(text)
+        at = find(MARKER)
         while at != -1 and len(cands) <= MAX_CALLS:
-            nxt = text.find(MARKER, at + len(MARKER))
+            nxt = find(MARKER, at + len(MARKER))
             stop = len(text) if nxt == -1 else nxt
             got = self._call(text, at, stop)
             start = self._header_start(text, pos, at, got[0] if got else None)
@@ -51,13 +55,14 @@ class _Inkling(Dialect):
             kept.append(text[pos:start])
             cands.append(Candidate(name, args, text[start:end], self.name, error=error))
             pos = end
-            at = text.find(MARKER, end) if end > at else nxt
+            at = find(MARKER, end) if end > at else nxt
         if not cands:
             return [], text
         kept.append(text[pos:])
         rest = "".join(kept)
-        for token in FRAMES:
-            rest = rest.replace(token, "")
+        if "|" in rest:  # every frame token holds a `|`: absent, one memchr spares four walks of the prose
+            for token in FRAMES:
+                rest = rest.replace(token, "")
         return cands, rest
 
     def _call(self, text: str, at: int, stop: int) -> tuple[str, Any, int, str | None] | None:
