@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from agentcli.wire.dialects._base import Dialect, ReasoningSplit, split_by
 from agentcli.wire.dialects._scan import ParseResult, json_object_complete, total
-from agentcli.wire.dialects._seen import finder
+from agentcli.wire.dialects._seen import TWO_WAY, finder
 from agentcli.wire.types import Candidate
 
 START, CHANNEL, MESSAGE = "<|start|>", "<|channel|>", "<|message|>"
@@ -134,7 +134,10 @@ def split_analysis(text: str) -> tuple[str, list[str]]:
 def _names_analysis(text: str) -> bool:
     """Whether a channel token names `analysis` (after spaces, as `_word_after` reads it): no
     message is on that channel otherwise. Asked at each channel token, not by a search for the word
-    over the whole reply."""
+    over the whole reply (on a reply shorter than TWO_WAY the plain search for the word costs less
+    than that walk, and answers as well: no word, no channel naming it)."""
+    if len(text) < TWO_WAY:
+        return "analysis" in text
     find = finder(text)
     at = find(CHANNEL)
     while at != -1:

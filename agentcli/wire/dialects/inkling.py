@@ -17,7 +17,6 @@ from typing import Any
 from agentcli.wire.dialects._base import MAX_CALLS, Dialect
 from agentcli.wire.dialects._callscan import decode_at, json_end, salvage_call, skip_ws
 from agentcli.wire.dialects._scan import ParseResult, total
-from agentcli.wire.dialects._seen import finder
 from agentcli.wire.types import Candidate
 
 MARKER = "<|content_invoke_tool_json|>"
@@ -39,12 +38,9 @@ class _Inkling(Dialect):
         cands: list[Candidate] = []
         kept: list[str] = []
         pos = 0
-        # On a long reply the marker is looked for where its `|` stands (a memchr): a plain search
-        # walks every character of the payload, four bytes each in a reply holding an emoji.
-        find = finder(text)
-        at = find(MARKER)
+        at = text.find(MARKER)
         while at != -1 and len(cands) <= MAX_CALLS:
-            nxt = find(MARKER, at + len(MARKER))
+            nxt = text.find(MARKER, at + len(MARKER))
             stop = len(text) if nxt == -1 else nxt
             got = self._call(text, at, stop)
             start = self._header_start(text, pos, at, got[0] if got else None)
@@ -55,7 +51,7 @@ class _Inkling(Dialect):
             kept.append(text[pos:start])
             cands.append(Candidate(name, args, text[start:end], self.name, error=error))
             pos = end
-            at = find(MARKER, end) if end > at else nxt
+            at = text.find(MARKER, end) if end > at else nxt
         if not cands:
             return [], text
         kept.append(text[pos:])

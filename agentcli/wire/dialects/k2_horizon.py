@@ -25,7 +25,7 @@ from agentcli.wire.dialects._scan import (
     skip_ws,
     total,
 )
-from agentcli.wire.dialects._seen import find_far, finder
+from agentcli.wire.dialects._seen import TWO_WAY, finder, locate
 from agentcli.wire.types import Candidate
 
 CALL_BEGIN, CALL_END = "<ifm|tool_call>", "</ifm|tool_call>"
@@ -77,7 +77,8 @@ def _tagged(body: str, at: int, open_tag: str, close_tag: str) -> tuple[str, int
     at = skip_ws(body, at)
     if not body.startswith(open_tag, at):
         return None
-    close = find_far(body, close_tag, at)  # past a long value, by the places of the tag's `|`
+    # past a long value by the places of the tag's `|` (a plain search below TWO_WAY, no call between)
+    close = body.find(close_tag, at) if len(body) < TWO_WAY else locate(body, close_tag, at)
     if close == -1:
         return None
     return body[at + len(open_tag) : close], close + len(close_tag)
@@ -120,7 +121,9 @@ class _K2Horizon(Dialect):
 
     @total
     def parse(self, text: str) -> ParseResult:
-        think = _think_regions(text) if find_far(text, "ifm|think") != -1 else []
+        # On a long reply asked where the `|` stands (see _seen.finder); below TWO_WAY, no call between.
+        reasons = text.find("ifm|think") if len(text) < TWO_WAY else locate(text, "ifm|think")
+        think = _think_regions(text) if reasons != -1 else []
         groups = [(g.start, g.end) for g in iter_blocks(text, GROUP_BEGIN, GROUP_END) if g.closed]
         cands: list[Candidate] = []
         spans: list[tuple[int, int]] = []
