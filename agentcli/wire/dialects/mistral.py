@@ -21,7 +21,6 @@ from agentcli.wire.dialects._callscan import (
     skip_ws,
     top_objects,
 )
-from agentcli.wire.dialects._seen import finder
 from agentcli.wire.types import Candidate
 
 if TYPE_CHECKING:
@@ -46,15 +45,14 @@ class MistralDialect(Dialect):
     emulation = True
 
     def parse(self, text: str) -> tuple[list[Candidate], str]:
-        find = finder(text)  # on a long reply, the token looked for where its `[` stands (a memchr)
-        start = find(BOT)
+        start = text.find(BOT)
         if start < 0:
             return [], text
         out: list[Candidate] = []
         kept: list[str] = []
         pos = 0
         while True:
-            s = find(BOT, pos)
+            s = text.find(BOT, pos)
             if s < 0:
                 kept.append(text[pos:])
                 break
@@ -71,7 +69,7 @@ class MistralDialect(Dialect):
                 cands, end = self._named(text, s, i)
                 if not cands:  # words before the list ("[TOOL_CALLS] junk [{...}]"): the list is still the call
                     j = text.find("[{", i, min(len(text), i + _JUNK))
-                    nxt = find(BOT, i)
+                    nxt = text.find(BOT, i)
                     if j >= 0 and (nxt < 0 or j < nxt):
                         cands, end = self._json_list(text, s, j)
             if cands:
@@ -92,7 +90,7 @@ class MistralDialect(Dialect):
             raw = text[pos:hit[1]]
             return [Candidate(n, a, raw, self.name, id=cid) for n, a, cid in calls], hit[1]
         # Malformed: judged up to the next token only, so a run of cut-off calls costs linear time.
-        nxt = finder(text)(BOT, i)
+        nxt = text.find(BOT, i)
         stop = nxt if nxt >= 0 else len(text)
         end = json_end(text, i, stop)
         if end is None:
@@ -129,7 +127,7 @@ class MistralDialect(Dialect):
         hit = decode_at(text, j)
         if hit is not None:
             return [Candidate(name, text[j:hit[1]], text[pos:hit[1]], self.name, id=cid)], hit[1]
-        nxt = finder(text)(BOT, j)
+        nxt = text.find(BOT, j)
         end = json_end(text, j, nxt if nxt >= 0 else None)
         if end is None:
             if nxt >= 0:  # malformed but followed by another call: repair what is there

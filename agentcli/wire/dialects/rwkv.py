@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from agentcli.wire.dialects._base import Dialect
 from agentcli.wire.dialects._scan import ParseResult, calls_from_json, decode_json_at, remove_spans, skip_ws, total
-from agentcli.wire.dialects._seen import finder
 from agentcli.wire.types import Candidate
 
 HEADING = "**Tool Call:**"
@@ -30,8 +29,7 @@ class _Rwkv(Dialect):
         cands: list[Candidate] = []
         spans: list[tuple[int, int]] = []
         pos = 0
-        find = finder(text)  # on a long reply, the heading looked for where its `*` stands (a memchr)
-        while (h := find(HEADING, pos)) != -1:
+        while (h := text.find(HEADING, pos)) != -1:
             pos = h + len(HEADING)
             f = skip_ws(text, pos)
             fence = next((x for x in _FENCES if text.startswith(x, f)), None)

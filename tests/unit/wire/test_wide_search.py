@@ -3,7 +3,7 @@
 A plain `text.find(TOKEN)` walks every character it passes: past `_seen.TWO_WAY` characters CPython
 searches with its two-way algorithm, a step or a few a character, and a reply stored two or four
 bytes a character (one CJK character or emoji is enough) reads a wide unit a step. Apertus, Harmony,
-K2-Horizon, Kimi K2, MiniCPM5, MiniMax M1, Mistral, RWKV, Seed-OSS and tool-named XML look for their
+K2-Horizon, Kimi K2, MiniCPM5, MiniMax M1, Seed-OSS and tool-named XML look for their
 tokens on such a reply with `_seen.finder` / `find_far` (a memchr for the token's rare character,
 the token checked where it stands; below TWO_WAY the plain search is kept, as a str method call
 costs about as much as a plain scan of several KB) and answer a few whole-reply questions at the
@@ -35,8 +35,6 @@ from agentcli.wire.dialects import (
     kimi_k2,
     minicpm5,
     minimax,
-    mistral,
-    rwkv,
     seed_oss,
     tool_xml,
 )
@@ -74,8 +72,8 @@ ORACLES: dict[Any, dict[str, Any]] = {
     apertus: {},
     harmony: {"_names_analysis": lambda text: "analysis" in text},
     k2_horizon: {},
-    kimi_k2: {"_more_than": lambda text, token, n: text.count(token) > n, "_section_tokens": _old_section_tokens},
-    minicpm5: {}, minimax: {}, seed_oss: {}, tool_xml: {}, mistral: {}, rwkv: {},
+    kimi_k2: {"_section_tokens": _old_section_tokens},
+    minicpm5: {}, minimax: {}, seed_oss: {}, tool_xml: {},
 }
 
 Q = '\\"'  # a quote inside a JSON string value
@@ -117,11 +115,6 @@ PIECES.update({
               "<think>", "</think>", '{"name": "f", "arguments": {"q": "</tool_calls>"}}'],
     seed_oss: ["<seed:tool_call>", "</seed:tool_call>", "<function=get_weather>", "</function>",
                "<parameter=location>", "</parameter>", "Barcelona", "<seed:think>", "</seed:think>"],
-    mistral: ["[TOOL_CALLS]", "[/TOOL_CALLS]", '[{"name": "get_weather", "arguments": {"city": "Paris"}}]',
-              'get_weather[ARGS]{"city": "Paris"}', "[CALL_ID]abc123XYZ", '[{"name": "f", "arguments": {"q": "',
-              "[TOOL_CALLS] junk ", "[]", "{"],
-    rwkv: ["**Tool Call:**", "\n```json\n", "\n```", "```", '{"name": "get_weather", "arguments": {"city": "Paris"}}',
-           '{"name": "f", "arguments": {"q": "**Tool Call:**"}}', "**bold**"],
     tool_xml: ["<read_file>", "</read_file>", "<path>", "</path>", "src/main.js", "<content>", "</content>", "\n",
                "</", "<html>", "</html>"],
 })
@@ -132,11 +125,6 @@ WHOLE.update({
               "<think>Maybe <tool_calls>\n{\"name\": \"f\", \"arguments\": {}}\n</tool_calls></think>"],
     seed_oss: ["<seed:tool_call>\n<function=get_weather>\n<parameter=location>Barcelona</parameter>\n</function>\n"
                "</seed:tool_call>", "<seed:think>Plan.</seed:think>"],
-    mistral: ['[TOOL_CALLS] [{"name": "get_weather", "arguments": {"city": "Paris"}}]',
-              '[TOOL_CALLS][{"name": "f", "arguments": {"q": "[TOOL_CALLS]"}, "id": "Xc8mN2pQr"}]',
-              '[TOOL_CALLS]get_weather[ARGS]{"city": "Paris"}'],
-    rwkv: ['**Tool Call:**\n```json\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n```',
-           '**Tool Call:**\n```\n{"name": "f", "arguments": {"q": "**Tool Call:**\\n```"}}\n```'],
     tool_xml: ["\n<read_file>\n<path>src/main.js</path>\n</read_file>",
                "\n<write_to_file>\n<path>b.py</path>\n<content>\nx = '</path>'\n</content>\n</write_to_file>"],
 })
@@ -166,8 +154,8 @@ def _read(module: Any, dialect: Any, text: str) -> Any:
 
 
 DIALECTS = {apertus: apertus.APERTUS, harmony: harmony.HARMONY, k2_horizon: k2_horizon.K2_HORIZON,
-            kimi_k2: kimi_k2.KIMI_K2, minicpm5: minicpm5.MINICPM5, minimax: minimax.MINIMAX, mistral: mistral.MISTRAL,
-            rwkv: rwkv.RWKV, seed_oss: seed_oss.SEED_OSS, tool_xml: tool_xml.TOOL_XML}
+            kimi_k2: kimi_k2.KIMI_K2, minicpm5: minicpm5.MINICPM5, minimax: minimax.MINIMAX,
+            seed_oss: seed_oss.SEED_OSS, tool_xml: tool_xml.TOOL_XML}
 
 
 @pytest.mark.parametrize("module", list(DIALECTS), ids=lambda m: m.__name__.rsplit(".", 1)[1])
@@ -249,8 +237,6 @@ CALLS: dict[Any, str] = {
     minimax: '<tool_calls>\n{"name": "get_weather", "arguments": {"city": "Dallas%s"}}\n</tool_calls>',
     seed_oss: ("<seed:tool_call>\n<function=get_weather>\n<parameter=location>Barcelona%s</parameter>\n"
                "</function>\n</seed:tool_call>"),
-    mistral: '[TOOL_CALLS] [{"name": "get_weather", "arguments": {"city": "Paris%s"}}]',
-    rwkv: '**Tool Call:**\n```json\n{"name": "get_weather", "arguments": {"city": "Paris%s"}}\n```',
     tool_xml: "\n<get_weather>\n<city>Paris%s</city>\n</get_weather>",
 }
 
