@@ -14,6 +14,7 @@ import re
 from agentcli.wire.dialects._base import Dialect
 from agentcli.wire.dialects._callscan import decode_at, is_tool_name, skip_ws
 from agentcli.wire.dialects._scan import ParseResult, total
+from agentcli.wire.dialects._seen import finder
 from agentcli.wire.types import Candidate
 
 PREFIX, SUFFIX = "<|tools_prefix|>", "<|tools_suffix|>"
@@ -33,14 +34,17 @@ class _Apertus(Dialect):
         out: list[Candidate] = []
         kept: list[str] = []
         pos = 0
-        start = text.find(PREFIX)
+        # On a long reply the tokens are looked for where their `|` stands (a memchr): a plain search
+        # walks every character of the arguments, four bytes each in a reply holding an emoji.
+        find = finder(text)
+        start = find(PREFIX)
         close_at = -2  # the next suffix, found once and reused until passed (-1: none left): linear
         while start >= 0:
             body_start = start + len(PREFIX)
             if close_at != -1 and close_at < body_start:
-                close_at = text.find(SUFFIX, body_start)
+                close_at = find(SUFFIX, body_start)
             end = close_at
-            nxt = text.find(PREFIX, body_start)
+            nxt = find(PREFIX, body_start)
             if end < 0 or (0 <= nxt < end):
                 end = nxt if nxt >= 0 else len(text)
                 stop = end
@@ -51,7 +55,7 @@ class _Apertus(Dialect):
             kept.append(text[pos:stop] if calls is None else text[pos:start])
             out.extend(calls or ())
             pos = stop
-            start = nxt if nxt >= stop else (text.find(PREFIX, stop) if nxt >= 0 else -1)
+            start = nxt if nxt >= stop else (find(PREFIX, stop) if nxt >= 0 else -1)
         kept.append(text[pos:])
         return (out, "".join(kept)) if out else ([], text)
 

@@ -12,11 +12,12 @@ final/commentary bodies and prose outside messages are kept.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from agentcli.wire.dialects._base import Dialect, ReasoningSplit, split_by
 from agentcli.wire.dialects._scan import ParseResult, json_object_complete, total
+from agentcli.wire.dialects._seen import TWO_WAY, finder
 from agentcli.wire.types import Candidate
 
 START, CHANNEL, MESSAGE = "<|start|>", "<|channel|>", "<|message|>"
@@ -49,21 +50,21 @@ def _split_header(region: str) -> tuple[str, str]:
     c = region.find(CHANNEL)
     if c != -1:
         before = region[:c]
-        if " to=" in " " + before and "\n" not in before.strip() and len(before) < 256:
+        if len(before) < 256 and " to=" in " " + before and "\n" not in before.strip():
             return "", region  # recipient written before the channel
         return before, region[c:]
-    if "to=" in region and "\n" not in region.strip() and len(region) < 256:
+    if len(region) < 256 and "to=" in region and "\n" not in region.strip():
         return "", region
     return region, ""
 
 
-def _body_end(text: str, start: int, cache: dict[str, int]) -> tuple[int, int]:
+def _body_end(text: str, start: int, cache: dict[str, int], find: Callable[..., int]) -> tuple[int, int]:
     """(end of body, position after its terminator); a following <|start|> is not consumed."""
     best, after = len(text), len(text)
     for tok in (*ENDS, START):
         at = cache.get(tok, -2)
         if at != -1 and at < start:
-            at = text.find(tok, start)
+            at = find(tok, start)
             cache[tok] = at
         if at != -1 and at < best:
             best, after = at, at if tok == START else at + len(tok)
@@ -95,11 +96,14 @@ class _Message:
 def _messages(text: str) -> Iterator[_Message]:
     """Every message of `text` in order; the text after the last one is not yielded."""
     cache: dict[str, int] = {}
+    # On a long reply the tokens are looked for where their `|` stands (a memchr): a plain search
+    # walks every character of a body, four bytes each in a reply holding an emoji.
+    find = finder(text)
     pos = 0
-    while pos < len(text) and (m := text.find(MESSAGE, pos)) != -1:
+    while pos < len(text) and (m := find(MESSAGE, pos)) != -1:
         prose, header = _split_header(text[pos:m])
         body_start = m + len(MESSAGE)
-        body_end, after = _body_end(text, body_start, cache)
+        body_end, after = _body_end(text, body_start, cache, find)
         yield _Message(pos, prose, header, body_start, body_end, after)
         pos = after
 
@@ -112,7 +116,7 @@ def split_analysis(text: str) -> tuple[str, list[str]]:
     """(text without its analysis messages, their bodies): an analysis-channel message addressed to
     no tool is the model's reasoning, so it goes to thinking like any family's think block. An
     analysis message with a recipient is a call and stays for the dialect to read."""
-    if MESSAGE not in text or "analysis" not in text:
+    if not _names_analysis(text):  # (without a message body nothing is split either: no MESSAGE check)
         return text, []
     out: list[str] = []
     thoughts: list[str] = []
@@ -127,6 +131,25 @@ def split_analysis(text: str) -> tuple[str, list[str]]:
     return ("".join(out), thoughts) if thoughts else (text, [])
 
 
+def _names_analysis(text: str) -> bool:
+    """Whether a channel token names `analysis` (after spaces, as `_word_after` reads it): no
+    message is on that channel otherwise. Asked at each channel token, not by a search for the word
+    over the whole reply (on a reply shorter than TWO_WAY the plain search for the word costs less
+    than that walk, and answers as well: no word, no channel naming it)."""
+    if len(text) < TWO_WAY:
+        return "analysis" in text
+    find = finder(text)
+    at = find(CHANNEL)
+    while at != -1:
+        i = at + len(CHANNEL)
+        while text.startswith(" ", i):
+            i += 1
+        if text.startswith("analysis", i):
+            return True
+        at = find(CHANNEL, i)
+    return False
+
+
 class _Harmony(Dialect):
     name = "harmony"
     markers = (CHANNEL, MESSAGE, "to=functions.")
@@ -137,8 +160,8 @@ class _Harmony(Dialect):
 
     @total
     def parse(self, text: str) -> ParseResult:
-        if MESSAGE not in text:
-            return [], text  # no message body: nothing here is harmony
+        # No message body: nothing here is harmony, and the walk below finds none (its first search
+        # is the check, by the places of `|` on a long reply) and gives the text back as it was.
         cands: list[Candidate] = []
         out: list[str] = []
         header_seen = False
@@ -160,7 +183,7 @@ class _Harmony(Dialect):
             elif msg.channel != "analysis":
                 out.append(body)
         out.append(_tail(text, msg))
-        if not cands and not (header_seen and CHANNEL in text):
+        if not cands and not header_seen:  # a header holding CHANNEL is part of the text
             return [], text
         return cands, "".join(out)
 

@@ -25,6 +25,7 @@ from agentcli.wire.dialects._scan import (
     skip_ws,
     total,
 )
+from agentcli.wire.dialects._seen import TWO_WAY, finder, locate
 from agentcli.wire.types import Candidate
 
 CALL_BEGIN, CALL_END = "<ifm|tool_call>", "</ifm|tool_call>"
@@ -33,27 +34,31 @@ KEY, KEY_END = "<ifm|arg_key>", "</ifm|arg_key>"
 TYPE, TYPE_END = "<ifm|arg_type>", "</ifm|arg_type>"
 VALUE, VALUE_END = "<ifm|arg_value>", "</ifm|arg_value>"
 THINK = "<ifm|think"
+_TAG_MAX = 64  # a reasoning close tag longer than this is no tag (`<ifm|think` and prose up to some `>`)
 
 
 def _think_regions(text: str) -> list[tuple[int, int]]:
     """The reasoning blocks (<ifm|think...>..</ifm|think...>) and a reasoning run closed without its
-    opener at the start, in one pass."""
+    opener at the start, in one pass. On a long reply the tags are looked for where their `|` stands
+    (a memchr), not by a plain search that walks every character."""
+    find = finder(text)
     regions: list[tuple[int, int]] = []
     pos = 0
-    first_close = text.find("</ifm|think")
-    first_open = text.find(THINK)
+    first_close = find("</ifm|think")
+    first_open = find(THINK)
     if first_close != -1 and (first_open == -1 or first_close < first_open):
         gt = text.find(">", first_close)
         pos = len(text) if gt == -1 else gt + 1
         regions.append((0, pos))
     while True:
-        start = text.find(THINK, pos)
+        start = find(THINK, pos)
         if start == -1:
             break
         gt = text.find(">", start)
         if gt == -1:
             break
-        close = text.find("</" + text[start + 1 : gt + 1], gt)
+        tag = "</" + text[start + 1 : gt + 1]
+        close = (find if len(tag) <= _TAG_MAX else text.find)(tag, gt)  # a runaway 'tag': no rare-key table for it
         end = len(text) if close == -1 else close + (gt + 2 - start)
         regions.append((start, end))
         pos = end
@@ -72,7 +77,8 @@ def _tagged(body: str, at: int, open_tag: str, close_tag: str) -> tuple[str, int
     at = skip_ws(body, at)
     if not body.startswith(open_tag, at):
         return None
-    close = body.find(close_tag, at)
+    # past a long value by the places of the tag's `|` (a plain search below TWO_WAY, no call between)
+    close = body.find(close_tag, at) if len(body) < TWO_WAY else locate(body, close_tag, at)
     if close == -1:
         return None
     return body[at + len(open_tag) : close], close + len(close_tag)
@@ -115,7 +121,9 @@ class _K2Horizon(Dialect):
 
     @total
     def parse(self, text: str) -> ParseResult:
-        think = _think_regions(text) if "ifm|think" in text else []
+        # On a long reply asked where the `|` stands (see _seen.finder); below TWO_WAY, no call between.
+        reasons = text.find("ifm|think") if len(text) < TWO_WAY else locate(text, "ifm|think")
+        think = _think_regions(text) if reasons != -1 else []
         groups = [(g.start, g.end) for g in iter_blocks(text, GROUP_BEGIN, GROUP_END) if g.closed]
         cands: list[Candidate] = []
         spans: list[tuple[int, int]] = []

@@ -29,7 +29,7 @@ from agentcli.wire.dialects._scan import (
     skip_ws,
     total,
 )
-from agentcli.wire.dialects._seen import holds_any
+from agentcli.wire.dialects._seen import finder, holds_any
 from agentcli.wire.types import Candidate
 
 SECTION_BEGINS = ("<|tool_calls_section_begin|>", "<|tool_call_section_begin|>")
@@ -74,20 +74,22 @@ def _id_only(call_id: str) -> bool:
 
 
 def strip_tokens(text: str) -> str:
-    """`text` without the Kimi wrapper tokens left in it, except tokens quoted in backticks (prose)."""
-    if "<|tool_call" not in text:
+    """`text` without the Kimi wrapper tokens left in it, except tokens quoted in backticks (prose).
+    On long text the tokens are looked for where their `|` stands (a memchr), not by plain searches."""
+    find = finder(text)
+    i = find("<|tool_call")
+    if i == -1:
         return text
     out: list[str] = []
     pos = 0
-    i = text.find("<|tool_call", pos)
     while i != -1:
         tok = next((t for t in _TOKENS if text.startswith(t, i)), None)
         if tok is None or text[i - 1 : i] == "`" or text[i + len(tok) : i + len(tok) + 1] == "`":
-            i = text.find("<|tool_call", i + 1)
+            i = find("<|tool_call", i + 1)
             continue
         out.append(text[pos:i])
         pos = i + len(tok)
-        i = text.find("<|tool_call", pos)
+        i = find("<|tool_call", pos)
     out.append(text[pos:])
     return "".join(out)
 
@@ -138,6 +140,8 @@ class _KimiK2(Dialect):
                     continue
             found.append((Candidate(name=name, arguments=args or "{}", raw=text[blk.start : blk.end],
                                     dialect=self.name, id=call_id, name_from_args=by_args), (blk.start, blk.end)))
+        # A plain count: CPython crosses a long reply for a token of 28 characters in long strides, for
+        # less than a memchr for its `|` costs in a reply stored four bytes a character.
         if text.count(ARG_BEGIN) > len(blocks):  # an argument token outside every block
             found.extend(self._beginless(text, blocks))
             found.sort(key=lambda f: f[1][0])
@@ -152,23 +156,24 @@ class _KimiK2(Dialect):
         """Calls whose begin tokens are missing: `ID<|tool_call_argument_begin|>{json}` outside any block."""
         out: list[tuple[Candidate, tuple[int, int]]] = []
         bi = 0
-        pos = text.find(ARG_BEGIN)
+        find = finder(text)
+        pos = find(ARG_BEGIN)
         while pos != -1:
             while bi < len(blocks) and blocks[bi][1] <= pos:
                 bi += 1
             if bi < len(blocks) and blocks[bi][0] <= pos:  # inside a block: already judged there
-                pos = text.find(ARG_BEGIN, blocks[bi][1])
+                pos = find(ARG_BEGIN, blocks[bi][1])
                 continue
             hit = _beginless_call(text, pos)
             if hit is None:
-                pos = text.find(ARG_BEGIN, pos + len(ARG_BEGIN))
+                pos = find(ARG_BEGIN, pos + len(ARG_BEGIN))
                 continue
             start, end, call_id, args = hit
             name = _name_from_id(call_id)
             if name is not None:
                 cand = Candidate(name=name, arguments=args, raw=text[start:end], dialect=self.name, id=call_id)
                 out.append((cand, (start, end)))
-            pos = text.find(ARG_BEGIN, end)
+            pos = find(ARG_BEGIN, end)
         return out
 
 
@@ -219,16 +224,25 @@ def _beginless_call(text: str, arg: int) -> tuple[int, int, str, str] | None:
 
 
 def _section_tokens(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """Spans for section tokens that wrap the found calls (with the whitespace between them)."""
+    """Spans for section tokens that wrap the found calls (with the whitespace between them).
+
+    A token wraps the calls when only whitespace stands between it and them: it is looked for right
+    there, past that whitespace, not by a search of the text before the first call or after the last
+    (a token neither starts nor ends with whitespace, nor overlaps itself, so the last one before the
+    calls is followed by only whitespace exactly when it ends where that whitespace begins)."""
     out: list[tuple[int, int]] = []
     first, last = spans[0][0], spans[-1][1]
+    i = first
+    while i > 0 and text[i - 1].isspace():
+        i -= 1
     for tok in SECTION_BEGINS:
-        i = text.rfind(tok, 0, first)
-        if i != -1 and not text[i + len(tok) : first].strip():
-            out.append((i, first))
+        if text.endswith(tok, 0, i):
+            out.append((i - len(tok), first))
+    j = last
+    while j < len(text) and text[j].isspace():
+        j += 1
     for tok in SECTION_ENDS:
-        j = text.find(tok, last)
-        if j != -1 and not text[last:j].strip():
+        if text.startswith(tok, j):
             out.append((last, j + len(tok)))
     # whitespace between consecutive calls belongs to the section
     for (_, e1), (s2, _) in zip(spans, spans[1:]):

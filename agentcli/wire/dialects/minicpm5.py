@@ -16,6 +16,7 @@ import re
 from agentcli.wire.dialects._base import Dialect
 from agentcli.wire.dialects._callscan import is_tool_name
 from agentcli.wire.dialects._scan import ParseResult, remove_spans, total
+from agentcli.wire.dialects._seen import finder
 from agentcli.wire.types import Candidate
 
 OPEN, CLOSE = "<function name=", "</function>"
@@ -104,12 +105,15 @@ class _MiniCPM5(Dialect):
     def parse(self, text: str) -> ParseResult:
         cands: list[Candidate] = []
         spans: list[tuple[int, int]] = []
-        at = text.find(OPEN)
+        # On a long reply the tags are looked for where their `<` stands (a memchr): a plain search
+        # walks every character of the arguments, four bytes each in a reply holding an emoji.
+        find = finder(text)
+        at = find(OPEN)
         close = -2  # the next </function>, found once and reused until passed (-1: none left): linear
         while at >= 0:
             m = _ATTR.match(text, at + len(OPEN) - 1)
             if m is not None and close != -1 and close < m.end():
-                close = text.find(CLOSE, m.end())
+                close = find(CLOSE, m.end())
             if close == -1:  # no call is closed past here; one left open at the end was cut off
                 if m is not None and is_tool_name(name := m.group(1) or m.group(2)) and _cut_body(text[m.end() :]):
                     cands.append(Candidate(name=name, arguments=None, raw=text[at:], dialect=self.name,
@@ -117,7 +121,7 @@ class _MiniCPM5(Dialect):
                     spans.append((_wrapped(text, at, len(text))[0], len(text)))
                 break
             if m is None:
-                at = text.find(OPEN, at + len(OPEN))
+                at = find(OPEN, at + len(OPEN))
                 continue
             name = m.group(1) or m.group(2)
             args = _params(text[m.end() : close])
@@ -126,7 +130,7 @@ class _MiniCPM5(Dialect):
                 cands.append(Candidate(name=name, arguments=dict(args), raw=text[at:end], dialect=self.name,
                                        text_values=True))
                 spans.append(_wrapped(text, at, end))
-            at = text.find(OPEN, end)
+            at = find(OPEN, end)
         if not cands:
             return [], text
         return cands, remove_spans(text, spans)

@@ -30,6 +30,7 @@ from agentcli.wire.dialects._scan import (
     skip_ws,
     total,
 )
+from agentcli.wire.dialects._seen import find_far
 from agentcli.wire.types import Candidate
 
 M1_BEGIN, M1_END = "<tool_calls>", "</tool_calls>"
@@ -59,7 +60,8 @@ class _MiniMaxM1(BlockDialect):
 
     @total
     def parse(self, text: str) -> ParseResult:
-        found = _outside(iter_blocks(text, M1_BEGIN, M1_END), _think_ranges(text)) if "<think>" in text else None
+        thinks = find_far(text, "<think>") != -1  # on a long reply, by the places of its `<` (a memchr each)
+        found = _outside(iter_blocks(text, M1_BEGIN, M1_END), _think_ranges(text)) if thinks else None
         cands, spans = self.blocks(text, found=found)
         if not cands:
             return [], text

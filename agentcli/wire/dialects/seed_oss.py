@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from agentcli.wire.dialects._base import Dialect
 from agentcli.wire.dialects._scan import Block, ParseResult, parse_sections, tag_params, total
+from agentcli.wire.dialects._seen import find_far
 from agentcli.wire.types import Candidate
 
 BEGIN, END = "<seed:tool_call>", "</seed:tool_call>"
@@ -37,7 +38,7 @@ class _SeedOss(Dialect):
     @total
     def parse(self, text: str) -> ParseResult:
         start = 0
-        think = text.find("<seed:think>")
+        think = find_far(text, "<seed:think>")  # on a long reply, by the places of its `<` (a memchr each)
         if think != -1:  # calls begin after the reasoning; an unclosed think holds none
             think_end = text.rfind(THINK_END)
             start = think_end + len(THINK_END) if think_end > think else len(text)

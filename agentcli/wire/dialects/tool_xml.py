@@ -15,6 +15,7 @@ import re
 
 from agentcli.wire.dialects._base import MAX_CALLS, Dialect
 from agentcli.wire.dialects._scan import ParseResult, find_cached, remove_spans, strip_one_newline, total
+from agentcli.wire.dialects._seen import find_far, finder
 from agentcli.wire.types import Candidate
 
 _OPEN = re.compile(r"(?:^|(?<=\n))[ \t]{0,8}<([A-Za-z_][\w\-]{0,63})>")
@@ -29,7 +30,7 @@ class _ToolXml(Dialect):
 
     @total
     def parse(self, text: str) -> ParseResult:
-        if "</" not in text:
+        if finder(text)("</") == -1:  # on a long reply, by the places of its `<` (a memchr each)
             return [], text
         cands: list[Candidate] = []
         spans: list[tuple[int, int]] = []
@@ -65,7 +66,7 @@ def _params(text: str, start: int, stop: int) -> dict[str, str] | None:
         if m is None:
             break
         key = m.group(1)
-        close = text.find(f"</{key}>", m.end(), stop)
+        close = find_far(text, f"</{key}>", m.end(), stop)  # across a long value by the places of `<`
         if close == -1:
             return None
         args[key] = strip_one_newline(text[m.end() : close])
