@@ -1394,7 +1394,7 @@ def _lane(native: NativeParse, ctx: ParseContext, chain: tuple[str, ...]) -> tup
     reasoning split's and the chain's questions of every character (a property test holds the two
     paths to the same response)."""
     text = native.text
-    if native.candidates or not text:
+    if native.candidates or not text or not chain:  # no chain: the native fields alone
         return None
     for ch in _unmasked_reasoning():
         if ch in text:
