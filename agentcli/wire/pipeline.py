@@ -20,7 +20,7 @@ from agentcli.core.types import ParsedResponse, Repair, ToolCall
 from agentcli.wire import dialects, failures, repair, whole_call
 from agentcli.wire.dialects import _markup
 from agentcli.wire.dialects._base import MAX_CALLS
-from agentcli.wire.dialects._opaque import mask
+from agentcli.wire.dialects._opaque import MASKED_FIRSTS, mask
 from agentcli.wire.dialects._seen import (
     SHORT,
     Seen,
@@ -1343,18 +1343,16 @@ def _lane_of(name: str) -> dialects.Dialect | None:
     return d if type(d).lane is not dialects.Dialect.lane and not d.offered_only else None
 
 
-_Openers = tuple[tuple[str, ...], tuple[tuple[str, str], ...]]
-
-
 @functools.cache
 def _unmasked_reasoning() -> tuple[str, ...]:
     """The first characters of reasoning tags the mask does not hide in a string (it hides markup
     opening with `<` or `[`; Kimi's `◁think▷` opens with neither): the reasoning split finds such a
     tag inside an argument too, so a reply holding one is left to the full path."""
-    from agentcli.wire.dialects._opaque import _FIRSTS
-
     tags = (t for pair in _markup.collected().reasoning_tags for t in pair)
-    return tuple(sorted({t[0] for t in tags if t and t[0] not in _FIRSTS}))
+    return tuple(sorted({t[0] for t in tags if t and t[0] not in MASKED_FIRSTS}))
+
+
+_Openers = tuple[tuple[str, ...], tuple[tuple[str, str], ...]]
 
 
 @functools.lru_cache(maxsize=64)

@@ -43,6 +43,7 @@ _PLACEHOLDER = lazy_pattern(_OPEN + "([\ue100-\ue13f]+)" + _CLOSE)
 _TOKENS = lazy_pattern(r'<\|"\|>|"[^"\\\n]*(?:\\.[^"\\\n]*)*"?|\'[^\'\\\n]*(?:\\.[^\'\\\n]*)*\'?|\{|\}|\[|\]|\(|\)|\n')
 _PAIRS = {"}": "{", "]": "[", ")": "("}
 _FIRSTS = "<[]"  # what every token of markup_pattern opens with (see its `kept`)
+MASKED_FIRSTS = _FIRSTS  # (markup opening with anything else is never hidden in a string)
 _PARAM_OPEN = lazy_pattern(r'<parameter(?:=[^>\n]{1,128}| name="[^"\n]{1,128}")>')
 _PARAM_CLOSE = "</parameter>"
 # A value holding any of these is not one whole value (its close tag was left out): not hidden.
