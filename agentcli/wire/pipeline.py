@@ -1394,9 +1394,6 @@ def _lane(native: NativeParse, ctx: ParseContext, chain: tuple[str, ...]) -> tup
     text = native.text
     if native.candidates or not text or not chain:  # no chain: the native fields alone
         return None
-    for ch in _unmasked_reasoning():
-        if ch in text:
-            return None  # the full path splits such a tag even inside a string: its answer, not the lane's
     whole = len(chain) > 1
     if whole:  # the owner of the section the reply opens with reads first, in chain order
         last = _LAST_OPENERS
@@ -1409,6 +1406,9 @@ def _lane(native: NativeParse, ctx: ParseContext, chain: tuple[str, ...]) -> tup
     d = _lane_of(name)
     if d is None:
         return None
+    for ch in _unmasked_reasoning():  # asked only of a reply a lane may read (a pass over a wide one)
+        if ch in text:
+            return None  # the full path splits such a tag even inside a string: its answer, not the lane's
     try:
         got = d.lane(text)
     except Exception as exc:  # noqa: BLE001 - a reader bug must not lose the turn: the full path reads it

@@ -255,24 +255,12 @@ def _parse_call(text: str, start: int, end: int, raw: str, dialect: str, closed:
     return Candidate(name=name, arguments=_in_place(text, a, b) or "{}", raw=raw, dialect=dialect)
 
 
-_SPACE = re.compile(r"\s*")  # `\s` is str.isspace()
-_WS = (" ", "\n", "\t", "\r")  # whitespace a reply writes between its tokens, asked before the pattern runs
-
-
-def _skip(text: str, pos: int) -> int:
-    """Past the whitespace at `pos` (none, usually: one look). Other whitespace stops the lane where
-    a token is due, and the full path reads the reply."""
-    if not text.startswith(_WS, pos):
-        return pos
-    m = _SPACE.match(text, pos)  # `\s*` always matches
-    return m.end() if m is not None else pos
-
-
 def _lane(text: str, dialect: str) -> ParseResult | None:
     """The usual reply read from the raw text (Dialect.lane): one section opening at the first call
     token, each call a call token, a separator, the name (on its own line with a ```json fence in
     V3) and one JSON object decoded in place, then only whitespace and the fence's close up to the
-    call's end token; whitespace between tokens. Past each object the next token must stand right
+    call's end token; whitespace between tokens (JSON's four kinds: any other sends the reply the
+    full way, whose strip takes more). Past each object the next token must stand right
     there, so the walk never searches a long argument: the decoder reads it once, and a marker
     quoted in one of its strings is read as text, where the full path's searches need the mask.
     None for anything else (the full path reads it)."""
@@ -283,7 +271,7 @@ def _lane(text: str, dialect: str) -> ParseResult | None:
     if "|" in text and holds(text, "<|tool▁"):
         return None  # a token spelled with ASCII bars: the full path respells them all, strings too
     sec = i - _KEY_AT
-    pos = _skip(text, sec + len(CALLS_BEGIN))
+    pos = skip_ws(text, sec + len(CALLS_BEGIN))
     cands: list[Candidate] = []
     while starts(CALL_BEGIN, pos):
         at, body = pos, pos + len(CALL_BEGIN)
@@ -297,14 +285,14 @@ def _lane(text: str, dialect: str) -> ParseResult | None:
             nl = find("\n", pos)
             if nl == -1:
                 return None
-            head, pos = text[pos:nl].strip(), _skip(text, nl + 1)
+            head, pos = text[pos:nl].strip(), skip_ws(text, nl + 1)
             if not starts("```", pos):
                 return None
             nl = find("\n", pos)
             if nl == -1 or text[pos + 3 : nl].strip() not in ("json", "", "JSON"):
                 return None
             pos = nl + 1
-        pos = _skip(text, pos)
+        pos = skip_ws(text, pos)
         if not starts("{", pos):
             return None
         try:
@@ -313,16 +301,16 @@ def _lane(text: str, dialect: str) -> ParseResult | None:
             return None
         if type(value) is not dict:
             return None
-        pos = _skip(text, pos)
+        pos = skip_ws(text, pos)
         if fenced:
             if not starts("```", pos):
                 return None
-            pos = _skip(text, pos + 3)
+            pos = skip_ws(text, pos + 3)
         if not starts(CALL_END, pos):
             return None
         pos += len(CALL_END)
         cands.append(Candidate(name=head, arguments=value, raw=text[at:pos], dialect=dialect))
-        pos = _skip(text, pos)
+        pos = skip_ws(text, pos)
     if not cands or not starts(CALLS_END, pos):
         return None
     return cands, _strip_eos(text[:sec] + text[pos + len(CALLS_END) :])

@@ -10,6 +10,7 @@ the same response; on the usual shape the lane must answer.
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -262,3 +263,33 @@ def test_internlm2_usual_reply_takes_the_lane(data: st.DataObject, monkeypatch: 
     ctx = _ctx(data.draw, "internlm2", some=False)
     assert (_lane(text, ctx, ("internlm2",)) is None) == _unmaskable(text)
     assert pipeline.finalize(NativeParse(text=text), ctx, ("internlm2",)) == _full(text, ctx, ("internlm2",), monkeypatch)
+
+
+def test_the_peers_cases_read_the_same_with_the_lane(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every text case of the conformance corpus (the peers' own parser tests, vLLM's and SGLang's
+    among them, as data) gives the same response with and without the lane: under the chain a run
+    with its model would use, and forced to each dialect that reads a lane. Counted: the lane reads
+    some of them, so the comparison is not of two full paths."""
+    from agentcli.evals.conformance import load_cases
+    from agentcli.wire import context_for
+
+    taken = 0
+    real = pipeline._lane
+
+    def spy(*a: Any) -> Any:
+        nonlocal taken
+        got = real(*a)
+        taken += got is not None
+        return got
+
+    for case in load_cases():
+        if case.wire is not None:
+            continue
+        run_ctx, run_chain = context_for(case.model, case.offered())
+        for ctx, chain in ((run_ctx, run_chain), *((run_ctx, (d,)) for d in ("deepseek_v3", "deepseek_v31", "internlm2"))):
+            native = NativeParse(text=case.output)
+            with monkeypatch.context() as m:
+                m.setattr(pipeline, "_lane", spy)
+                got = pipeline.finalize(native, ctx, chain)
+            assert got == _full(case.output, ctx, chain, monkeypatch), case.id
+    assert taken > 20
