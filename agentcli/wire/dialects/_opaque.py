@@ -20,7 +20,7 @@ import operator
 import re
 from collections.abc import Iterator
 from itertools import islice, product, repeat
-from typing import Any, NamedTuple
+from typing import Any, Literal
 
 from agentcli.core.lazy import lazy_pattern
 from agentcli.wire.dialects import _markup
@@ -588,16 +588,16 @@ def _string_spans(text: str, rx: re.Pattern[str]) -> list[tuple[int, int]]:
     where the last token ended), a closed double-quoted one with a bracket open before it, a closed
     single-quoted one with a parenthesis innermost. The strings that cannot hold markup (no
     character a token opens with, before one a token has second) and the text between them are
-    passed over in C (_Scanners): a reply with none of the others (thousands of calls, nothing to
+    passed over in C (_scanner): a reply with none of the others (thousands of calls, nothing to
     hide) costs one regex pass and no Python step a string or a bracket. Past the first string that
     may hold markup, the walk steps over the brackets (outside strings) and those strings only."""
-    scan = _scanners(rx is markup_pattern())
-    passed = scan.skip.match(text)  # (a possessive star: it always matches)
+    known = rx is markup_pattern()
+    passed = _scanner("skip", known).match(text)  # (a possessive star: it always matches)
     if passed is not None and passed.end() == len(text):
         return []  # no string that may hold markup: nothing to walk
     spans: list[tuple[int, int]] = []
     stack: list[str] = []
-    for m in scan.walk.finditer(text):
+    for m in _scanner("walk", known).finditer(text):
         kind = m.lastindex
         if kind == 1:  # a bracket
             ch = m.group(1)
@@ -616,27 +616,24 @@ def _string_spans(text: str, rx: re.Pattern[str]) -> list[tuple[int, int]]:
 _OPENERS = frozenset("{[(")
 
 
-class _Scanners(NamedTuple):
-    """`skip`, matched at the start, runs over the text and the strings that cannot hold markup
-    and stops at the quote of the first string that may (or at the end); `walk` finds, one match
-    each, the brackets outside strings (group 1) and the strings that may hold markup (group 2),
-    passing over the rest in the match, and last the tail (no group)."""
-
-    skip: re.Pattern[str]
-    walk: re.Pattern[str]
-    values: re.Pattern[str]
-
-
 @functools.cache
-def _scanners(known: bool) -> _Scanners:
-    """_string_spans' regexes. A token of markup opens with a character of _FIRSTS and holds no
-    quote or line break, so a string holds one only where one of those stands in it (escaped or
-    not); `known` (the pattern is markup_pattern): only where one stands before a character some
-    token has second (a few classes in a lookahead: the whole prefix tree in it would cost four
-    times the pattern's compile; the pattern is asked of the strings found). A string passed over
-    ends as _TOKENS reads it: at its quote, or before a line break, a backslash before one, or the
-    text's end; every loop is possessive (one pass, no backtracking), and a string that may hold
-    markup fails as a whole, so the scan stops at its quote."""
+def _scanner(kind: Literal["skip", "walk", "values"], known: bool) -> re.Pattern[str]:
+    """One of _string_spans' and _param_values' regexes, compiled on first use (a reply with no
+    parameter tag never compiles `values`; one with no string that may hold markup, `walk`).
+    `skip`, matched at the start, runs over the text and the strings that cannot hold markup and
+    stops at the quote of the first string that may (or at the end); `walk` finds, one match
+    each, the brackets outside strings (group 1) and the strings that may hold markup (group 2),
+    passing over the rest in the match, and last the tail (no group); `values` finds the open
+    tags of the parameters whose values may hold markup (see _param_values).
+
+    A token of markup opens with a character of _FIRSTS and holds no quote or line break, so a
+    string holds one only where one of those stands in it (escaped or not); `known` (the pattern
+    is markup_pattern): only where one stands before a character some token has second (a few
+    classes in a lookahead: the whole prefix tree in it would cost four times the pattern's
+    compile; the pattern is asked of the strings found). A string passed over ends as _TOKENS
+    reads it: at its quote, or before a line break, a backslash before one, or the text's end;
+    every loop is possessive (one pass, no backtracking), and a string that may hold markup fails
+    as a whole, so the scan stops at its quote."""
     firsts = re.escape(_FIRSTS)
     if known:
         seconds: dict[str, set[str]] = {}
@@ -645,6 +642,16 @@ def _scanners(known: bool) -> _Scanners:
         heads = "|".join(re.escape(f) + "[" + "".join(map(re.escape, sorted(s))) + "]" for f, s in sorted(seconds.items()))
     else:
         heads = f"[{firsts}]"
+    if kind == "values":
+        # A parameter's value: closed, with no structure before its close (each `<` asked), and a
+        # character markup may open with standing in it before the close.
+        closed = rf"(?=(?:[^<]++|<(?!/parameter>|{_STRUCTURE}))*+</parameter>)"
+        marked = rf"(?=(?:[^{firsts}]++|(?!</parameter>|{heads})[{firsts}])*+(?!</parameter>)(?:{heads}))"
+        tag = _PARAM_OPEN_TAG
+        # the open tags whose values may hide something (group 1), each other tag passed over
+        # whole (as finditer goes on past a match) with the text between; last the tail (no group)
+        return re.compile(rf"(?:[^<]++|<(?!parameter[= ])|{tag}(?!{closed}{marked})|(?!{tag})<)*+"
+                          rf"(?:({tag}){closed}{marked}|\Z)")
     ends = r"(?=\\?\n|\\?\Z)"
 
     def plain(q: str) -> str:
@@ -653,32 +660,24 @@ def _scanners(known: bool) -> _Scanners:
         return rf"{q}[^{q}\\\n{firsts}]*+{q}|{q}{body}(?:{q}|{ends})"
 
     passed = r'<\|"\|>|<|' + plain('"') + "|" + plain("'")
-    skip = r"(?:[^\"'<]++|" + passed + ")*+"
-    walk = r"(?:[^\"'<{}\[\]()]++|" + passed + r")*+(?:([{}\[\]()])|(" + _STRING + r")|\Z)"
-    # A parameter's value: closed, with no structure before its close (each `<` asked), and a
-    # character markup may open with standing in it before the close.
-    closed = rf"(?=(?:[^<]++|<(?!/parameter>|{_STRUCTURE}))*+</parameter>)"
-    marked = rf"(?=(?:[^{firsts}]++|(?!</parameter>|{heads})[{firsts}])*+(?!</parameter>)(?:{heads}))"
-    tag = _PARAM_OPEN_TAG
-    # the open tags whose values may hide something (group 1), each other tag passed over whole
-    # (as finditer goes on past a match) with the text between; last the tail (no group)
-    values = rf"(?:[^<]++|<(?!parameter[= ])|{tag}(?!{closed}{marked})|(?!{tag})<)*+(?:({tag}){closed}{marked}|\Z)"
-    return _Scanners(re.compile(skip), re.compile(walk), re.compile(values))
+    if kind == "skip":
+        return re.compile(r"(?:[^\"'<]++|" + passed + ")*+")
+    return re.compile(r"(?:[^\"'<{}\[\]()]++|" + passed + r")*+(?:([{}\[\]()])|(" + _STRING + r")|\Z)")
 
 
-_markup.on_change(_scanners.cache_clear)
+_markup.on_change(_scanner.cache_clear)
 
 
 def _param_values(text: str, known: bool) -> list[tuple[int, int]]:
     """The values of XML parameters closed by their own tag (the first close after the open) with
     no call structure inside, that may hold markup (a character a token opens with, before one a
     token has second, stands in them: the caller asks the pattern of the value itself). The open
-    tags are read as finditer reads _PARAM_OPEN_TAG's, and the others passed over in C (_Scanners'
+    tags are read as finditer reads _PARAM_OPEN_TAG's, and the others passed over in C (_scanner
     `values`): a reply of thousands of parameters with nothing to hide costs no Python step a
     parameter. (A value running into another parameter's tag holds structure, so each tag's
     lookahead ends at the next tag at the latest: one pass.)"""
     spans: list[tuple[int, int]] = []
-    for m in _scanners(known).values.finditer(text):
+    for m in _scanner("values", known).finditer(text):
         if m.lastindex:
             start = m.end(1)
             spans.append((start, text.find(_PARAM_CLOSE, start)))

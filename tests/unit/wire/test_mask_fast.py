@@ -262,3 +262,17 @@ def test_the_walk_runs_only_past_a_string_that_may_hold_markup() -> None:
     masked = _opaque._mask_strings(quoted, rx)
     assert masked._tokens == ["</tool_call>"]
     assert _lines(_opaque._string_spans, quoted, rx) < _lines(_string_spans_old, quoted, rx) / 2
+
+
+XML_CALL = ('<function_calls>\n<invoke name="write_file">\n<parameter name="path">a.txt</parameter>\n'
+            '<parameter name="content">partial <b>conte\n</function_calls>\n')
+
+
+def test_a_reply_of_thousands_of_parameters_takes_no_step_a_parameter() -> None:
+    """Thousands of parameters, one of each call left open (its value runs into the next call:
+    structure, not hidden): the parameters are read in C, none in Python."""
+    reply = XML_CALL * 3000
+    rx = _opaque.markup_pattern()
+    assert _opaque._mask_strings(reply, rx).text == _mask_strings_old(reply, rx)[0] == reply
+    assert _lines(_opaque._mask_strings, reply, rx) < 100
+    assert _lines(_param_values_old, reply) > 3000  # the counter sees a step a parameter
