@@ -19,8 +19,8 @@ import functools
 import operator
 import re
 from collections.abc import Iterator
-from itertools import islice, repeat
-from typing import Any
+from itertools import islice, product, repeat
+from typing import Any, Literal
 
 from agentcli.core.lazy import lazy_pattern
 from agentcli.wire.dialects import _markup
@@ -34,30 +34,38 @@ from agentcli.wire.types import Candidate
 _OPEN, _CLOSE = "\ue0fe", "\ue0ff"
 _DIGIT0 = 0xE100
 _BASE = 64
-_PLACEHOLDER = lazy_pattern(_OPEN + "([\ue100-\ue13f]+)" + _CLOSE)
+_DIGITS = "".join(map(chr, range(_DIGIT0, _DIGIT0 + _BASE)))
+# A whole placeholder, captured: `split` cuts a text at each, the placeholders at the odd places.
+_PLACEHOLDER = lazy_pattern("(" + _OPEN + "[\ue100-\ue13f]+" + _CLOSE + ")")
 # One token per match: a whole double- or single-quoted string on one line, a bracket, a newline,
 # or Gemma 4's string delimiter `<|"|>` (markup, not a quote).
 # Every branch opens with a literal (the brackets spelled one by one, not as a class), so the
 # regex engine skips to the next of those characters in C instead of trying each branch everywhere
 # (three times faster over long prose; the same matches).
-_TOKENS = lazy_pattern(r'<\|"\|>|"[^"\\\n]*(?:\\.[^"\\\n]*)*"?|\'[^\'\\\n]*(?:\\.[^\'\\\n]*)*\'?|\{|\}|\[|\]|\(|\)|\n')
+_STRING = r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"?|\'[^\'\\\n]*(?:\\.[^\'\\\n]*)*\'?'  # (on one line; maybe unclosed)
+_TOKENS = lazy_pattern(r'<\|"\|>|' + _STRING + r'|\{|\}|\[|\]|\(|\)|\n')
 _PAIRS = {"}": "{", "]": "[", ")": "("}
 _FIRSTS = "<[]"  # what every token of markup_pattern opens with (see its `kept`)
 MASKED_FIRSTS = _FIRSTS  # (markup opening with anything else is never hidden in a string)
-_PARAM_OPEN = lazy_pattern(r'<parameter(?:=[^>\n]{1,128}| name="[^"\n]{1,128}")>')
+_PARAM_OPEN_TAG = r'<parameter(?:=[^>\n]{1,128}| name="[^"\n]{1,128}")>'
 _PARAM_CLOSE = "</parameter>"
 # A value holding any of these is not one whole value (its close tag was left out): not hidden.
-_PARAM_STRUCTURE = lazy_pattern(r"<parameter[ =]|</function>|</invoke>|<function=|<invoke ")
+_STRUCTURE = r"parameter[ =]|/function>|/invoke>|function=|invoke "  # each after a `<`
 
 
 class Masked:
-    """A text with the markup in its strings hidden, and the way back."""
+    """A text with the markup in its strings hidden, and the way back. `source`: the text masked
+    (what restoring `text` itself gives); `placeholders`: each token's placeholder, in order."""
 
-    __slots__ = ("text", "_tokens")
+    __slots__ = ("text", "_tokens", "_source", "_placeholders", "_back")
 
-    def __init__(self, text: str, tokens: list[str]) -> None:
+    def __init__(self, text: str, tokens: list[str], source: str | None = None,
+                 placeholders: list[str] | None = None) -> None:
         self.text = text
         self._tokens = tokens
+        self._source = source
+        self._placeholders = placeholders
+        self._back: dict[str, str] | None = None
 
     @property
     def changed(self) -> bool:
@@ -68,7 +76,9 @@ class Masked:
         if not self._tokens:
             return value
         if isinstance(value, str):
-            return _PLACEHOLDER.sub(self._token, value) if _OPEN in value else value
+            if value is self.text and self._source is not None:
+                return self._source  # the masked text itself: no placeholder to look for
+            return self._restore_text(value) if _OPEN in value else value
         if isinstance(value, dict):
             return {self.restore(k): self.restore(v) for k, v in value.items()}
         if isinstance(value, list):
@@ -86,23 +96,52 @@ class Masked:
             ))
         return out
 
-    def _token(self, m: re.Match[str]) -> str:
+    def _restore_text(self, value: str) -> str:
+        """`value` with each placeholder swapped for its token, in one pass: the text cut at the
+        placeholders (one regex split), each looked up in a table (a map in C), joined again. A
+        placeholder no token has (the index past the last, or spelled with leading zero digits,
+        both only from JSON escapes a model wrote) is read as before: its index, or left as is."""
+        parts = _PLACEHOLDER.split(value)
+        if len(parts) == 1:
+            return value
+        back = self._back
+        if back is None:
+            made = self._placeholders
+            if made is None:  # a Masked built by hand: the placeholders as mask writes them
+                made = _placeholders(len(self._tokens))
+            back = self._back = dict(zip(made, self._tokens))
+        found = parts[1::2]
+        tokens = list(map(back.get, found))
+        if None in tokens:
+            tokens = [self._token(f) if t is None else t for t, f in zip(tokens, found)]
+        parts[1::2] = tokens
+        return "".join(parts)
+
+    def _token(self, placeholder: str) -> str:
+        """The token a placeholder the table lacks names by its digits, or the placeholder."""
         index = 0
-        for ch in m.group(1):
+        for ch in placeholder[1:-1]:
             index = index * _BASE + ord(ch) - _DIGIT0
-        return self._tokens[index] if index < len(self._tokens) else m.group()
+        return self._tokens[index] if index < len(self._tokens) else placeholder
 
 
-def _placeholder(index: int) -> str:
-    digits = []
-    while True:
-        index, d = divmod(index, _BASE)
-        digits.append(chr(_DIGIT0 + d))
-        if not index:
-            break
-    return _OPEN + "".join(reversed(digits)) + _CLOSE
+_WRAP = (_OPEN + "%s" + _CLOSE).__mod__
 
 
+def _placeholders(n: int) -> list[str]:
+    """The placeholders of tokens 0 to n - 1: OPEN, the index in base-64 digits (no leading zero),
+    CLOSE. Built in C: the digit strings of each length in order (itertools.product), each wrapped."""
+    made: list[str] = []
+    width = 1
+    while len(made) < n:
+        digits = product(_DIGITS if width == 1 else _DIGITS[1:], *[_DIGITS] * (width - 1))
+        made += islice(map(_WRAP, map("".join, digits)), n - len(made))
+        width += 1
+    return made
+
+
+# a match's text and ends, taken in C over a list of matches (map)
+_GROUP, _START, _END = operator.methodcaller("group"), operator.methodcaller("start"), operator.methodcaller("end")
 _WALK_FROM = 2048  # characters from which mask walks the markup tokens before any full pass
 
 
@@ -256,30 +295,32 @@ def _places_even(text: str, places: list[int], quote: str) -> bool:
 
 
 def _mask_strings(text: str, rx: re.Pattern[str]) -> Masked:
-    """mask's full pass: the strings and parameter values holding markup, found and hidden."""
-    tokens: list[str] = []
-
-    def hide(t: re.Match[str]) -> str:
-        tokens.append(t.group())
-        return _placeholder(len(tokens) - 1)
-
-    spans = _param_values(text) if holds(text, "<parameter") else []
+    """mask's full pass: the strings and parameter values holding markup, found and hidden. Each
+    is rx.sub(piece) with each token swapped for its placeholder, done with no Python step a token:
+    the matches read in place (finditer within the span), their places and text taken in C (map),
+    and the masked text joined once from the slices between them and the placeholders."""
+    values = _param_values(text, rx is markup_pattern()) if holds(text, "<parameter") else []
+    # a string span holds markup (_string_spans keeps no other); a parameter's value is asked
+    spans = [(a, b, False) for a, b in values]
     if '"' in text or "'" in text:
-        spans = sorted(spans + _string_spans(text, rx))
-    out: list[str] = []
+        spans = sorted(spans + [(a, b, True) for a, b in _string_spans(text, rx)])
+    matches: list[re.Match[str]] = []
     pos = 0
-    for a, b in spans:
+    for a, b, holding in spans:
         if a < pos:
             continue  # a string inside a parameter's value: hidden with the value
-        piece = text[a:b]
-        if _holds_markup(piece, rx):
-            out.append(text[pos:a])
-            out.append(rx.sub(hide, piece))
+        if holding or _holds_markup(text[a:b], rx):
+            matches += rx.finditer(text, a, b)  # as in text[a:b]: the pattern looks at nothing around
             pos = b
-    if not tokens:
+    if not matches:
         return Masked(text, [])
-    out.append(text[pos:])
-    return Masked("".join(out), tokens)
+    tokens = list(map(_GROUP, matches))
+    between = list(map(text.__getitem__, map(slice, [0, *map(_END, matches)], [*map(_START, matches), len(text)])))
+    placeholders = _placeholders(len(tokens))
+    spliced = [""] * (2 * len(tokens) + 1)
+    spliced[0::2] = between
+    spliced[1::2] = placeholders
+    return Masked("".join(spliced), tokens, text, placeholders)
 
 
 _HITS_CHECKED = 8  # markup tokens looked at one by one before the strings are scanned instead
@@ -543,41 +584,115 @@ def _hits(text: str, rx: re.Pattern[str]) -> Iterator[re.Match[str]]:
 
 
 def _string_spans(text: str, rx: re.Pattern[str]) -> list[tuple[int, int]]:
-    """The quoted strings within brackets that hold markup."""
+    """The quoted strings within brackets that hold markup: the strings _TOKENS reads (each from
+    where the last token ended), a closed double-quoted one with a bracket open before it, a closed
+    single-quoted one with a parenthesis innermost. The strings that cannot hold markup (no
+    character a token opens with, before one a token has second) and the text between them are
+    passed over in C (_scanner): a reply with none of the others (thousands of calls, nothing to
+    hide) costs one regex pass and no Python step a string or a bracket. Past the first string that
+    may hold markup, the walk steps over the brackets (outside strings) and those strings only."""
+    known = rx is markup_pattern()
+    passed = _scanner("skip", known).match(text)  # (a possessive star: it always matches)
+    if passed is not None and passed.end() == len(text):
+        return []  # no string that may hold markup: nothing to walk
     spans: list[tuple[int, int]] = []
     stack: list[str] = []
-    for m in _TOKENS.finditer(text):
-        tok = m.group()
-        c = tok[0]
-        if c in "{[(":
-            stack.append(c)
-        elif c in "}])":
-            if stack and stack[-1] == _PAIRS[c]:
+    for m in _scanner("walk", known).finditer(text):
+        kind = m.lastindex
+        if kind == 1:  # a bracket
+            ch = m.group(1)
+            if ch in _OPENERS:
+                stack.append(ch)
+            elif stack and stack[-1] == _PAIRS[ch]:
                 stack.pop()
-        elif c in "\"'" and stack and len(tok) > 1 and tok[-1] == c and (c == '"' or stack[-1] == "(") and _holds_markup(tok, rx):
-            spans.append(m.span())
+        elif kind == 2:  # a string that may hold markup
+            tok = m.group(2)
+            c = tok[0]
+            if len(tok) > 1 and tok[-1] == c and stack and (c == '"' or stack[-1] == "(") and _holds_markup(tok, rx):
+                spans.append(m.span(2))
     return spans
 
 
-def _param_values(text: str) -> list[tuple[int, int]]:
-    """The values of XML parameters closed by their own tag with no call structure inside."""
+_OPENERS = frozenset("{[(")
+
+
+@functools.cache
+def _scanner(kind: Literal["skip", "walk", "values"], known: bool) -> re.Pattern[str]:
+    """One of _string_spans' and _param_values' regexes, compiled on first use (a reply with no
+    parameter tag never compiles `values`; one with no string that may hold markup, `walk`).
+    `skip`, matched at the start, runs over the text and the strings that cannot hold markup and
+    stops at the quote of the first string that may (or at the end); `walk` finds, one match
+    each, the brackets outside strings (group 1) and the strings that may hold markup (group 2),
+    passing over the rest in the match, and last the tail (no group); `values` finds the open
+    tags of the parameters whose values may hold markup (see _param_values).
+
+    A token of markup opens with a character of _FIRSTS and holds no quote or line break, so a
+    string holds one only where one of those stands in it (escaped or not); `known` (the pattern
+    is markup_pattern): only where one stands before a character some token has second (a few
+    classes in a lookahead: the whole prefix tree in it would cost four times the pattern's
+    compile; the pattern is asked of the strings found). A string passed over ends as _TOKENS
+    reads it: at its quote, or before a line break, a backslash before one, or the text's end;
+    every loop is possessive (one pass, no backtracking), and a string that may hold markup fails
+    as a whole, so the scan stops at its quote."""
+    firsts = re.escape(_FIRSTS)
+    if known:
+        seconds: dict[str, set[str]] = {}
+        for w in _markup_words():
+            seconds.setdefault(w[0], set()).add(w[1])
+        heads = "|".join(re.escape(f) + "[" + "".join(map(re.escape, sorted(s))) + "]" for f, s in sorted(seconds.items()))
+    else:
+        heads = f"[{firsts}]"
+    if kind == "values":
+        # A parameter's value: closed, with no structure before its close (each `<` asked), and a
+        # character markup may open with standing in it before the close.
+        closed = rf"(?=(?:[^<]++|<(?!/parameter>|{_STRUCTURE}))*+</parameter>)"
+        marked = rf"(?=(?:[^{firsts}]++|(?!</parameter>|{heads})[{firsts}])*+(?!</parameter>)(?:{heads}))"
+        tag = _PARAM_OPEN_TAG
+        # the open tags whose values may hide something (group 1), each other tag passed over
+        # whole (as finditer goes on past a match) with the text between; last the tail (no group)
+        return re.compile(rf"(?:[^<]++|<(?!parameter[= ])|{tag}(?!{closed}{marked})|(?!{tag})<)*+"
+                          rf"(?:({tag}){closed}{marked}|\Z)")
+    ends = r"(?=\\?\n|\\?\Z)"
+
+    def plain(q: str) -> str:
+        body = rf"(?:[^{q}\\\n{firsts}]++|(?!{heads})[{firsts}]|\\(?!{heads})[^\n])*+"
+        # a string of plain characters first: most strings, one character class run
+        return rf"{q}[^{q}\\\n{firsts}]*+{q}|{q}{body}(?:{q}|{ends})"
+
+    passed = r'<\|"\|>|<|' + plain('"') + "|" + plain("'")
+    if kind == "skip":
+        return re.compile(r"(?:[^\"'<]++|" + passed + ")*+")
+    return re.compile(r"(?:[^\"'<{}\[\]()]++|" + passed + r")*+(?:([{}\[\]()])|(" + _STRING + r")|\Z)")
+
+
+_markup.on_change(_scanner.cache_clear)
+
+
+def _param_values(text: str, known: bool) -> list[tuple[int, int]]:
+    """The values of XML parameters closed by their own tag (the first close after the open) with
+    no call structure inside, that may hold markup (a character a token opens with, before one a
+    token has second, stands in them: the caller asks the pattern of the value itself). The open
+    tags are read as finditer reads _PARAM_OPEN_TAG's, and the others passed over in C (_scanner
+    `values`): a reply of thousands of parameters with nothing to hide costs no Python step a
+    parameter. (A value running into another parameter's tag holds structure, so each tag's
+    lookahead ends at the next tag at the latest: one pass.)"""
     spans: list[tuple[int, int]] = []
-    pos = 0
-    for m in _PARAM_OPEN.finditer(text):
-        if m.start() < pos:
-            continue
-        close = text.find(_PARAM_CLOSE, m.end())
-        if close == -1:
-            break  # no close anywhere after: neither this value nor a later one is closed
-        if not _PARAM_STRUCTURE.search(text, m.end(), close):
-            spans.append((m.end(), close))
-        pos = m.end()
+    for m in _scanner("values", known).finditer(text):
+        if m.lastindex:
+            start = m.end(1)
+            spans.append((start, text.find(_PARAM_CLOSE, start)))
     return spans
 
 
 @functools.cache
 def markup_pattern() -> re.Pattern[str]:
     """Every dialect's markup worth hiding: markers, their close tags, reasoning and turn tokens."""
+    return re.compile(_trie_pattern(list(_markup_words())))
+
+
+@functools.cache
+def _markup_words() -> tuple[str, ...]:
+    """The tokens markup_pattern finds, sorted."""
     from agentcli.wire import dialects
 
     found: set[str] = set()
@@ -599,10 +714,11 @@ def markup_pattern() -> re.Pattern[str]:
     # is no hazard), never holding a quote or a line break (a one-line string holds neither). As a
     # prefix tree whose branches open with those brackets, the scan skips every other character in C.
     kept = {m for m in found if len(m) >= 3 and m[0] in _FIRSTS and '"' not in m and "'" not in m and "\n" not in m}
-    return re.compile(_trie_pattern(sorted(kept)))
+    return tuple(sorted(kept))
 
 
 _markup.on_change(markup_pattern.cache_clear)
+_markup.on_change(_markup_words.cache_clear)
 
 
 def _trie_pattern(words: list[str]) -> str:
