@@ -20,7 +20,7 @@ from agentcli.core.types import ParsedResponse, Repair, ToolCall
 from agentcli.wire import dialects, failures, repair, whole_call
 from agentcli.wire.dialects import _markup
 from agentcli.wire.dialects._base import MAX_CALLS
-from agentcli.wire.dialects._opaque import MASKED_FIRSTS, mask
+from agentcli.wire.dialects._opaque import MASK_OFF, MASKED_FIRSTS, mask
 from agentcli.wire.dialects._seen import (
     SHORT,
     Seen,
@@ -1406,9 +1406,9 @@ def _lane(native: NativeParse, ctx: ParseContext, chain: tuple[str, ...]) -> tup
     d = _lane_of(name)
     if d is None:
         return None
-    for ch in _unmasked_reasoning():  # asked only of a reply a lane may read (a pass over a wide one)
-        if ch in text:
-            return None  # the full path splits such a tag even inside a string: its answer, not the lane's
+    for ch in (*_unmasked_reasoning(), MASK_OFF):  # asked only of a reply a lane may read (a pass over a wide one)
+        if ch in text:  # a tag the mask cannot hide, or a reply the mask leaves as it is:
+            return None  # the full path splits reasoning even inside a string: its answer, not the lane's
     try:
         got = d.lane(text)
     except Exception as exc:  # noqa: BLE001 - a reader bug must not lose the turn: the full path reads it

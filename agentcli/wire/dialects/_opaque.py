@@ -32,6 +32,7 @@ from agentcli.wire.types import Candidate
 # wide characters, where a character ending in a zero byte is looked for one character at a time
 # (some 100 us over 100 KB of text holding a full-width bar).
 _OPEN, _CLOSE = "\ue0fe", "\ue0ff"
+MASK_OFF = _OPEN  # a reply holding this character is never masked (its placeholders would be ambiguous)
 _DIGIT0 = 0xE100
 _BASE = 64
 _DIGITS = "".join(map(chr, range(_DIGIT0, _DIGIT0 + _BASE)))

@@ -514,6 +514,7 @@ def prefixed_json_calls(
     closers: tuple[str, ...] = (),
     first_chars: str = "[{",
     then: str = "",
+    limit: int = 0,
     **kw: Any,
 ) -> tuple[list[Candidate], list[tuple[int, int]]]:
     """Calls written as `PREFIX [THEN] <json object or array of calls> [CLOSER]`.
@@ -521,7 +522,8 @@ def prefixed_json_calls(
     The JSON must follow the prefix (after whitespace) and decode completely; a cut-off
     document is no call. `then` is a second token the prefix needs (after whitespace:
     InternLM's `<|action_start|> <|plugin|>`). The span covers the prefix, the JSON and a
-    closer that follows it after optional whitespace.
+    closer that follows it after optional whitespace. `limit` (when not 0): the scan stops once it
+    has that many calls (a lane that declines a flood of calls need not read the rest of it).
     """
     cands: list[Candidate] = []
     spans: list[tuple[int, int]] = []
@@ -560,4 +562,6 @@ def prefixed_json_calls(
         cands.extend(found)
         spans.append((at, end))
         pos = end
+        if limit and len(cands) >= limit:
+            break
     return cands, spans

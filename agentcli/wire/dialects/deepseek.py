@@ -19,7 +19,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from agentcli.wire.dialects._base import Dialect
+from agentcli.wire.dialects._base import MAX_CALLS, Dialect
 from agentcli.wire.dialects._callscan import fences
 from agentcli.wire.dialects._scan import (
     INVALID,
@@ -310,6 +310,8 @@ def _lane(text: str, dialect: str) -> ParseResult | None:
             return None
         pos += len(CALL_END)
         cands.append(Candidate(name=head, arguments=value, raw=text[at:pos], dialect=dialect))
+        if len(cands) >= MAX_CALLS:
+            return None  # a flood: the full path keeps the first MAX_CALLS (no need to read on)
         pos = skip_ws(text, pos)
     if not cands or not starts(CALLS_END, pos):
         return None
