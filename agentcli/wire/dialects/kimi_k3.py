@@ -48,11 +48,13 @@ class _KimiK3(Dialect):
 
     @total
     def parse(self, text: str) -> ParseResult:
-        # The usual reply: its tokens walked once, each found at the next `<` (the search below
-        # looks for each token from where it stands); on any text the walk answers what it would.
-        usual = _lane(text, self.name)
-        if usual is not None:
-            return usual
+        # A long usual reply: its tokens walked once, each found at the next `<` (the searches below
+        # cross a long value once per token looked for); on any text the walk answers what they
+        # would. A short reply costs the searches less than the walk's steps.
+        if len(text) >= _WALK_FROM:
+            usual = _lane(text, self.name)
+            if usual is not None:
+                return usual
         cands: list[Candidate] = []
         kept: list[str] = []
         pos = 0
@@ -166,6 +168,7 @@ def _strip_wrappers(text: str) -> str:
     return text
 
 
+_WALK_FROM = 2048  # characters from which the parse walks a usual reply's tokens first
 # json.loads' own reader (the C scanner), with its defaults: (value, end) of the JSON at an index
 _SCAN: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 # A token's attributes as the usual reply writes them: ` name="value"` pairs, each value plain (no
@@ -264,11 +267,9 @@ def _lane(text: str, dialect: str) -> ParseResult | None:
 def _json_at(text: str, a: int, b: int) -> tuple[object] | None:
     """(the JSON value text[a:b] holds,) decoded where it stands, as json.loads of the slice decodes
     it (whitespace around it, the same scanner); None when it is no one JSON value (the parse keeps
-    such a value as text), is a bare string (it would stand outside brackets, where the mask hides
-    nothing) or holds a string with a bracket in it (see _lane)."""
+    such a value as text) or holds a string with a bracket in it (see _lane). The slice holds no
+    `<` (the caller's search), so a string in it holds no other markup."""
     a = skip_ws(text, a, b)
-    if a == b or text[a] not in "{[-0123456789tfn":
-        return None
     try:
         value, end = _SCAN(text, a)
     except (ValueError, RecursionError, StopIteration):

@@ -11,6 +11,7 @@ lane answers, the full path must give the same response; on the usual shape it m
 from __future__ import annotations
 
 import json
+import random
 import sys
 from pathlib import Path
 from typing import Any
@@ -46,10 +47,21 @@ def _snippets() -> list[str]:
     return sorted(found)
 
 
+def _steering() -> list[str]:
+    """The markup that makes the pipeline's general steps act on what it stands in: reasoning tags
+    and splits (a lone close tag makes what stands before it reasoning), turn and section tokens,
+    K3's own tokens, fences, quotes and brackets."""
+    markup = _markup.collected()
+    found = {t for pair in markup.reasoning_tags for t in pair} | {s.trigger for s in markup.reasoning_splits}
+    found |= set(markup.turn_end) | set(markup.turn_start) | set(markup.section_openers) | set(TOKENS)
+    found |= {"```", "```\n", "\n```\n", "~~~\n", '"', "'", "[", "]", "<", '("', "'<think>'", '"</think>"'}
+    return sorted(found)
+
+
 SNIPPETS = _snippets()
+STEERING = _steering()
+BARE = sorted({s for s in (*SNIPPETS, *STEERING) if "<" not in s})  # what a value may hold past its `<` check
 _plain = st.text(alphabet="abc XYZ019.,:;!?\n\t-_名", max_size=12)  # prose: what the pipeline takes as plain
-_odd = st.one_of(st.lists(st.one_of(_plain, st.sampled_from(SNIPPETS)), min_size=1, max_size=4).map("".join),
-                 st.tuples(_plain, st.sampled_from(SNIPPETS), _plain, st.sampled_from(SNIPPETS)).map("".join))
 _prose = st.lists(_plain, max_size=3).map("".join)
 # A string value in the usual reply: code and words, parentheses, braces, pipes, escapes and all
 # (no `<`, bracket or quote).
@@ -77,21 +89,57 @@ def _json(draw: st.DrawFn, values: st.SearchStrategy[Any]) -> str:
                       indent=draw(st.sampled_from((None, None, 2))))
 
 
+class _Odds:
+    """Which parts of one reply are odd, and what they hold instead. Unless the reply is usual,
+    each part is odd one time in six, or (half the replies) exactly one part of a kind drawn is:
+    a reply the lane would read but for that part, where a guard of the lane is needed. The
+    choices use a random source (seeded by hypothesis): a drawn integer leans to its least value."""
+
+    KINDS = ("prose", "token", "gap", "name", "attrs", "key", "value", "typed", "end")
+
+    def __init__(self, draw: st.DrawFn, usual: bool, one: str | None = None) -> None:
+        self.draw, self.usual = draw, usual
+        self.rnd = random.Random(draw(st.integers(0, 2**64)))  # a seed per reply: each reply its own odds
+        self.one = one or (self.rnd.choice(self.KINDS) if self.rnd.random() < 0.5 else None)
+        self.done = False
+
+    def __call__(self, kind: str) -> bool:
+        if self.usual:
+            return False
+        if self.one is None:
+            return self.rnd.randrange(6) == 0
+        if self.done or kind != self.one or self.rnd.random() < 0.4:
+            return False
+        self.done = True
+        return True
+
+    def text(self, around: st.SearchStrategy[str] = _plain) -> str:
+        """Odd text: plain text with markup of any kind in it (more often the markup that steers, or
+        the markup holding no `<`)."""
+        rnd, draw = self.rnd, self.draw
+        pieces = [draw(around)]
+        for _ in range(rnd.randint(1, 3)):
+            pieces.append(rnd.choice(rnd.choice((STEERING, STEERING, SNIPPETS, BARE, BARE))))
+            pieces.append(draw(around))
+        return "".join(pieces)
+
+
 @st.composite
-def _argument(draw: st.DrawFn, odd: Any) -> str:
+def _argument(draw: st.DrawFn, odd: _Odds) -> str:
     """One argument token: its key and type, and its value (raw text for a string, else JSON)."""
     kind = draw(st.sampled_from(_TYPES))
-    key = draw(st.sampled_from(("code", "path", "q", "opts", ""))) if not odd() else draw(_odd)
+    key = draw(st.sampled_from(("code", "path", "q", "opts", ""))) if not odd("key") else odd.text()
     attrs = f' key="{key}" type="{kind}"'
-    if odd():
-        attrs = draw(st.sampled_from((f' key="{key}"', f" key='{key}' type='{kind}'", f' type="{kind}" key="{key}"',
-                                      f'  key="{key}"\ttype="{kind}" ', f'key="{key}"', "", f' key="{key}" type="{draw(_odd)}"')))
+    if odd("attrs"):
+        attrs = odd.rnd.choice((f' key="{key}"', f" key='{key}' type='{kind}'", f' type="{kind}" key="{key}"',
+                                f'  key="{key}"\ttype="{kind}" ', f'key="{key}"', "", f' key="{key}" type="{odd.text()}"',
+                                f' key="{key}" type="{kind}" x="{odd.text()}"'))
     if kind == "string":
-        value = draw(_odd) if odd() else draw(_raw)
-    elif odd():
-        value = draw(st.one_of(_odd, st.sampled_from(("{not json", '"s"', "[1, 2", "1 2", "{}x", "", " ", "nul",
-                                                       "1" * 5000, '["[THINK]"]', '{"a": "x]"}'))))
-        if draw(st.booleans()):
+        value = odd.text(_raw) if odd("value") else draw(_raw)
+    elif odd("typed"):
+        value = odd.rnd.choice((odd.text(), "{not json", '"s"', '"<think>"', "[1, 2", "1 2", "{}x", "", " ", "nul",
+                                "1" * 5000, '["[THINK]"]', '{"a": "x]"}', '{"a": "</think>"}', "'a'"))
+        if odd.rnd.random() < 0.5:
             value = _json(draw, _odd_values)
     else:
         value = _json(draw, st.dictionaries(_json_text, _usual_values, max_size=3) if kind == "object" else
@@ -103,38 +151,35 @@ def _argument(draw: st.DrawFn, odd: Any) -> str:
 
 
 @st.composite
-def _call(draw: st.DrawFn, odd: Any, index: int) -> str:
-    name = draw(st.sampled_from(NAMES)) if not odd() else draw(st.one_of(_odd, st.just(""), st.just("a&amp;b")))
+def _call(draw: st.DrawFn, odd: _Odds, index: int) -> str:
+    name = draw(st.sampled_from(NAMES)) if not odd("name") else odd.rnd.choice((odd.text(), "", "a&amp;b", " f"))
     attrs = f' tool="{name}" index="{index}"'
-    if odd():
-        attrs = draw(st.sampled_from((f' tool="{name}"', f' index="{index}" tool="{name}"', f" tool='{name}'",
-                                      f'tool="{name}"', f' tool="{name}" index={index}', "")))
+    if odd("attrs"):
+        attrs = odd.rnd.choice((f' tool="{name}"', f' index="{index}" tool="{name}"', f" tool='{name}'",
+                                f'tool="{name}"', f' tool="{name}" index={index}', "", f' tool="{name}" x="{odd.text()}"'))
     args = [draw(_argument(odd)) for _ in range(draw(st.integers(0, 3)))]
-    gaps = [draw(_odd) if odd() else draw(_space) for _ in range(len(args) + 1)]
+    gaps = [odd.text(_space) if odd("gap") else draw(_space) for _ in range(len(args) + 1)]
     body = gaps[0] + "".join(a + g for a, g in zip(args, gaps[1:], strict=True))
-    end = kimi_k3.CALL_CLOSE if not odd() else draw(st.sampled_from(("", kimi_k3.CALL_CLOSE + kimi_k3.CALL_CLOSE, "<|close|>call")))
+    end = kimi_k3.CALL_CLOSE if not odd("end") else odd.rnd.choice(
+        ("", kimi_k3.CALL_CLOSE * 2, "<|close|>call", kimi_k3.CALL_CLOSE.replace("call", "cull")))
     return f"{kimi_k3.CALL_OPEN}{attrs}{kimi_k3.SEP}{body}{end}"
 
 
 @st.composite
-def _reply(draw: st.DrawFn, usual: bool) -> str:
-    """A reply in K3's layout; unless `usual`, each part (the prose around and in the response
-    channel, each token's attributes, each value, each gap between tokens, a channel token) is odd
-    one time in six (or, in some replies, one in 15 or 40: a reply the lane would read but for one
-    part is common), and one reply in eight is cut anywhere."""
-    rarity = draw(st.sampled_from((6, 6, 15, 40)))
-
-    def odd() -> bool:
-        return not usual and draw(st.integers(0, rarity - 1)) == 0
+def _reply(draw: st.DrawFn, usual: bool, one: str | None = None) -> str:
+    """A reply in K3's layout; unless `usual`, parts are odd (see _Odds: the prose around and in
+    the response channel, a channel token, each token's attributes, each name, key and value, each
+    gap between tokens; `one`: only one part, of that kind) and one reply in eight is cut anywhere."""
+    odd = _Odds(draw, usual, one)
 
     def prose() -> str:
-        return draw(_odd) if odd() else draw(_prose)
+        return odd.text() if odd("prose") else draw(_prose)
 
     def token(tok: str) -> str:
-        return tok if not odd() else draw(st.one_of(st.just(""), st.just(tok + tok), st.sampled_from(SNIPPETS)))
+        return tok if not odd("token") else odd.rnd.choice(("", tok + tok, odd.text(), tok[:-1]))
 
     calls = [draw(_call(odd, i + 1)) for i in range(draw(st.integers(1, 3)))]
-    gaps = [draw(_odd) if odd() else draw(_space) for _ in range(len(calls) + 1)]
+    gaps = [odd.text(_space) if odd("gap") else draw(_space) for _ in range(len(calls) + 1)]
     tools = gaps[0] + "".join(c + g for c, g in zip(calls, gaps[1:], strict=True))
     head = prose()
     if draw(st.booleans()):  # the reply's words in the response channel
@@ -143,8 +188,8 @@ def _reply(draw: st.DrawFn, usual: bool) -> str:
     if draw(st.booleans()):
         tail += token(kimi_k3.MESSAGE_CLOSE) + prose()
     text = f"{head}{token(kimi_k3.TOOLS_OPEN)}{tools}{token(kimi_k3.TOOLS_CLOSE)}{tail}"
-    if not usual and draw(st.integers(0, 7)) == 0:
-        text = text[: draw(st.integers(0, len(text)))]  # cut anywhere
+    if not usual and odd.rnd.randrange(8) == 0:
+        text = text[: odd.rnd.randrange(len(text) + 1)]  # cut anywhere
     return text
 
 
@@ -186,6 +231,50 @@ def test_the_lane_answers_as_the_full_path(data: st.DataObject, monkeypatch: pyt
     text = data.draw(_reply(usual=False))
     ctx, chain = _ctx(data.draw), _chain(data.draw)
     assert pipeline.finalize(NativeParse(text=text), ctx, chain) == _full(text, ctx, chain, monkeypatch)
+
+
+@pytest.mark.parametrize("kind", _Odds.KINDS)
+@settings(_SETTINGS, max_examples=120)
+@given(data=st.data())
+def test_one_odd_part_answers_as_the_full_path(kind: str, data: st.DataObject, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A usual reply but for one part of `kind`, forced (where the lane answers most): each of the
+    lane's guards stands between one of these and a wrong answer."""
+    text = data.draw(_reply(usual=False, one=kind))
+    ctx = _ctx(data.draw, some=False)
+    assert pipeline.finalize(NativeParse(text=text), ctx, (K3,)) == _full(text, ctx, (K3,), monkeypatch)
+
+
+_PLACES = ("value", "object", "array", "bare", "name", "call attribute", "key", "type", "attribute", "prose",
+           "response")
+
+
+# What turns a value or an attribute into markup most simply: a quote (with a bracket open before
+# it, a string through the next tokens to the next quote), a bracket, a reasoning tag of each kind.
+_SHORT = ('"', "'", "[", "]", '("', "{'", '{"', "('", "[THINK]", "[/THINK]", "</think>", "<think>", "◁/think▷",
+          "```", "\ue0fe")
+
+
+@settings(_SETTINGS, max_examples=1000)
+@given(where=st.sampled_from(_PLACES), pre=_raw, post=_raw, data=st.data(),
+       snippet=st.one_of(st.sampled_from(_SHORT), st.sampled_from(sorted({*BARE, *STEERING}))))
+def test_markup_in_one_place_answers_as_the_full_path(where: str, snippet: str, pre: str, post: str,
+                                                      data: st.DataObject, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A forced usual reply with one piece of markup (any the pipeline knows, or a character one
+    opens with) written in one place: a string value, a string in a typed value, a name, a key, a
+    type, another attribute, the prose. Where the lane answers, as the full path."""
+    odd = pre + snippet + post
+    parts = {p: "" for p in _PLACES}
+    parts[where] = odd
+    value = {"object": json.dumps({"k": odd}), "array": json.dumps([1, odd]), "bare": json.dumps(odd), "value": odd}
+    kind = "object" if where in ("object", "array", "bare") else "string"
+    attrs = ' key="code{key}" type="{kind}{type}" x="{attribute}"'.format(kind=kind, **parts)
+    text = (f"{parts['prose']}{kimi_k3.RESPONSE_OPEN}Sure{parts['response']}{kimi_k3.RESPONSE_CLOSE}{kimi_k3.TOOLS_OPEN}"
+            f'{kimi_k3.CALL_OPEN} tool="python{parts["name"]}" index="1" x="{parts["call attribute"]}"{kimi_k3.SEP}'
+            f"{kimi_k3.ARG_OPEN}{attrs}{kimi_k3.SEP}{value.get(where, pre)}{kimi_k3.ARG_CLOSE}"
+            f'{kimi_k3.ARG_OPEN} key="n" type="integer"{kimi_k3.SEP}1{kimi_k3.ARG_CLOSE}'  # a quote after the value
+            f"{kimi_k3.CALL_CLOSE}{kimi_k3.TOOLS_CLOSE}")
+    ctx = _ctx(data.draw, some=False)
+    assert pipeline.finalize(NativeParse(text=text), ctx, (K3,)) == _full(text, ctx, (K3,), monkeypatch)
 
 
 @_SETTINGS
@@ -258,6 +347,9 @@ def test_many_tokens_read_as_the_full_path(calls: int, taken: bool, monkeypatch:
     ctx = ParseContext()
     assert (_lane(text, ctx, (K3,)) is not None) == taken
     assert pipeline.finalize(NativeParse(text=text), ctx, (K3,)) == _full(text, ctx, (K3,), monkeypatch)
+    walked = kimi_k3.KIMI_K3.parse(text)  # the parse's own walk gives way to its searches past MAX_CALLS too
+    monkeypatch.setattr(kimi_k3, "_lane", lambda *a: None)
+    assert walked == kimi_k3.KIMI_K3.parse(text)
 
 
 @pytest.mark.parametrize("value", [
