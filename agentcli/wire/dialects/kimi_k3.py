@@ -216,32 +216,12 @@ def _lane(text: str, dialect: str) -> ParseResult | None:
         if sep == -1 or not starts(SEP, sep) or _PLAIN_HEAD.fullmatch(text, pos + len(CALL_OPEN), sep) is None:
             return None
         name = _attr(text[at:sep], "tool")  # the parse's own slice, its token and all
-        pos = skip_ws(text, sep + len(SEP))
         args: dict[str, object] = {}
+        pos = skip_ws(text, sep + len(SEP))
         while starts(ARG_OPEN, pos):
-            head = pos
-            sep = find("<", pos + len(ARG_OPEN))
-            if sep == -1 or not starts(SEP, sep) or _PLAIN_HEAD.fullmatch(text, pos + len(ARG_OPEN), sep) is None:
+            pos = _argument_at(text, pos, args)
+            if pos == -1:
                 return None
-            v = sep + len(SEP)
-            close = find("<", v)
-            if close == -1 or not starts(ARG_CLOSE, close):
-                return None
-            attrs = text[head:sep]
-            if (attr_value(attrs, "type") or "string") == "string":
-                for ch in _BARRED:
-                    if find(ch, v, close) != -1:
-                        return None
-                value: object = text[v:close]
-            else:
-                got = _json_at(text, v, close)
-                if got is None:
-                    return None
-                value = got[0]
-            key = _attr(attrs, "key")
-            if key:
-                args[key] = value
-            pos = skip_ws(text, close + len(ARG_CLOSE))
         if not starts(CALL_CLOSE, pos) or not name:
             return None
         pos += len(CALL_CLOSE)
@@ -262,6 +242,34 @@ def _lane(text: str, dialect: str) -> ParseResult | None:
             return None
     kept.append(text[pos:])
     return cands, "".join(kept)
+
+
+def _argument_at(text: str, pos: int, args: dict[str, object]) -> int:
+    """The argument token at `pos` read into `args` as the parse reads it (see _lane for what it
+    takes); where the next token stands (after whitespace), or -1 for anything unusual."""
+    find = text.find
+    sep = find("<", pos + len(ARG_OPEN))
+    if sep == -1 or not text.startswith(SEP, sep) or _PLAIN_HEAD.fullmatch(text, pos + len(ARG_OPEN), sep) is None:
+        return -1
+    v = sep + len(SEP)
+    close = find("<", v)
+    if close == -1 or not text.startswith(ARG_CLOSE, close):
+        return -1
+    attrs = text[pos:sep]  # the parse's own slice, its token and all
+    if (attr_value(attrs, "type") or "string") == "string":
+        for ch in _BARRED:
+            if find(ch, v, close) != -1:
+                return -1
+        value: object = text[v:close]
+    else:
+        got = _json_at(text, v, close)
+        if got is None:
+            return -1
+        value = got[0]
+    key = _attr(attrs, "key")
+    if key:
+        args[key] = value
+    return skip_ws(text, close + len(ARG_CLOSE))
 
 
 def _json_at(text: str, a: int, b: int) -> tuple[object] | None:
