@@ -10,14 +10,19 @@ decoded as JSON unless their `type` is string (a value that does not decode stay
 reply is the response channel's content; the tools channel, the channel tokens and a control
 token cut off at the very end never reach the screen. A call cut off before `<|close|>call` is
 reported as truncated, never executed. The think channel is reasoning (the pipeline's to split).
+The usual reply (the channels in their order, each value plain) is read from the raw text too
+(`lane`): the pipeline's mask, reasoning split and chain have nothing to find in it.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from typing import Any
 
+from agentcli.core.lazy import lazy_pattern
 from agentcli.wire.dialects._base import MAX_CALLS, Dialect
-from agentcli.wire.dialects._scan import ParseResult, attr_value, total
+from agentcli.wire.dialects._scan import ParseResult, attr_value, skip_ws, total
 from agentcli.wire.dialects._seen import finder
 from agentcli.wire.types import Candidate
 
@@ -43,6 +48,13 @@ class _KimiK3(Dialect):
 
     @total
     def parse(self, text: str) -> ParseResult:
+        # A long usual reply: its tokens walked once, each found at the next `<` (the searches below
+        # cross a long value once per token looked for); on any text the walk answers what they
+        # would. A short reply costs the searches less than the walk's steps.
+        if len(text) >= _WALK_FROM:
+            usual = _lane(text, self.name)
+            if usual is not None:
+                return usual
         cands: list[Candidate] = []
         kept: list[str] = []
         pos = 0
@@ -74,6 +86,10 @@ class _KimiK3(Dialect):
         kept.append(text[pos:])
         rest = _strip_wrappers("".join(kept))
         return cands, rest
+
+    def lane(self, text: str) -> ParseResult | None:
+        """The usual reply read from the raw text (Dialect.lane; see _lane for what it takes)."""
+        return _lane(text, self.name)
 
     def _calls(self, text: str, pos: int, stop: int) -> list[Candidate]:
         """The calls of one tools channel, in order; a call cut off at the end is an error."""
@@ -150,6 +166,144 @@ def _strip_wrappers(text: str) -> str:
     if at != -1 and any(m.startswith(text[at:]) for m in _ALL):
         return text[:at]  # a control sequence cut off at the very end
     return text
+
+
+_WALK_FROM = 2048  # characters from which the parse walks a usual reply's tokens first
+# json.loads' own reader (the C scanner), with its defaults: (value, end) of the JSON at an index
+_SCAN: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
+# A token's attributes as the usual reply writes them: ` name="value"` pairs, each value plain (no
+# quote, bracket or line break: a string the mask reads as one, holding no markup).
+_PLAIN_HEAD = lazy_pattern(r'(?:[ \t]+[A-Za-z_][\w-]*="[^"<>\[\]\'\n]*")*[ \t]*')
+# What a string value must not hold, besides `<` (its first `<` is its close token): the other
+# characters markup the mask or the reasoning split acts on opens with (`[THINK]`, `]<]minimax`),
+# and quotes (a string opened in a value and closed in the next token's attributes would hide the
+# tokens between from the full path's reading).
+_BARRED = ("[", "]", '"', "'")
+
+
+def _lane(text: str, dialect: str) -> ParseResult | None:
+    """The usual reply read from the raw text (Dialect.lane): prose, or a response channel, then one
+    tools channel of calls, each of arguments, then prose (the message's close token allowed), with
+    whitespace (JSON's four kinds) between the channel's tokens and nothing else. Its tokens are the
+    only markup in it: the prose and every value hold no `<` (each piece ends at the first `<` past
+    it, which must be the token expected there), a string value no bracket or quote (_BARRED), a
+    typed value is one JSON value decoded where it stands whose strings hold no bracket either. The
+    full path's mask then hides nothing (no markup stands in a string), its reasoning split finds
+    no tag (each would open with `<` or `[`; `◁` is the pipeline's to ask), and its parse finds
+    these very tokens: the calls and text left are the parse's. None for anything else, or for a
+    call the parse reports broken (no name), or a typed value it keeps as text (no JSON)."""
+    find, starts = text.find, text.startswith
+    kept: list[str] = []
+    lt = find("<")
+    pos = 0
+    if lt != -1 and starts(RESPONSE_OPEN, lt):  # the reply's words in their channel
+        kept.append(text[:lt])
+        pos = lt + len(RESPONSE_OPEN)
+        lt = find("<", pos)
+        if lt == -1 or not starts(RESPONSE_CLOSE, lt):
+            return None
+        kept.append(text[pos:lt])
+        pos = lt + len(RESPONSE_CLOSE)
+        lt = find("<", pos)
+    if lt == -1 or not starts(TOOLS_OPEN, lt):
+        return None
+    kept.append(text[pos:lt])
+    pos = skip_ws(text, lt + len(TOOLS_OPEN))
+    cands: list[Candidate] = []
+    while starts(CALL_OPEN, pos):
+        at = pos
+        sep = find("<", pos + len(CALL_OPEN))
+        if sep == -1 or not starts(SEP, sep) or _PLAIN_HEAD.fullmatch(text, pos + len(CALL_OPEN), sep) is None:
+            return None
+        name = _attr(text[at:sep], "tool")  # the parse's own slice, its token and all
+        args: dict[str, object] = {}
+        pos = skip_ws(text, sep + len(SEP))
+        while starts(ARG_OPEN, pos):
+            pos = _argument_at(text, pos, args)
+            if pos == -1:
+                return None
+        if not starts(CALL_CLOSE, pos) or not name:
+            return None
+        pos += len(CALL_CLOSE)
+        cands.append(Candidate(name=name, arguments=args, raw=text[at:pos], dialect=dialect))
+        if len(cands) >= MAX_CALLS:
+            return None  # a flood: the full path caps it
+        pos = skip_ws(text, pos)
+    if not cands or not starts(TOOLS_CLOSE, pos):
+        return None
+    pos += len(TOOLS_CLOSE)
+    lt = find("<", pos)
+    if lt != -1:  # the message's close token, and words after it
+        if not starts(MESSAGE_CLOSE, lt):
+            return None
+        kept.append(text[pos:lt])
+        pos = lt + len(MESSAGE_CLOSE)
+        if find("<", pos) != -1:
+            return None
+    kept.append(text[pos:])
+    return cands, "".join(kept)
+
+
+def _argument_at(text: str, pos: int, args: dict[str, object]) -> int:
+    """The argument token at `pos` read into `args` as the parse reads it (see _lane for what it
+    takes); where the next token stands (after whitespace), or -1 for anything unusual."""
+    find = text.find
+    sep = find("<", pos + len(ARG_OPEN))
+    if sep == -1 or not text.startswith(SEP, sep) or _PLAIN_HEAD.fullmatch(text, pos + len(ARG_OPEN), sep) is None:
+        return -1
+    v = sep + len(SEP)
+    close = find("<", v)
+    if close == -1 or not text.startswith(ARG_CLOSE, close):
+        return -1
+    attrs = text[pos:sep]  # the parse's own slice, its token and all
+    if (attr_value(attrs, "type") or "string") == "string":
+        for ch in _BARRED:
+            if find(ch, v, close) != -1:
+                return -1
+        value: object = text[v:close]
+    else:
+        got = _json_at(text, v, close)
+        if got is None:
+            return -1
+        value = got[0]
+    key = _attr(attrs, "key")
+    if key:
+        args[key] = value
+    return skip_ws(text, close + len(ARG_CLOSE))
+
+
+def _json_at(text: str, a: int, b: int) -> tuple[object] | None:
+    """(the JSON value text[a:b] holds,) decoded where it stands, as json.loads of the slice decodes
+    it (whitespace around it, the same scanner); None when it is no one JSON value (the parse keeps
+    such a value as text) or holds a string with a bracket in it (see _lane). The slice holds no
+    `<` (the caller's search), so a string in it holds no other markup."""
+    a = skip_ws(text, a, b)
+    try:
+        value, end = _SCAN(text, a)
+    except (ValueError, RecursionError, StopIteration):
+        return None
+    if skip_ws(text, end, b) != b:
+        return None
+    if (find := text.find)("[", a, b) != -1 or find("]", a, b) != -1:
+        if _bracket_in_strings(value):
+            return None
+    return (value,)
+
+
+def _bracket_in_strings(value: object) -> bool:
+    """Whether a decoded JSON value holds a string (a key or a value) with `[` or `]` in it."""
+    todo = [value]
+    while todo:
+        v = todo.pop()
+        if isinstance(v, str):
+            if "[" in v or "]" in v:
+                return True
+        elif isinstance(v, dict):
+            todo.extend(v)
+            todo.extend(v.values())
+        elif isinstance(v, list):
+            todo.extend(v)
+    return False
 
 
 KIMI_K3 = _KimiK3()

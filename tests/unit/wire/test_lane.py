@@ -286,7 +286,7 @@ def test_the_peers_cases_read_the_same_with_the_lane(monkeypatch: pytest.MonkeyP
         if case.wire is not None:
             continue
         run_ctx, run_chain = context_for(case.model, case.offered())
-        for ctx, chain in ((run_ctx, run_chain), *((run_ctx, (d,)) for d in ("deepseek_v3", "deepseek_v31", "internlm2"))):
+        for ctx, chain in ((run_ctx, run_chain), *((run_ctx, (d,)) for d in ("deepseek_v3", "deepseek_v31", "internlm2", "kimi_k3"))):
             native = NativeParse(text=case.output)
             with monkeypatch.context() as m:
                 m.setattr(pipeline, "_lane", spy)
