@@ -293,3 +293,28 @@ def test_the_peers_cases_read_the_same_with_the_lane(monkeypatch: pytest.MonkeyP
                 got = pipeline.finalize(native, ctx, chain)
             assert got == _full(case.output, ctx, chain, monkeypatch), case.id
     assert taken > 20
+
+
+@pytest.mark.parametrize("dialect", ["internlm2", "deepseek_v31", "kimi_k3"])
+def test_a_reply_the_mask_leaves_as_it_is_takes_no_lane(dialect: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A reply holding the mask's placeholder character is never masked, so the full path's
+    reasoning split finds `[THINK]` even in an argument key (found by hypothesis on InternLM2):
+    the lane must leave such a reply to it, and both answer alike."""
+    from agentcli.wire.dialects._opaque import MASK_OFF
+
+    calls = {
+        "internlm2": '<|action_start|><|plugin|>{"name": "get_weather", "parameters": {"city": {"[THINK]": null}}}'
+                     "<|action_end|>",
+        "deepseek_v31": '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>{"city": {"[THINK]": null}}'
+                        "<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+        "kimi_k3": '<|open|>tools<|sep|><|open|>call tool="get_weather" index="1"<|sep|><|open|>argument key="city" '
+                   'type="object"<|sep|>{"x": 1}<|close|>argument<|sep|><|close|>call<|sep|><|close|>tools<|sep|>',
+    }
+    ctx = ParseContext.of([Tool(name="get_weather", description="", parameters={"type": "object"})])
+    text = calls[dialect]
+    assert _lane(text, ctx, (dialect,)) is not None  # without it, the usual reply takes the lane
+    assert _lane(text + MASK_OFF, ctx, (dialect,)) is None
+    with monkeypatch.context() as m:
+        m.setattr(pipeline, "_lane", lambda *a: None)
+        full = pipeline.finalize(NativeParse(text=text + MASK_OFF), ctx, (dialect,))
+    assert pipeline.finalize(NativeParse(text=text + MASK_OFF), ctx, (dialect,)) == full
