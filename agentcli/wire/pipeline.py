@@ -1394,13 +1394,16 @@ def _lane(native: NativeParse, ctx: ParseContext, chain: tuple[str, ...]) -> tup
     text = native.text
     if native.candidates or not text or not chain:  # no chain: the native fields alone
         return None
-    whole = len(chain) > 1
+    whole = owner = len(chain) > 1
     if whole:  # the owner of the section the reply opens with reads first, in chain order
         last = _LAST_OPENERS
         openers = last[1] if last[0] is chain else _openers_of(chain)
-        if not text.startswith(openers[0]):
-            return None
-        name = next(n for o, n in openers[1] if text.startswith(o))
+        if text.startswith(openers[0]):
+            name, owner = next(n for o, n in openers[1] if text.startswith(o)), False
+        else:  # or the owner of its first markup, whose lane takes no other (Dialect.lane_tokens)
+            name = _owner_lane(text, chain)
+            if name is None:
+                return None
     else:
         name = chain[0]
     d = _lane_of(name)
@@ -1417,7 +1420,7 @@ def _lane(native: NativeParse, ctx: ParseContext, chain: tuple[str, ...]) -> tup
     if got is None:
         return None
     cands, rest = got
-    if len(cands) >= MAX_CALLS or not cands or (rest and (whole or _PLAIN.fullmatch(rest) is None)):
+    if len(cands) >= MAX_CALLS or not cands or (rest and ((whole and not owner) or _PLAIN.fullmatch(rest) is None)):
         return None
     tools = ctx.tools
     for c in cands:
@@ -1425,7 +1428,53 @@ def _lane(native: NativeParse, ctx: ParseContext, chain: tuple[str, ...]) -> tup
             return None
         if tools and c.name not in tools and not _offered(c.name, ctx):
             return None
+    if owner and rest:  # the others read the words left, as after the owner's turn: nothing may change
+        more, left, _ = _run_dialects(rest, chain, ctx, MAX_CALLS - len(cands))
+        if more or left != rest:
+            return None
     return cands, rest
+
+
+@functools.lru_cache(maxsize=64)
+def _owner_lanes(chain: tuple[str, ...]) -> tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...]:
+    """(dialect, its lane tokens, the markup to ask of a reply first) for each dialect of the chain
+    that declares lane tokens and owns markup, in chain order, from the declared table. An owner
+    earlier in the chain reads a reply before it: one whose owned markup can stand in a reply such
+    a lane takes (markup not opening with `<`, or opening like one of the lane's tokens: every other
+    `<` there opens one) is asked of the reply; any other cannot stand in it."""
+    rows: list[tuple[str, Any]] = []
+    for name in chain:
+        try:
+            rows.append((name, dialects.declared(name)))
+        except (KeyError, ImportError, AttributeError):
+            continue
+    out: list[tuple[str, tuple[str, ...], tuple[str, ...]]] = []
+    for i, (name, row) in enumerate(rows):
+        tokens = row.lane_tokens
+        if not tokens or not row.owns:
+            continue
+        ask = [m for _, e in rows[:i] for m in e.owns
+               if not m.startswith("<") or any(t.startswith(m) or m.startswith(t) for t in tokens)]
+        out.append((name, tokens, tuple(dict.fromkeys(ask))))
+    return tuple(out)
+
+
+def _owner_lane(text: str, chain: tuple[str, ...]) -> str | None:
+    """The dialect of the chain whose lane may read `text` in a chain of several: the first whose
+    lane token opens the reply's first markup (after plain prose), when no earlier owner's markup
+    stands in the reply (it would read first). The words its lane leaves are read by the others
+    after it (_lane), as the chain would."""
+    lanes = _owner_lanes(chain)
+    if not lanes:
+        return None
+    plain = _PLAIN.match(text)
+    p = plain.end() if plain is not None else 0
+    if p == len(text) or text[p] != "<":
+        return None
+    for name, tokens, ask in lanes:
+        if text.startswith(tokens, p):
+            return None if any(m in text for m in ask) else name
+    return None
 
 
 def finalize(native: NativeParse, ctx: ParseContext, parsers: tuple[str, ...]) -> ParsedResponse:
@@ -1512,7 +1561,7 @@ def _call_markup() -> tuple[str, ...]:
 
 # Everything above built from the dialect table is rebuilt when the table changes (_markup.forget).
 for _clear in (_reasoning_markup.cache_clear, _leading_openers.cache_clear, _markup_groups.cache_clear, _wrapper_opens.cache_clear, _probe_groups.cache_clear, _pair_probes.cache_clear, _chain.cache_clear, _chain_index.cache_clear, _all_tags.cache_clear, _empty_lists.cache_clear, _plain_tags.cache_clear,
-               _call_markup.cache_clear, _lane_of.cache_clear, _chain_openers.cache_clear, _unmasked_reasoning.cache_clear, _PREPARED.clear,
+               _call_markup.cache_clear, _lane_of.cache_clear, _chain_openers.cache_clear, _owner_lanes.cache_clear, _unmasked_reasoning.cache_clear, _PREPARED.clear,
                lambda: _LAST_OPENERS.__setitem__(slice(None), (None, None))):
     _markup.on_change(_clear)
 

@@ -102,6 +102,10 @@ class Dialect:
     reasoning_tags: tuple[tuple[str, str], ...] = ()
     call_wrappers: tuple[tuple[str, str], ...] = ()
     section_openers: tuple[str, ...] = ()
+    # Declared by a lane that answers only replies whose every `<` opens one of these tokens (and
+    # whose prose before the first holds no markup): such a lane may answer in a chain of several
+    # dialects too, where this dialect owns the reply's first markup (pipeline._owner_lane).
+    lane_tokens: tuple[str, ...] = ()
     reasoning_split: ReasoningSplit | None = None
     name_strict: bool = False
 
@@ -147,6 +151,7 @@ class Declared(NamedTuple):
     section_openers: tuple[str, ...] = ()
     split_trigger: str | None = None
     split_ref: str | None = None  # a split declared with split_by: its reference
+    lane_tokens: tuple[str, ...] = ()
 
 
 def declaration_of(d: Dialect) -> Declared:
@@ -159,4 +164,5 @@ def declaration_of(d: Dialect) -> Declared:
         reasoning_tags=tuple((o, c) for o, c in d.reasoning_tags), call_wrappers=tuple((o, c) for o, c in d.call_wrappers),
         section_openers=tuple(d.section_openers), split_trigger=split.trigger if split is not None else None,
         split_ref=split.split.ref if split is not None and isinstance(split.split, _SplitRef) else None,
+        lane_tokens=tuple(d.lane_tokens),
     )

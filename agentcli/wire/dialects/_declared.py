@@ -88,6 +88,7 @@ ROWS: dict[str, D] = {
         markers=("<|open|>tools<|sep|>", "<|open|>call", "<|open|>response<|sep|>", "<|close|>response<|sep|>", "<|close|>message<|sep|>", "<|open|>", "<|close|>"),
         owns=("<|open|>tools<|sep|>", "<|open|>call", "<|open|>response<|sep|>", "<|close|>response<|sep|>", "<|close|>message<|sep|>", "<|open|>", "<|close|>"),
         reasoning_tags=(("<|open|>think<|sep|>", "<|close|>think<|sep|>"),),
+        lane_tokens=("<|open|>response<|sep|>", "<|close|>response<|sep|>", "<|open|>tools<|sep|>", "<|close|>tools<|sep|>", "<|close|>message<|sep|>", "<|open|>call", "<|close|>call<|sep|>", "<|open|>argument", "<|close|>argument<|sep|>", "<|sep|>"),
     ),
     "k2_horizon:K2_HORIZON": D(markers=("<ifm|tool_call>",), owns=("<ifm|tool_call>", "<ifm|tool_calls>")),
     "glm4_moe:GLM4_MOE": D(markers=("<tool_call>",), owns=("<arg_key>",)),

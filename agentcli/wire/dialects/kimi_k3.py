@@ -45,6 +45,9 @@ class _KimiK3(Dialect):
     markers = (TOOLS_OPEN, CALL_OPEN, RESPONSE_OPEN, RESPONSE_CLOSE, MESSAGE_CLOSE, "<|open|>", "<|close|>")
     owns = markers
     reasoning_tags = (("<|open|>think<|sep|>", "<|close|>think<|sep|>"),)  # the think channel
+    # every `<` of a reply the lane takes opens one of these (see _lane): it may answer in a chain
+    lane_tokens = (RESPONSE_OPEN, RESPONSE_CLOSE, TOOLS_OPEN, TOOLS_CLOSE, MESSAGE_CLOSE, CALL_OPEN, CALL_CLOSE,
+                   ARG_OPEN, ARG_CLOSE, SEP)
 
     @total
     def parse(self, text: str) -> ParseResult:
