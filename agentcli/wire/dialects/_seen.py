@@ -392,6 +392,13 @@ def lend(seen: Seen | str | None) -> Seen | None:
     return lent
 
 
+def find_char(text: str, ch: str, start: int = 0) -> int:
+    """`text.find(ch, start)` for one character, asked of the chain's index when it is this text's
+    (see lend): no pass for a character the chain found nowhere, none past its known places."""
+    lent = _LENT
+    return lent.find(ch, start) if lent is not None and lent.text is text else text.find(ch, start)
+
+
 _FEW = 16  # places of a character in a short text gathered before its needles get a scan each
 
 
