@@ -696,11 +696,11 @@ class _ChainIndex:
             for ch, group in _covering(bare))
         at = {m: i for i, (_, group, _) in enumerate(self.bare_spans) for m in group}
 
-        def need(markers: tuple[str, ...]) -> tuple[tuple[int, frozenset[str]], ...]:
+        def need(markers: tuple[str, ...]) -> tuple[tuple[int, tuple[str, ...]], ...]:
             by: dict[int, set[str]] = {}
             for m in markers:
                 by.setdefault(at[m], set()).add(m)
-            return tuple((g, frozenset(ms)) for g, ms in by.items())
+            return tuple((g, tuple(m for m in self.bare_spans[g][1] if m in ms)) for g, ms in by.items())
 
         self.bare_need = {n: got for n in self.names if (got := need(self.bare_markers[n]))}
         self.owns_need = {n: got for n in self.names if (got := need(self.bare_owns[n]))}
@@ -854,22 +854,24 @@ class _Asked:
     comes to the dialect, where `present` asks every marker up front: each absent marker's
     character costs a scan of the whole reply, and the dialects after the one that reads the call
     ask theirs of the short rest instead (a dialect with no markers at all looks anywhere: it is
-    among `known`). They are asked group by group as `present` asks them (`need[name]`: the groups
-    of the chain's markers holding no `<` that hold the dialect's, each a memchr on its rarest
-    character, then its markers where that character stands), each group once per text. The
-    answers are `present`'s."""
+    among `known`). Only the dialect's own markers are asked (`need[name]`: per group of the
+    chain's markers holding no `<`, those of the dialect), of the text's index, which keeps each
+    answer and each character's places: a marker asked later may be answered by a character found
+    for an earlier one (`functools[` by the `f` of `functools`) instead of a pass for its own, and
+    a group whose character stands nowhere is passed over. `groups` is kept for the callers' sake
+    (the index holds the answers). The answers are `present`'s."""
 
     __slots__ = ("seen", "known", "need", "spans", "groups")
 
     NONE: frozenset[str] = frozenset()  # a group none of whose markers stands in the text
 
     def __init__(self, seen: Seen, known: frozenset[str] | set[str],
-                 need: dict[str, tuple[tuple[int, frozenset[str]], ...]],
+                 need: dict[str, tuple[tuple[int, tuple[str, ...]], ...]],
                  spans: tuple[tuple[str, tuple[str, ...], tuple[int, int] | None], ...],
                  groups: dict[int, frozenset[str]]) -> None:
         self.seen, self.known, self.need, self.spans, self.groups = seen, known, need, spans, groups
 
-    def gate(self) -> tuple[frozenset[str] | set[str], dict[str, tuple[tuple[int, frozenset[str]], ...]]]:
+    def gate(self) -> tuple[frozenset[str] | set[str], dict[str, tuple[tuple[int, tuple[str, ...]], ...]]]:
         """(the dialects known to be in, those with markers to ask): a name in neither is not in,
         which the chain's loop tells by two lookups instead of a call per dialect."""
         return self.known, self.need
@@ -880,14 +882,11 @@ class _Asked:
         need = self.need.get(name)  # type: ignore[call-overload]
         if need is None:
             return False
-        groups = self.groups
-        for g, markers in need:
-            found = groups.get(g)
-            if found is None:
-                ch, group, reach = self.spans[g]
-                seen = self.seen
-                found = groups[g] = self.NONE if not seen.has(ch) else self.asked_group(seen, ch, group, reach)
-            if found and not markers.isdisjoint(found):
+        seen = self.seen
+        absent = seen.absent
+        for g, markers in need:  # only the dialect's own markers: the index keeps each answer
+            ch, _, reach = self.spans[g]
+            if ch not in absent and self.asked_group(seen, ch, markers, reach):
                 return True
         return False
 

@@ -220,7 +220,7 @@ class Seen:
     scan or at most len/1024 bounded searches per marker.
     """
 
-    __slots__ = ("text", "_memo", "_at", "_told", "_first", "_absent", "_count", "_few")
+    __slots__ = ("text", "_memo", "_at", "_told", "_first", "_absent", "_count", "_few", "absent")
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -229,6 +229,7 @@ class Seen:
         self._told: tuple[frozenset[str], frozenset[str]] | None = None
         self._first: dict[str, int] = {}
         self._absent: set[str] = set()  # the characters `first` found nowhere
+        self.absent = self._absent  # (read-only to callers)
         self._count: dict[str, int] = {}  # how many times a character stands, where its stretches were found
         self._few: dict[str, list[tuple[int, int]]] = {}  # the characters of no more than _FEW_STRETCHES stretches
 
