@@ -62,8 +62,9 @@ def holds(text: str, needle: str) -> bool:
         return needle in text
     ch, off = key(needle)
     lent = _LENT
-    find = lent.find if lent is not None and lent.text is text else text.find  # see lend
-    i = find(ch, off)
+    if lent is not None and lent.text is text and ch in lent.absent:  # see lend
+        return False
+    i = text.find(ch, off)
     tries = 0
     while i >= 0:
         if text.startswith(needle, i - off):
@@ -71,7 +72,7 @@ def holds(text: str, needle: str) -> bool:
         tries += 1
         if tries == _PROBES:
             return text.find(needle, i - off + 1) >= 0
-        i = find(ch, i + 1)
+        i = text.find(ch, i + 1)
     return False
 
 
@@ -103,8 +104,9 @@ def locate(text: str, needle: str, start: int = 0, end: int | None = None) -> in
         return text.find(needle, start, stop)
     ch, off = key(needle)
     lent = _LENT
-    find = lent.find if lent is not None and lent.text is text else text.find  # see lend
-    i = find(ch, start + off, stop)
+    if lent is not None and lent.text is text and ch in lent.absent:  # see lend
+        return -1
+    i = text.find(ch, start + off, stop)
     tries = 0
     while i >= 0:
         at = i - off
@@ -113,7 +115,7 @@ def locate(text: str, needle: str, start: int = 0, end: int | None = None) -> in
         tries += 1
         if tries == _PROBES:
             return text.find(needle, at + 1, stop)
-        i = find(ch, i + 1, stop)
+        i = text.find(ch, i + 1, stop)
     return -1
 
 
@@ -260,6 +262,8 @@ class Seen:
         question about `ch` (an occurrence of a marker holds `ch` where the marker first does, and
         that place lies in a stretch, which bounds the search). Where `ch` stands densely, a marker
         is asked as `__contains__` asks it (by its own rarest character)."""
+        if ch in self._absent:
+            return _NONE
         found: list[str] = []
         memo, text = self._memo, self.text
         for m in markers:
@@ -273,12 +277,15 @@ class Seen:
                     if stretches is None:
                         known = m in self
                     else:
-                        size = len(m)
-                        known = any(text.find(m, max(0, a - off), b - off + size) >= 0 for a, b in stretches)
+                        known, size = False, len(m)
+                        for a, b in stretches:
+                            if text.find(m, max(0, a - off), b - off + size) >= 0:
+                                known = True
+                                break
                 memo[m] = known
             if known:
                 found.append(m)
-        return frozenset(found)
+        return frozenset(found) if found else _NONE
 
     def count(self, ch: str) -> int:
         """`text.count(ch)` for one character: known once its stretches were found (they hold each
@@ -378,6 +385,7 @@ class Seen:
         return ch, off
 
 
+_NONE: frozenset[str] = frozenset()
 _LENT: Seen | None = None  # the index of the text the dialect chain reads now (see lend)
 
 
@@ -386,8 +394,9 @@ def lend(seen: Seen | str | None) -> Seen | None:
     so `finder`) consult for that very text, and return the one lent before (to lend it back). A
     dialect's parse gets only the text: through this its token searches skip a character the
     chain found nowhere (a pass over the whole reply each, four bytes a character in a reply
-    holding one emoji) and look for a present one within its known places. The index is asked
-    only for its own text (`is`): any other text, or another thread's, is searched plainly."""
+    holding one emoji); a present one is searched plainly (a C search per probe costs less than
+    a Python call). The index is asked only for its own text (`is`): any other text, or another
+    thread's, is searched plainly."""
     global _LENT
     lent, _LENT = _LENT, seen if isinstance(seen, Seen) else None
     return lent
@@ -397,7 +406,9 @@ def find_char(text: str, ch: str, start: int = 0) -> int:
     """`text.find(ch, start)` for one character, asked of the chain's index when it is this text's
     (see lend): no pass for a character the chain found nowhere, none past its known places."""
     lent = _LENT
-    return lent.find(ch, start) if lent is not None and lent.text is text else text.find(ch, start)
+    if lent is not None and lent.text is text and ch in lent.absent:
+        return -1
+    return text.find(ch, start)
 
 
 _FEW = 16  # places of a character in a short text gathered before its needles get a scan each
