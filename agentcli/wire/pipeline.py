@@ -13,6 +13,7 @@ import dataclasses
 import functools
 import json
 import re
+import sys
 from typing import Any
 
 from agentcli.core.lazy import lazy_pattern
@@ -408,7 +409,7 @@ def _reach(text: str, markers: tuple[str, ...], rx: re.Pattern[str] | None, limi
     looked for already are not looked for again, nor counted when their places are known)."""
     if rx is None or len(text) <= limit * _shortest(markers):
         return len(text)
-    index = seen if isinstance(seen, Seen) and seen.text is text else None
+    index = seen if isinstance(seen, Seen) and seen.wide and seen.text is text else None
     if _all_tags(markers):  # each occurrence of a marker opens at a `<` of its own: a few `<` bound them
         n, i = 0, text.find("<") if index is None else index.first("<")
         while i >= 0 and n < _FEW_TAGS:
@@ -463,53 +464,48 @@ def _run_dialects(text: str, names: list[str] | tuple[str, ...], ctx: ParseConte
     index = _chain_index(names if type(names) is tuple else tuple(names))
     if seen is None:
         seen = _seen(text)
-    lent = _lend(seen)  # the dialects' own token searches consult it (dialects/_seen.lend)
+    lending = isinstance(seen, Seen) and seen.wide  # the dialects' own token searches consult it (_seen.lend)
+    lent = _lend(seen) if lending else None
     try:
         if len(index.names) == 1:
             return _run_one(text, names, index, ctx, limit, seen)
-        return _run_chain(text, names, index, ctx, limit, seen)
-    finally:
-        _lend(lent)
-
-
-def _run_chain(text: str, names: list[str] | tuple[str, ...], index: _ChainIndex, ctx: ParseContext | None,
-               limit: int, seen: str | Seen) -> tuple[list[Candidate], str, bool]:
-    """_run_dialects for a chain of several dialects: the owners first, then the others, in order."""
-    found: list[Candidate] = []
-    capped = False
-    owning, runnable, turns = index.asked(seen)  # the owners read first (see _ChainIndex.asked)
-    stale = False  # the text changed since `runnable` was asked: asked again only if a dialect is left to try
-    lazy = isinstance(owning, _Asked)  # the rest is asked as the reply was (see _ChainIndex.asked)
-    gate = runnable.gate() if isinstance(runnable, _Asked) else None
-    for name, own_turn in turns:
-        if stale:
-            seen = _seen(text)
-            _lend(seen)
-            runnable = index.runnable_in(seen, lazy)
-            gate = runnable.gate() if isinstance(runnable, _Asked) else None
-            stale = False
-        if gate is not None and name not in gate[0] and name not in gate[1]:
-            continue  # not runnable, said without a call: no tag of it, no other marker of it to ask
-        if own_turn:  # an owner of the reply, with a marker still in the text
-            if name not in runnable or name not in owning:
+        owning, runnable, turns = index.asked(seen)  # the owners read first (see _ChainIndex.asked)
+        stale = False  # the text changed since `runnable` was asked: asked again only if a dialect is left to try
+        lazy = isinstance(owning, _Asked)  # the rest is asked as the reply was (see _ChainIndex.asked)
+        # the names that may be runnable, asked first: a set (runnable itself, or _Asked.gate), so a
+        # dialect of none of the reply's markers is passed over without a call
+        gate = runnable.gate() if isinstance(runnable, _Asked) else runnable
+        for name, own_turn in turns:
+            if stale:
+                seen = _seen(text)
+                if lending:
+                    _lend(seen)  # (a stale one lent before answers only for its own text)
+                runnable = index.runnable_in(seen, lazy)
+                gate = runnable.gate() if isinstance(runnable, _Asked) else runnable
+                stale = False
+            if own_turn:  # an owner of the reply, with a marker still in the text
+                if name not in gate or name not in runnable or name not in owning:
+                    continue
+            elif name not in gate or name not in runnable or name in owning:
+                continue  # no marker of it in the text, or it had its turn among the owners
+            budget = limit - len(found)
+            if budget <= 0:
+                break  # a flood of calls: what is left stays text
+            got = _turn(name, index.prepared[name], text, names, ctx, budget, seen)
+            if got is None:
                 continue
-        elif name not in runnable or name in owning:
-            continue  # no marker of it in the text, or it had its turn among the owners
-        budget = limit - len(found)
-        if budget <= 0:
-            break  # a flood of calls: what is left stays text
-        got = _turn(name, index.prepared[name], text, names, ctx, budget, seen)
-        if got is None:
-            continue
-        cands, rest = got
-        if len(cands) > budget:
-            cands, capped = cands[:budget], True
-        found.extend(cands)
-        if rest is not text and rest != text:  # a copy of the same text (a join, a strip of nothing) changes nothing
-            text, stale = rest, True  # a dialect may also drop its own no-op directives (a lone token, "directly answer")
-            if not text:
-                return found, text, capped  # the call was the whole reply: no dialect reads anything from nothing
-    return found, _without_empty_lists(index, text, seen, stale), capped
+            cands, rest = got
+            if len(cands) > budget:
+                cands, capped = cands[:budget], True
+            found.extend(cands)
+            if rest is not text and rest != text:  # a copy of the same text (a join, a strip of nothing) changes nothing
+                text, stale = rest, True  # a dialect may also drop its own no-op directives (a lone token, "directly answer")
+                if not text:
+                    return found, text, capped  # the call was the whole reply: no dialect reads anything from nothing
+        return found, _without_empty_lists(index, text, seen, stale), capped
+    finally:
+        if lending:
+            _lend(lent)
 
 
 def _run_one(text: str, names: list[str] | tuple[str, ...], index: _ChainIndex, ctx: ParseContext | None, limit: int,
@@ -558,7 +554,9 @@ def _turn(name: str, prep: _Prepared, text: str, names: list[str] | tuple[str, .
     """One dialect's turn in the chain: (its calls kept, the text left), or None when it reads
     nothing here (no tag of an offered tool, a parse that raised, prose about its markup)."""
     d, markers, strict, rx = prep
-    if d.offered_only and not (ctx is not None and _names_a_tag(text, ctx, seen)):
+    if d.offered_only and not (ctx is not None and (
+            _names_a_tag(text, ctx, seen) if type(seen) is Seen and seen.wide
+            else any(holds(text, f"<{t}>") for t in ctx.tools))):
         return None  # its calls are tags named after offered tools: none of those tags, nothing to read
     got = _parse_within(d, text, markers, rx, budget, seen)
     if got is None:
@@ -629,11 +627,14 @@ class _ChainIndex:
     __slots__ = ("names", "prepared", "marker_sets", "markers", "owns", "groups", "_spans", "_by_marker",
                  "_markerless", "_owner_of", "empty", "tags", "_tag_reach", "_tag_spans", "bare_markers",
                  "bare_owns", "_bare_owners", "_plain_turns", "bare_spans", "bare_need", "owns_need", "tag_set",
+                 "wide_spans", "wide_need", "wide_owns_need",
                  "_wrapper_tags",
                  "_position", "_lazy_turns")
 
-    # Characters from which a reply's markers are asked dialect by dialect whatever dialects its
-    # tags name: a scan of the reply per character saved outweighs the Python of asking by turns.
+    # Bytes (of the reply as CPython stores it, sys.getsizeof) from which a reply's markers are
+    # asked dialect by dialect whatever dialects its tags name: a scan of the reply per character
+    # saved outweighs the Python of asking by turns. Bytes, not characters: a reply holding one
+    # emoji is stored four bytes a character, and each scan of it reads four times its length.
     LAZY_FROM = 32768
 
     def __init__(self, names: tuple[str, ...]) -> None:
@@ -691,19 +692,34 @@ class _ChainIndex:
         # Each group with how far before and after its character its markers reach (see near), or
         # None where a marker holds a NUL.
         self.bare_spans = tuple(
-            (ch, group, (max(m.index(ch) for m in group), max(len(m) - m.index(ch) for m in group))
+            (ch, group, (max(rare_key(m)[1] for m in group), max(len(m) - rare_key(m)[1] for m in group))
              if ch and not any("\0" in m for m in group) else None)
-            for ch, group in _covering(bare))
+            for ch, group in grouped(bare))
         at = {m: i for i, (_, group, _) in enumerate(self.bare_spans) for m in group}
 
-        def need(markers: tuple[str, ...]) -> tuple[tuple[int, tuple[str, ...]], ...]:
+        def need(markers: tuple[str, ...]) -> tuple[tuple[int, frozenset[str]], ...]:
             by: dict[int, set[str]] = {}
             for m in markers:
                 by.setdefault(at[m], set()).add(m)
-            return tuple((g, tuple(m for m in self.bare_spans[g][1] if m in ms)) for g, ms in by.items())
+            return tuple((g, frozenset(ms)) for g, ms in by.items())
 
         self.bare_need = {n: got for n in self.names if (got := need(self.bare_markers[n]))}
         self.owns_need = {n: got for n in self.names if (got := need(self.bare_owns[n]))}
+        # The same markers for a wide reply (_WideAsked), grouped by as few characters as they allow.
+        self.wide_spans = tuple(
+            (ch, group, (max(m.index(ch) for m in group), max(len(m) - m.index(ch) for m in group))
+             if ch and not any("\0" in m for m in group) else None)
+            for ch, group in _covering(bare))
+        wide_at = {m: i for i, (_, group, _) in enumerate(self.wide_spans) for m in group}
+
+        def wide_need(markers: tuple[str, ...]) -> tuple[tuple[int, tuple[str, ...]], ...]:
+            by: dict[int, set[str]] = {}
+            for m in markers:
+                by.setdefault(wide_at[m], set()).add(m)
+            return tuple((g, tuple(m for m in self.wide_spans[g][1] if m in ms)) for g, ms in by.items())
+
+        self.wide_need = {n: wide for n in self.names if (wide := wide_need(self.bare_markers[n]))}
+        self.wide_owns_need = {n: wide for n in self.names if (wide := wide_need(self.bare_owns[n]))}
         self._position = {n: i for i, n in enumerate(self.names)}
         self._lazy_turns: dict[frozenset[str], tuple[tuple[str, bool], ...]] = {}
 
@@ -716,9 +732,8 @@ class _ChainIndex:
         if not isinstance(text, str):  # any other container answering `in` (asked marker by marker)
             return frozenset(m for ch, group in self.groups if ch in text for m in group if m in seen)
         found: list[str] = []
-        index = seen if isinstance(seen, Seen) else None  # a long text's: each character asked once (Seen.first)
         for ch, group, reach in self._spans:
-            if (ch not in text) if index is None else not index.has(ch):
+            if ch not in text:
                 continue
             hay = None
             # Worth it for a group of several markers whose character stands in a few places (on a
@@ -752,13 +767,19 @@ class _ChainIndex:
         group by group (see _Asked): the first to read a call leaves a short rest, and what the later
         ones ask is asked of that rest. That pays when the reader is likely early (an owner's tag
         stands there, or a tag of a dialect in the chain's first half) or when a scan of the reply
-        costs more than the Python of asking by turns (LAZY_FROM); else, and on a short reply, every
-        marker asked at once costs less."""
+        costs more than the Python of asking by turns (LAZY_FROM, in the bytes a pass reads); else,
+        and on a short reply, every marker asked at once costs less."""
         if isinstance(seen, Seen):
             text = seen.text
-            tagged = self.present_tags(seen) if seen.has("<") else _Asked.NONE
+            wide = seen.wide
+            tagged = self.present_tags(seen) if (seen.has("<") if wide else "<" in text) else _Asked.NONE
             owners = self.owning(tagged) if tagged else _Asked.NONE
-            if owners or (self.bare_spans and (len(text) >= self.LAZY_FROM or (tagged and self._early(tagged)))):
+            if owners or (self.bare_spans and (sys.getsizeof(text) >= self.LAZY_FROM
+                                               or (tagged and self._early(tagged)))):
+                if wide:  # each character asked once, of the index (see _WideAsked)
+                    return (_WideAsked(seen, owners, self.wide_owns_need, self.wide_spans, {}),
+                            _WideAsked(seen, self.runnable_by(tagged), self.wide_need, self.wide_spans, {}),
+                            self.lazy_turns(owners))
                 groups: dict[int, frozenset[str]] = {}  # the groups asked so far, shared by the two questions
                 return (_Asked(seen, owners, self.owns_need, self.bare_spans, groups),
                         _Asked(seen, self.runnable_by(tagged), self.bare_need, self.bare_spans, groups),
@@ -778,8 +799,14 @@ class _ChainIndex:
     def _long_present(self, seen: Seen, tagged: frozenset[str]) -> frozenset[str]:
         """`present(seen)` from the tags found (`present_tags`) and each group of the other markers."""
         found = set(tagged)
+        if seen.wide:
+            for ch, group, reach in self.wide_spans:
+                if seen.has(ch):  # one memchr per text: none of the group when absent (most are)
+                    found.update(_WideAsked.asked_group(seen, ch, group, reach))
+            return frozenset(found)
+        text = seen.text
         for ch, group, reach in self.bare_spans:
-            if seen.has(ch):  # one memchr per text: none of the group when absent (most are)
+            if ch in text:  # one memchr: none of the group when absent (most are)
                 found.update(_Asked.asked_group(seen, ch, group, reach))
         return frozenset(found)
 
@@ -787,8 +814,11 @@ class _ChainIndex:
         """`asked(seen)`'s runnable dialects alone (the text changed; its owners did not), asked
         lazily when the reply was (`lazy`) and the rest is still long."""
         if isinstance(seen, Seen):
-            tagged = self.present_tags(seen) if seen.has("<") else _Asked.NONE
+            wide = seen.wide
+            tagged = self.present_tags(seen) if (seen.has("<") if wide else "<" in seen.text) else _Asked.NONE
             if lazy:
+                if wide:
+                    return _WideAsked(seen, self.runnable_by(tagged), self.wide_need, self.wide_spans, {})
                 return _Asked(seen, self.runnable_by(tagged), self.bare_need, self.bare_spans, {})
             return self.runnable(self._long_present(seen, tagged) if tagged else self.present(seen))
         return self.runnable(self.present(seen))
@@ -804,8 +834,9 @@ class _ChainIndex:
             seen.learn(self.tag_set, tagged.union([m for m in self._wrapper_tags if m in hay]))
             return tagged
         found: list[str] = []
+        wide, text = seen.wide, seen.text
         for ch, group, reach in self._tag_spans:
-            if not seen.has(ch):
+            if not (seen.has(ch) if wide else ch in text):
                 continue
             got = near(seen, ch, reach[0], reach[1]) if reach is not None and len(group) >= _NEAR_GROUP else None
             found.extend(m for m in group if m in (seen if got is None else got))
@@ -854,27 +885,66 @@ class _Asked:
     comes to the dialect, where `present` asks every marker up front: each absent marker's
     character costs a scan of the whole reply, and the dialects after the one that reads the call
     ask theirs of the short rest instead (a dialect with no markers at all looks anywhere: it is
-    among `known`). Only the dialect's own markers are asked (`need[name]`: per group of the
-    chain's markers holding no `<`, those of the dialect), of the text's index, which keeps each
-    answer and each character's places: a marker asked later may be answered by a character found
-    for an earlier one (`functools[` by the `f` of `functools`) instead of a pass for its own, and
-    a group whose character stands nowhere is passed over. `groups` is kept for the callers' sake
-    (the index holds the answers). The answers are `present`'s."""
+    among `known`). They are asked group by group as `present` asks them (`need[name]`: the groups
+    of the chain's markers holding no `<` that hold the dialect's, each a memchr on its rarest
+    character, then its markers where that character stands), each group once per text. The
+    answers are `present`'s."""
 
     __slots__ = ("seen", "known", "need", "spans", "groups")
 
     NONE: frozenset[str] = frozenset()  # a group none of whose markers stands in the text
 
-    def __init__(self, seen: Seen, known: frozenset[str] | set[str],
-                 need: dict[str, tuple[tuple[int, tuple[str, ...]], ...]],
+    def __init__(self, seen: Seen, known: frozenset[str] | set[str], need: dict[str, Any],
                  spans: tuple[tuple[str, tuple[str, ...], tuple[int, int] | None], ...],
                  groups: dict[int, frozenset[str]]) -> None:
         self.seen, self.known, self.need, self.spans, self.groups = seen, known, need, spans, groups
 
-    def gate(self) -> tuple[frozenset[str] | set[str], dict[str, tuple[tuple[int, tuple[str, ...]], ...]]]:
-        """(the dialects known to be in, those with markers to ask): a name in neither is not in,
-        which the chain's loop tells by two lookups instead of a call per dialect."""
-        return self.known, self.need
+    def gate(self) -> set[str]:
+        """The dialects known to be in and those with markers to ask: a name in neither is not in,
+        which the chain's loop tells by a set lookup instead of a call per dialect."""
+        return set(self.known).union(self.need)
+
+    def __contains__(self, name: object) -> bool:
+        if name in self.known:
+            return True
+        need = self.need.get(name)  # type: ignore[call-overload]
+        if need is None:
+            return False
+        groups = self.groups
+        for g, markers in need:
+            found = groups.get(g)
+            if found is None:
+                ch, group, reach = self.spans[g]
+                seen = self.seen
+                found = groups[g] = self.NONE if ch not in seen.text else self.asked_group(seen, ch, group, reach)
+            if found and not markers.isdisjoint(found):
+                return True
+        return False
+
+    @staticmethod
+    def asked_group(seen: Seen, ch: str, group: tuple[str, ...], reach: tuple[int, int] | None) -> frozenset[str]:
+        """The markers of `group` (sharing the rare character `ch`, which stands in the text) that
+        stand in the text. One or two markers are each looked for where `ch` stands (`holds`: a
+        marker standing near the start is found at its first place, one absent costs a memchr pass);
+        more are asked of the text around the places of `ch` (`near`: one pass over the reply for
+        the group, then a search of a few dozen characters per marker), or, where `ch` stands
+        densely, of the index marker by marker."""
+        if len(group) < 3:
+            text = seen.text
+            return frozenset(m for m in group if holds(text, m))
+        hay = near(seen, ch, reach[0], reach[1]) if reach is not None else None
+        return frozenset(m for m in group if m in (seen if hay is None else hay))
+
+
+class _WideAsked(_Asked):
+    """_Asked on a wide reply (Seen.wide: each pass over it dear, four bytes a character when it
+    holds one emoji). Only the dialect's own markers are asked (`need[name]`: per group of
+    `_covering`, those of the dialect), of the text's index, which keeps each answer and each
+    character's places: a marker asked later may be answered by a character found for an earlier
+    one (`functools[` by the `f` of `functools`) instead of a pass for its own, and a group whose
+    character stands nowhere is passed over. The answers are `present`'s."""
+
+    __slots__ = ()
 
     def __contains__(self, name: object) -> bool:
         if name in self.known:
@@ -892,13 +962,13 @@ class _Asked:
 
     @staticmethod
     def asked_group(seen: Seen, ch: str, group: tuple[str, ...], reach: tuple[int, int] | None) -> frozenset[str]:
-        """The markers of `group` (sharing the rare character `ch`, which stands in the text) that
-        stand in the text. One or two markers are asked of the index (within the stretches where
-        `ch` stands, found in one pass over the reply that every other question about `ch` shares);
-        more are asked of the text around the places of `ch` (`near`: that pass, then a search of a
-        few dozen characters per marker), or, where `ch` stands densely, of the index marker by
-        marker. Looking for each marker where `ch` stands (`holds`) would cost a pass per marker
-        wherever `ch` stands near the start only (the head of a call whose long argument follows)."""
+        """The markers of `group` (sharing the character `ch`) that stand in the text. One or two
+        markers are asked of the index (within the stretches where `ch` stands, found in one pass
+        over the reply that every other question about `ch` shares); more are asked of the text
+        around the places of `ch` (`near`: that pass, then a search of a few dozen characters per
+        marker), or, where `ch` stands densely, of the index marker by marker. Looking for each
+        marker where `ch` stands (`holds`) would cost a pass per marker wherever `ch` stands near
+        the start only (the head of a call whose long argument follows)."""
         if reach is None or len(group) < 3:
             return seen.standing(ch, group)
         hay = near(seen, ch, reach[0], reach[1])
@@ -1112,7 +1182,7 @@ class _FenceIndex:
 def _fence_index(text: str, seen: str | Seen | None = None) -> _FenceIndex | None:
     """The text's _FenceIndex; None when it holds no fence character (a memchr each: most replies,
     asked of `seen` when it is the text's index)."""
-    if isinstance(seen, Seen) and seen.text is text:
+    if isinstance(seen, Seen) and seen.wide and seen.text is text:
         return _FenceIndex(text, seen) if seen.has("`") or seen.has("~") else None
     if "`" not in text and "~" not in text:
         return None

@@ -12,6 +12,7 @@ most one scan per needle).
 from __future__ import annotations
 
 import functools
+import sys
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -186,7 +187,7 @@ def holds_any(text: str, needles: tuple[str, ...], seen: Seen | None = None) -> 
         lent = _LENT
         if lent is not None and lent.text is text:  # the chain's index of this text (see lend)
             seen = lent
-    if seen is not None:  # the index answers each character once per text (see Seen.first)
+    if seen is not None and seen.wide:  # the index answers each character once per text (see Seen.first)
         for ch, group in grouped(needles):
             if seen.first(ch) >= 0 and any(n in seen for n in group):
                 return True
@@ -204,6 +205,10 @@ def holds_any(text: str, needles: tuple[str, ...], seen: Seen | None = None) -> 
 # reply's tokens stand together around its calls), and a marker is looked for in each stretch.
 _GAP = 64
 _PLACES = 64  # places a text of any size may hold before its character counts as dense
+# Bytes of a text (as CPython stores it: one, two or four a character) from which each pass over it
+# is dear enough that the index keeps every character's answer (Seen.wide): below, a pass over a
+# few dozen KB costs less than the Python of keeping it, and each question is asked of the text.
+WIDE_FROM = 1 << 18
 # Stretches of a known character few enough to answer another marker holding it (see Seen._placed):
 # a bounded search in each costs less than a scan of the whole text for the marker's own key.
 _FEW_STRETCHES = 4
@@ -222,10 +227,14 @@ class Seen:
     scan or at most len/1024 bounded searches per marker.
     """
 
-    __slots__ = ("text", "_memo", "_at", "_told", "_first", "_absent", "_count", "_few", "absent")
+    __slots__ = ("text", "wide", "_memo", "_at", "_told", "_first", "_absent", "_count", "_few", "absent")
 
     def __init__(self, text: str) -> None:
         self.text = text
+        # Whether a pass over the text is dear (its bytes in memory, WIDE_FROM): a reply of 100K
+        # characters holding one emoji is stored four bytes a character. Only then does the chain
+        # ask each character of it once (first, has, standing, lend); else it asks the text.
+        self.wide = sys.getsizeof(text) >= WIDE_FROM
         self._memo: dict[str, bool] = {}
         self._at: dict[str, list[tuple[int, int]] | None] = {}
         self._told: tuple[frozenset[str], frozenset[str]] | None = None
@@ -310,7 +319,8 @@ class Seen:
             most, places_most = len(text) >> 10, max(_PLACES, len(text) >> 10)
             stretches: list[tuple[int, int]] = []
             count = 0
-            a = b = i = self.first(ch)
+            wide = self.wide
+            a = b = i = self.first(ch) if wide else text.find(ch)
             while i >= 0:
                 count += 1
                 if i - b > _GAP:  # a new stretch opens here
@@ -330,9 +340,10 @@ class Seen:
                     self._at[ch] = None
                     return None
             self._at[ch] = stretches
-            self._count[ch] = count
-            if len(stretches) <= _FEW_STRETCHES:
-                self._few[ch] = stretches
+            if wide:  # what the index keeps of a wide text (count, _placed)
+                self._count[ch] = count
+                if len(stretches) <= _FEW_STRETCHES:
+                    self._few[ch] = stretches
         return self._at[ch]
 
     def find(self, ch: str, start: int = 0, end: int | None = None) -> int:
@@ -358,7 +369,7 @@ class Seen:
                 known = marker in told[1]
             elif not marker:
                 known = True
-            elif not self._absent.isdisjoint(marker):
+            elif self._absent and not self._absent.isdisjoint(marker):
                 known = False  # a character of it was looked for already, and stands nowhere
             else:
                 ch, off = key(marker)
@@ -378,6 +389,13 @@ class Seen:
         marker), else (`ch`, `off`): an occurrence of the marker holds each of its characters, so
         any of them bounds where it can stand, and one whose places were found for another marker
         (the `<` of a reply's tags) spares the scan of the whole text that finding `ch` costs."""
+        if not self.wide:
+            for c, stretches in self._at.items():
+                if stretches is not None and len(stretches) <= _FEW_STRETCHES:
+                    at = marker.find(c)
+                    if at >= 0:
+                        return c, at
+            return ch, off
         common = self._few.keys() & set(marker)
         if common:
             c = min(common)
@@ -396,9 +414,10 @@ def lend(seen: Seen | str | None) -> Seen | None:
     chain found nowhere (a pass over the whole reply each, four bytes a character in a reply
     holding one emoji); a present one is searched plainly (a C search per probe costs less than
     a Python call). The index is asked only for its own text (`is`): any other text, or another
-    thread's, is searched plainly."""
+    thread's, is searched plainly; and only a wide one is lent (Seen.wide: elsewhere a pass costs
+    less than the lookups)."""
     global _LENT
-    lent, _LENT = _LENT, seen if isinstance(seen, Seen) else None
+    lent, _LENT = _LENT, seen if isinstance(seen, Seen) and seen.wide else None
     return lent
 
 

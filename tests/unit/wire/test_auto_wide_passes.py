@@ -7,8 +7,10 @@ looks for a character once; the bare markers are grouped by as few characters as
 
 The oracle is the same pipeline without the index (every question asked of the text itself): on
 generated long replies (every dialect's markers and wrappers, inside string values and out, fixture
-calls, prose stored 1, 2 and 4 bytes a character) it returns the same response. Work is counted
-(the characters looked for across the whole reply), never timed."""
+calls, prose stored 1, 2 and 4 bytes a character) it returns the same response, whether the index
+keeps each character's answer (a wide reply, Seen.wide) or asks the text (below WIDE_FROM bytes):
+both sides of the threshold are run on every reply. Work is counted (the characters looked for
+across the whole reply), never timed."""
 
 from __future__ import annotations
 
@@ -42,11 +44,18 @@ def _response(text: str, ctx: ParseContext | None) -> tuple[Any, ...]:
             [(x.kind, x.detail) for x in r.repairs], r.finish_reason)
 
 
+# WIDE_FROM for every index wide (the generated replies are a few KB) and as it stands
+THRESHOLDS = [0, _seen.WIDE_FROM]
+
+
+@pytest.mark.parametrize("wide_from", THRESHOLDS)
 @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
 @given(text=wide_replies, ctx=contexts)
-def test_the_indexed_pipeline_answers_what_plain_questions_answer(text: str, ctx: ParseContext | None) -> None:
-    got = _response(text, ctx)
+def test_the_indexed_pipeline_answers_what_plain_questions_answer(wide_from: int, text: str,
+                                                                 ctx: ParseContext | None) -> None:
     with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(_seen, "WIDE_FROM", wide_from)
+        got = _response(text, ctx)
         mp.setattr(pipeline, "_SEEN_FROM", 1 << 40)  # no index: each question asked of the text itself
         assert _response(text, ctx) == got
 
@@ -58,11 +67,16 @@ texts = st.one_of(wide_replies, st.tuples(st.sampled_from(CALLS), st.sampled_fro
     lambda t: _widened((t[0] + FILLER * t[2], t[1], t[2]))))
 
 
+@pytest.mark.parametrize("wide_from", THRESHOLDS)
 @settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
 @given(text=texts, asked=questions)
-def test_the_index_answers_as_the_text_does_in_any_order(text: str, asked: list[tuple[str, str, int]]) -> None:
+def test_the_index_answers_as_the_text_does_in_any_order(wide_from: int, text: str,
+                                                         asked: list[tuple[str, str, int]]) -> None:
     """Whatever was asked before (answers kept, places found), each answer is the text's own."""
-    seen = _seen.Seen(text)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(_seen, "WIDE_FROM", wide_from)
+        seen = _seen.Seen(text)
+    assert seen.wide or wide_from
     for how, marker, start in asked:
         ch = marker[-1]
         if how == "first":
@@ -127,6 +141,7 @@ def test_the_auto_chain_looks_for_each_character_once(reader: str) -> None:
     its markers at most once more: the reasoning split's, the tags', the lazy groups', the wrappers'
     and the fences' questions about one character are one question."""
     text = LONG_CALLS[reader]
+    assert _seen.Seen(text).wide == (max(text) > "\uffff")  # four bytes a character: past WIDE_FROM
     forced, auto = _passes(text, CTX, (reader,)), _passes(text, CTX, tuple(dialects.DIALECTS))
     assert pipeline.parse_text(text, CTX).tool_calls[0].dialect in (reader, "xlam")
     extra = {ch: auto[ch] - forced[ch] for ch in auto if auto[ch] > forced[ch]}
@@ -138,6 +153,7 @@ def test_the_bare_markers_are_grouped_by_fewer_characters_than_their_rarest() ->
     """`**Tool Call:**` is asked with `Action:` by its `:`, `\\n{` with `all\\n` by its line break: the
     groups' characters cover every marker, and there are fewer of them than of rarest characters."""
     index = pipeline._chain_index(NAMES)
-    bare = {m for _, group, _ in index.bare_spans for m in group}
-    assert all(ch in m for ch, group, _ in index.bare_spans for m in group)
-    assert len(index.bare_spans) < len(_seen.grouped(tuple(sorted(bare))))
+    bare = {m for _, group, _ in index.wide_spans for m in group}
+    assert bare == {m for _, group, _ in index.bare_spans for m in group}
+    assert all(ch in m for ch, group, _ in index.wide_spans for m in group)
+    assert len(index.wide_spans) < len(_seen.grouped(tuple(sorted(bare))))
