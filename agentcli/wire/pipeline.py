@@ -13,6 +13,7 @@ import dataclasses
 import functools
 import json
 import re
+import sys
 from typing import Any
 
 from agentcli.core.lazy import lazy_pattern
@@ -32,8 +33,10 @@ from agentcli.wire.dialects._seen import (
     holds_any,
     locate,
     near,
+    rank,
 )
 from agentcli.wire.dialects._seen import key as rare_key
+from agentcli.wire.dialects._seen import lend as _lend
 from agentcli.wire.types import Candidate, NativeParse, ParseContext
 
 
@@ -399,13 +402,16 @@ def _all_tags(markers: tuple[str, ...]) -> bool:
 _FEW_TAGS = 16
 
 
-def _reach(text: str, markers: tuple[str, ...], rx: re.Pattern[str] | None, limit: int) -> int:
+def _reach(text: str, markers: tuple[str, ...], rx: re.Pattern[str] | None, limit: int,
+           seen: str | Seen | None = None) -> int:
     """Where the marker occurrence past the first `limit` starts (the end of the text when there are
-    no more than that many)."""
+    no more than that many). `seen`: the text's index when the chain holds one (the characters it
+    looked for already are not looked for again, nor counted when their places are known)."""
     if rx is None or len(text) <= limit * _shortest(markers):
         return len(text)
+    index = seen if isinstance(seen, Seen) and seen.wide and seen.text is text else None
     if _all_tags(markers):  # each occurrence of a marker opens at a `<` of its own: a few `<` bound them
-        n, i = 0, text.find("<")
+        n, i = 0, text.find("<") if index is None else index.first("<")
         while i >= 0 and n < _FEW_TAGS:
             n += 1
             i = text.find("<", i + 1)
@@ -413,8 +419,8 @@ def _reach(text: str, markers: tuple[str, ...], rx: re.Pattern[str] | None, limi
             return len(text)
     bound = 0  # each occurrence of a marker holds its rarest character: a count of those bounds them
     for ch, group in grouped(markers):
-        if ch in text:
-            bound += count_char(text, ch) * len(group)
+        if (ch in text) if index is None else index.has(ch):
+            bound += (count_char(text, ch) if index is None else index.count(ch)) * len(group)
             if bound > limit:
                 break
     else:
@@ -458,36 +464,48 @@ def _run_dialects(text: str, names: list[str] | tuple[str, ...], ctx: ParseConte
     index = _chain_index(names if type(names) is tuple else tuple(names))
     if seen is None:
         seen = _seen(text)
-    if len(index.names) == 1:
-        return _run_one(text, names, index, ctx, limit, seen)
-    owning, runnable, turns = index.asked(seen)  # the owners read first (see _ChainIndex.asked)
-    stale = False  # the text changed since `runnable` was asked: asked again only if a dialect is left to try
-    lazy = isinstance(owning, _Asked)  # the rest is asked as the reply was (see _ChainIndex.asked)
-    for name, own_turn in turns:
-        if stale:
-            seen = _seen(text)
-            runnable = index.runnable_in(seen, lazy)
-            stale = False
-        if own_turn:  # an owner of the reply, with a marker still in the text
-            if name not in runnable or name not in owning:
+    lending = isinstance(seen, Seen) and seen.wide  # the dialects' own token searches consult it (_seen.lend)
+    lent = _lend(seen) if lending else None
+    try:
+        if len(index.names) == 1:
+            return _run_one(text, names, index, ctx, limit, seen)
+        owning, runnable, turns = index.asked(seen)  # the owners read first (see _ChainIndex.asked)
+        stale = False  # the text changed since `runnable` was asked: asked again only if a dialect is left to try
+        lazy = isinstance(owning, _Asked)  # the rest is asked as the reply was (see _ChainIndex.asked)
+        # the names that may be runnable, asked first: a set (runnable itself, or _Asked.gate), so a
+        # dialect of none of the reply's markers is passed over without a call
+        gate = runnable.gate() if isinstance(runnable, _Asked) else runnable
+        for name, own_turn in turns:
+            if stale:
+                seen = _seen(text)
+                if lending:
+                    _lend(seen)  # (a stale one lent before answers only for its own text)
+                runnable = index.runnable_in(seen, lazy)
+                gate = runnable.gate() if isinstance(runnable, _Asked) else runnable
+                stale = False
+            if own_turn:  # an owner of the reply, with a marker still in the text
+                if name not in gate or name not in runnable or name not in owning:
+                    continue
+            elif name not in gate or name not in runnable or name in owning:
+                continue  # no marker of it in the text, or it had its turn among the owners
+            budget = limit - len(found)
+            if budget <= 0:
+                break  # a flood of calls: what is left stays text
+            got = _turn(name, index.prepared[name], text, names, ctx, budget, seen)
+            if got is None:
                 continue
-        elif name not in runnable or name in owning:
-            continue  # no marker of it in the text, or it had its turn among the owners
-        budget = limit - len(found)
-        if budget <= 0:
-            break  # a flood of calls: what is left stays text
-        got = _turn(name, index.prepared[name], text, names, ctx, budget, seen)
-        if got is None:
-            continue
-        cands, rest = got
-        if len(cands) > budget:
-            cands, capped = cands[:budget], True
-        found.extend(cands)
-        if rest is not text and rest != text:  # a copy of the same text (a join, a strip of nothing) changes nothing
-            text, stale = rest, True  # a dialect may also drop its own no-op directives (a lone token, "directly answer")
-            if not text:
-                return found, text, capped  # the call was the whole reply: no dialect reads anything from nothing
-    return found, _without_empty_lists(index, text, seen, stale), capped
+            cands, rest = got
+            if len(cands) > budget:
+                cands, capped = cands[:budget], True
+            found.extend(cands)
+            if rest is not text and rest != text:  # a copy of the same text (a join, a strip of nothing) changes nothing
+                text, stale = rest, True  # a dialect may also drop its own no-op directives (a lone token, "directly answer")
+                if not text:
+                    return found, text, capped  # the call was the whole reply: no dialect reads anything from nothing
+        return found, _without_empty_lists(index, text, seen, stale), capped
+    finally:
+        if lending:
+            _lend(lent)
 
 
 def _run_one(text: str, names: list[str] | tuple[str, ...], index: _ChainIndex, ctx: ParseContext | None, limit: int,
@@ -536,9 +554,11 @@ def _turn(name: str, prep: _Prepared, text: str, names: list[str] | tuple[str, .
     """One dialect's turn in the chain: (its calls kept, the text left), or None when it reads
     nothing here (no tag of an offered tool, a parse that raised, prose about its markup)."""
     d, markers, strict, rx = prep
-    if d.offered_only and not (ctx is not None and any(holds(text, f"<{t}>") for t in ctx.tools)):
+    if d.offered_only and not (ctx is not None and (
+            _names_a_tag(text, ctx, seen) if type(seen) is Seen and seen.wide
+            else any(holds(text, f"<{t}>") for t in ctx.tools))):
         return None  # its calls are tags named after offered tools: none of those tags, nothing to read
-    got = _parse_within(d, text, markers, rx, budget)
+    got = _parse_within(d, text, markers, rx, budget, seen)
     if got is None:
         return None
     cands, rest, head, tail = got
@@ -558,7 +578,7 @@ def _turn(name: str, prep: _Prepared, text: str, names: list[str] | tuple[str, .
             cands = kept
     elif cands and ctx is not None and ctx.tools:
         stray = weak or (bool(ctx.prefer) and name not in ctx.prefer)  # not the model's own form
-        fences = _fence_index(head) if name != ctx.prompted else None  # a prompted fenced form is the call itself
+        fences = _fence_index(head, seen) if name != ctx.prompted else None  # a prompted fenced form is the call itself
         if stray or fences is not None or any(c.embedded for c in cands):
             kept = [c for c in cands
                     if not (stray or c.embedded or _in_fence(head, c.raw, fences)) or _offered(c.name, ctx)]
@@ -573,6 +593,14 @@ def _turn(name: str, prep: _Prepared, text: str, names: list[str] | tuple[str, .
             rest = _without(head, kept) + tail
             cands = kept
     return cands, rest
+
+
+def _names_a_tag(text: str, ctx: ParseContext, seen: str | Seen) -> bool:
+    """Whether `text` holds the tag of an offered tool (`<read_file>`): asked of the text's index
+    when it has one (no `<` there, answered already; else around the places of `<` it found)."""
+    if isinstance(seen, Seen) and seen.text is text:
+        return seen.has("<") and any(f"<{t}>" in seen for t in ctx.tools)
+    return any(holds(text, f"<{t}>") for t in ctx.tools)
 
 
 def _without_empty_lists(index: _ChainIndex, text: str, seen: str | Seen, stale: bool) -> str:
@@ -599,11 +627,14 @@ class _ChainIndex:
     __slots__ = ("names", "prepared", "marker_sets", "markers", "owns", "groups", "_spans", "_by_marker",
                  "_markerless", "_owner_of", "empty", "tags", "_tag_reach", "_tag_spans", "bare_markers",
                  "bare_owns", "_bare_owners", "_plain_turns", "bare_spans", "bare_need", "owns_need", "tag_set",
+                 "wide_spans", "wide_need", "wide_owns_need",
                  "_wrapper_tags",
                  "_position", "_lazy_turns")
 
-    # Characters from which a reply's markers are asked dialect by dialect whatever dialects its
-    # tags name: a scan of the reply per character saved outweighs the Python of asking by turns.
+    # Bytes (of the reply as CPython stores it, sys.getsizeof) from which a reply's markers are
+    # asked dialect by dialect whatever dialects its tags name: a scan of the reply per character
+    # saved outweighs the Python of asking by turns. Bytes, not characters: a reply holding one
+    # emoji is stored four bytes a character, and each scan of it reads four times its length.
     LAZY_FROM = 32768
 
     def __init__(self, names: tuple[str, ...]) -> None:
@@ -674,6 +705,21 @@ class _ChainIndex:
 
         self.bare_need = {n: got for n in self.names if (got := need(self.bare_markers[n]))}
         self.owns_need = {n: got for n in self.names if (got := need(self.bare_owns[n]))}
+        # The same markers for a wide reply (_WideAsked), grouped by as few characters as they allow.
+        self.wide_spans = tuple(
+            (ch, group, (max(m.index(ch) for m in group), max(len(m) - m.index(ch) for m in group))
+             if ch and not any("\0" in m for m in group) else None)
+            for ch, group in _covering(bare))
+        wide_at = {m: i for i, (_, group, _) in enumerate(self.wide_spans) for m in group}
+
+        def wide_need(markers: tuple[str, ...]) -> tuple[tuple[int, tuple[str, ...]], ...]:
+            by: dict[int, set[str]] = {}
+            for m in markers:
+                by.setdefault(wide_at[m], set()).add(m)
+            return tuple((g, tuple(m for m in self.wide_spans[g][1] if m in ms)) for g, ms in by.items())
+
+        self.wide_need = {n: wide for n in self.names if (wide := wide_need(self.bare_markers[n]))}
+        self.wide_owns_need = {n: wide for n in self.names if (wide := wide_need(self.bare_owns[n]))}
         self._position = {n: i for i, n in enumerate(self.names)}
         self._lazy_turns: dict[frozenset[str], tuple[tuple[str, bool], ...]] = {}
 
@@ -721,13 +767,19 @@ class _ChainIndex:
         group by group (see _Asked): the first to read a call leaves a short rest, and what the later
         ones ask is asked of that rest. That pays when the reader is likely early (an owner's tag
         stands there, or a tag of a dialect in the chain's first half) or when a scan of the reply
-        costs more than the Python of asking by turns (LAZY_FROM); else, and on a short reply, every
-        marker asked at once costs less."""
+        costs more than the Python of asking by turns (LAZY_FROM, in the bytes a pass reads); else,
+        and on a short reply, every marker asked at once costs less."""
         if isinstance(seen, Seen):
             text = seen.text
-            tagged = self.present_tags(seen) if "<" in text else _Asked.NONE
+            wide = seen.wide
+            tagged = self.present_tags(seen) if (seen.has("<") if wide else "<" in text) else _Asked.NONE
             owners = self.owning(tagged) if tagged else _Asked.NONE
-            if owners or (self.bare_spans and (len(text) >= self.LAZY_FROM or (tagged and self._early(tagged)))):
+            if owners or (self.bare_spans and (sys.getsizeof(text) >= self.LAZY_FROM
+                                               or (tagged and self._early(tagged)))):
+                if wide:  # each character asked once, of the index (see _WideAsked)
+                    return (_WideAsked(seen, owners, self.wide_owns_need, self.wide_spans, {}),
+                            _WideAsked(seen, self.runnable_by(tagged), self.wide_need, self.wide_spans, {}),
+                            self.lazy_turns(owners))
                 groups: dict[int, frozenset[str]] = {}  # the groups asked so far, shared by the two questions
                 return (_Asked(seen, owners, self.owns_need, self.bare_spans, groups),
                         _Asked(seen, self.runnable_by(tagged), self.bare_need, self.bare_spans, groups),
@@ -746,8 +798,13 @@ class _ChainIndex:
 
     def _long_present(self, seen: Seen, tagged: frozenset[str]) -> frozenset[str]:
         """`present(seen)` from the tags found (`present_tags`) and each group of the other markers."""
-        text = seen.text
         found = set(tagged)
+        if seen.wide:
+            for ch, group, reach in self.wide_spans:
+                if seen.has(ch):  # one memchr per text: none of the group when absent (most are)
+                    found.update(_WideAsked.asked_group(seen, ch, group, reach))
+            return frozenset(found)
+        text = seen.text
         for ch, group, reach in self.bare_spans:
             if ch in text:  # one memchr: none of the group when absent (most are)
                 found.update(_Asked.asked_group(seen, ch, group, reach))
@@ -757,8 +814,11 @@ class _ChainIndex:
         """`asked(seen)`'s runnable dialects alone (the text changed; its owners did not), asked
         lazily when the reply was (`lazy`) and the rest is still long."""
         if isinstance(seen, Seen):
-            tagged = self.present_tags(seen) if "<" in seen.text else _Asked.NONE
+            wide = seen.wide
+            tagged = self.present_tags(seen) if (seen.has("<") if wide else "<" in seen.text) else _Asked.NONE
             if lazy:
+                if wide:
+                    return _WideAsked(seen, self.runnable_by(tagged), self.wide_need, self.wide_spans, {})
                 return _Asked(seen, self.runnable_by(tagged), self.bare_need, self.bare_spans, {})
             return self.runnable(self._long_present(seen, tagged) if tagged else self.present(seen))
         return self.runnable(self.present(seen))
@@ -773,10 +833,10 @@ class _ChainIndex:
             # exact answers (every tag is asked of the text around every `<`): learned by the index
             seen.learn(self.tag_set, tagged.union([m for m in self._wrapper_tags if m in hay]))
             return tagged
-        text = seen.text
         found: list[str] = []
+        wide, text = seen.wide, seen.text
         for ch, group, reach in self._tag_spans:
-            if ch not in text:
+            if not (seen.has(ch) if wide else ch in text):
                 continue
             got = near(seen, ch, reach[0], reach[1]) if reach is not None and len(group) >= _NEAR_GROUP else None
             found.extend(m for m in group if m in (seen if got is None else got))
@@ -834,11 +894,15 @@ class _Asked:
 
     NONE: frozenset[str] = frozenset()  # a group none of whose markers stands in the text
 
-    def __init__(self, seen: Seen, known: frozenset[str] | set[str],
-                 need: dict[str, tuple[tuple[int, frozenset[str]], ...]],
+    def __init__(self, seen: Seen, known: frozenset[str] | set[str], need: dict[str, Any],
                  spans: tuple[tuple[str, tuple[str, ...], tuple[int, int] | None], ...],
                  groups: dict[int, frozenset[str]]) -> None:
         self.seen, self.known, self.need, self.spans, self.groups = seen, known, need, spans, groups
+
+    def gate(self) -> set[str]:
+        """The dialects known to be in and those with markers to ask: a name in neither is not in,
+        which the chain's loop tells by a set lookup instead of a call per dialect."""
+        return set(self.known).union(self.need)
 
     def __contains__(self, name: object) -> bool:
         if name in self.known:
@@ -870,6 +934,65 @@ class _Asked:
             return frozenset(m for m in group if holds(text, m))
         hay = near(seen, ch, reach[0], reach[1]) if reach is not None else None
         return frozenset(m for m in group if m in (seen if hay is None else hay))
+
+
+class _WideAsked(_Asked):
+    """_Asked on a wide reply (Seen.wide: each pass over it dear, four bytes a character when it
+    holds one emoji). Only the dialect's own markers are asked (`need[name]`: per group of
+    `_covering`, those of the dialect), of the text's index, which keeps each answer and each
+    character's places: a marker asked later may be answered by a character found for an earlier
+    one (`functools[` by the `f` of `functools`) instead of a pass for its own, and a group whose
+    character stands nowhere is passed over. The answers are `present`'s."""
+
+    __slots__ = ()
+
+    def __contains__(self, name: object) -> bool:
+        if name in self.known:
+            return True
+        need = self.need.get(name)  # type: ignore[call-overload]
+        if need is None:
+            return False
+        seen = self.seen
+        absent = seen.absent
+        for g, markers in need:  # only the dialect's own markers: the index keeps each answer
+            ch, _, reach = self.spans[g]
+            if ch not in absent and self.asked_group(seen, ch, markers, reach):
+                return True
+        return False
+
+    @staticmethod
+    def asked_group(seen: Seen, ch: str, group: tuple[str, ...], reach: tuple[int, int] | None) -> frozenset[str]:
+        """The markers of `group` (sharing the character `ch`) that stand in the text. One or two
+        markers are asked of the index (within the stretches where `ch` stands, found in one pass
+        over the reply that every other question about `ch` shares); more are asked of the text
+        around the places of `ch` (`near`: that pass, then a search of a few dozen characters per
+        marker), or, where `ch` stands densely, of the index marker by marker. Looking for each
+        marker where `ch` stands (`holds`) would cost a pass per marker wherever `ch` stands near
+        the start only (the head of a call whose long argument follows)."""
+        if reach is None or len(group) < 3:
+            return seen.standing(ch, group)
+        hay = near(seen, ch, reach[0], reach[1])
+        return frozenset(m for m in group if m in (seen if hay is None else hay))
+
+
+def _covering(markers: tuple[str, ...]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """`markers` grouped by as few characters as they allow: each group's character is one its
+    markers hold, and a character the reply lacks answers them all with one memchr. The characters
+    are those `grouped` keys them by (each marker's rarest); a marker may join the group of another
+    of them it holds when that is markup, not a letter or a space (`**Tool Call:**` with `Action:`
+    by its `:`, `\n{` with `all\n` by its line break), picked greedily: the character holding the
+    most markers left first, the rarer of equals. Where a group's character stands densely, each
+    marker is asked by its own rarest one (Seen.standing), so a merge costs no pass it saves."""
+    keys = [ch for ch, _ in grouped(markers) if ch]
+    allowed = {m: {c for c in keys if c in m and (c == rare_key(m)[0] or not (c.isalnum() or c == " "))}
+               for m in markers if m}
+    left = [m for m in markers if m]
+    out: list[tuple[str, tuple[str, ...]]] = [("", tuple(m for m in markers if not m))] if "" in markers else []
+    while left:
+        best = min(keys, key=lambda c: (-sum(c in allowed[m] for m in left), rank(c)))
+        out.append((best, tuple(m for m in left if best in allowed[m])))
+        left = [m for m in left if best not in allowed[m]]
+    return tuple(out)
 
 
 @functools.lru_cache(maxsize=64)
@@ -953,11 +1076,13 @@ _SEEN_FROM = 8192  # characters: below this a reply is scanned per marker direct
 _FENCES = ("```", "~~~")
 
 
-def _fences(text: str) -> list[tuple[int, int]]:
-    """The fenced code blocks of `text` (an unclosed one runs to the end), in one pass over its fence lines."""
-    if "`" not in text and "~" not in text:  # a memchr each: most replies hold no fence character
+def _fences(text: str, index: Seen | None = None) -> list[tuple[int, int]]:
+    """The fenced code blocks of `text` (an unclosed one runs to the end), in one pass over its fence
+    lines. `index`: the text's Seen, when the chain holds one (it knows where each character first stands)."""
+    if (("`" not in text and "~" not in text) if index is None
+            else not index.has("`") and not index.has("~")):  # a memchr each: most replies hold no fence character
         return []
-    starts = _fence_starts(text)
+    starts = _fence_starts(text, index)
     if starts is None:
         return _fences_by_line(text)
     spans: list[tuple[int, int]] = []
@@ -977,27 +1102,28 @@ def _fences(text: str) -> list[tuple[int, int]]:
 _FENCE_MISSES = 256  # fence characters off any fence line looked at before the text is read line by line
 
 
-def _fence_starts(text: str) -> list[int] | None:
+def _fence_starts(text: str, index: Seen | None = None) -> list[int] | None:
     """Where each fence line starts, in order, found from the places of the fence characters (a
     memchr each) instead of from every line; None after _FENCE_MISSES places that start no fence
     line (backticks all over the prose), where _fences_by_line costs less."""
     found: list[int] = []
     misses = 0
+    find = text.find if index is None else index.find  # the index looks within the places it found
     for ch in "`~":
         fence = ch * 3
-        i = text.find(ch)
+        i = find(ch, 0)
         while i >= 0:
             if text.startswith(fence, i):
                 line = text.rfind("\n", 0, i) + 1
                 if _NOT_SPACE().search(text, line, i) is None:  # only spaces before it on its line
                     found.append(line)
                     nl = text.find("\n", i)
-                    i = -1 if nl < 0 else text.find(ch, nl)
+                    i = -1 if nl < 0 else find(ch, nl)
                     continue
             misses += 1
             if misses > _FENCE_MISSES:
                 return None
-            i = text.find(ch, i + 1)
+            i = find(ch, i + 1)
     return sorted(found)
 
 
@@ -1032,28 +1158,32 @@ class _FenceIndex:
     """The fenced blocks of one text (_fences), found when first asked: a call standing before the
     first fence line needs none of them (the usual case: no fence, or a fence inside the call)."""
 
-    __slots__ = ("text", "_spans")
+    __slots__ = ("text", "_spans", "_index")
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, index: Seen | None = None) -> None:
         self.text = text
         self._spans: list[tuple[int, int]] | None = None
+        self._index = index  # the text's Seen, when the chain holds one
 
     def first_line(self) -> int:
         """Where the line of the first fence character starts (every block opens at a fence
         line's start, none before it); -1 when the text holds no fence character."""
-        text = self.text
-        tick, tilde = text.find("`"), text.find("~")
+        text, index = self.text, self._index
+        tick, tilde = (text.find("`"), text.find("~")) if index is None else (index.first("`"), index.first("~"))
         first = tick if tilde < 0 or 0 <= tick < tilde else tilde
         return -1 if first < 0 else text.rfind("\n", 0, first) + 1
 
     def spans(self) -> list[tuple[int, int]]:
         if self._spans is None:
-            self._spans = _fences(self.text)
+            self._spans = _fences(self.text, self._index)
         return self._spans
 
 
-def _fence_index(text: str) -> _FenceIndex | None:
-    """The text's _FenceIndex; None when it holds no fence character (a memchr each: most replies)."""
+def _fence_index(text: str, seen: str | Seen | None = None) -> _FenceIndex | None:
+    """The text's _FenceIndex; None when it holds no fence character (a memchr each: most replies,
+    asked of `seen` when it is the text's index)."""
+    if isinstance(seen, Seen) and seen.wide and seen.text is text:
+        return _FenceIndex(text, seen) if seen.has("`") or seen.has("~") else None
     if "`" not in text and "~" not in text:
         return None
     return _FenceIndex(text)
@@ -1077,7 +1207,8 @@ def _offered(name: str, ctx: ParseContext) -> bool:
 
 
 def _parse_within(
-    d: dialects.Dialect, text: str, markers: tuple[str, ...], rx: re.Pattern[str] | None, budget: int
+    d: dialects.Dialect, text: str, markers: tuple[str, ...], rx: re.Pattern[str] | None, budget: int,
+    seen: str | Seen | None = None,
 ) -> tuple[list[Candidate], str, str, str] | None:
     """(candidates, rest, text read, text left unread) of one dialect; None when it raised.
 
@@ -1088,7 +1219,7 @@ def _parse_within(
     wider look; otherwise the whole text is read.
     """
     limit = budget * _MARKS_PER_CALL
-    reach = _reach(text, markers, rx, limit)
+    reach = _reach(text, markers, rx, limit, seen)
     for wider in (False, True):
         if reach >= len(text):
             break
@@ -1102,7 +1233,7 @@ def _parse_within(
         if wider:
             break
         # It wrote limit / len(cands) markers per call: enough of them for the budget, and a margin.
-        reach = _reach(text, markers, rx, limit * (budget + 1) * 5 // (4 * len(cands)) + 1)
+        reach = _reach(text, markers, rx, limit * (budget + 1) * 5 // (4 * len(cands)) + 1, seen)
     try:
         cands, rest = d.parse(text)
     except Exception as exc:  # noqa: BLE001

@@ -12,6 +12,7 @@ most one scan per needle).
 from __future__ import annotations
 
 import functools
+import sys
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -22,6 +23,11 @@ if TYPE_CHECKING:
 # then line breaks and tabs, then letters, digits and spaces, which every prose holds.
 _RARE = "|`~[]{}<>=@#$%^&*_\\"
 _COMMON_PUNCT = ".,:;\"'()-!?/+"
+
+
+def rank(ch: str) -> int:
+    """How common `ch` is in a reply, lowest first (see _RARE)."""
+    return _rank(ch)
 
 
 def _rank(ch: str) -> int:
@@ -56,6 +62,9 @@ def holds(text: str, needle: str) -> bool:
     if len(needle) < 2 or len(text) < SHORT:
         return needle in text
     ch, off = key(needle)
+    lent = _LENT
+    if lent is not None and lent.text is text and ch in lent.absent:  # see lend
+        return False
     i = text.find(ch, off)
     tries = 0
     while i >= 0:
@@ -95,6 +104,9 @@ def locate(text: str, needle: str, start: int = 0, end: int | None = None) -> in
     if len(needle) < 2 or stop - start < SHORT:
         return text.find(needle, start, stop)
     ch, off = key(needle)
+    lent = _LENT
+    if lent is not None and lent.text is text and ch in lent.absent:  # see lend
+        return -1
     i = text.find(ch, start + off, stop)
     tries = 0
     while i >= 0:
@@ -169,8 +181,17 @@ def holds_any(text: str, needles: tuple[str, ...], seen: Seen | None = None) -> 
     """Whether `text` holds one of `needles`: one memchr per distinct rarest character, then only
     the needles whose character stands in the text are looked for, where it stands when it is
     rare (`seen`, the text's Seen when the caller has one, shares those places)."""
-    if seen is None and len(text) < SHORT:
-        return any(ch in text and any(n in text for n in group) for ch, group in grouped(needles))
+    if seen is None:
+        if len(text) < SHORT:
+            return any(ch in text and any(n in text for n in group) for ch, group in grouped(needles))
+        lent = _LENT
+        if lent is not None and lent.text is text:  # the chain's index of this text (see lend)
+            seen = lent
+    if seen is not None and seen.wide:  # the index answers each character once per text (see Seen.first)
+        for ch, group in grouped(needles):
+            if seen.first(ch) >= 0 and any(n in seen for n in group):
+                return True
+        return False
     for ch, group in grouped(needles):
         if ch in text:
             if seen is None:
@@ -184,6 +205,10 @@ def holds_any(text: str, needles: tuple[str, ...], seen: Seen | None = None) -> 
 # reply's tokens stand together around its calls), and a marker is looked for in each stretch.
 _GAP = 64
 _PLACES = 64  # places a text of any size may hold before its character counts as dense
+# Bytes of a text (as CPython stores it: one, two or four a character) from which each pass over it
+# is dear enough that the index keeps every character's answer (Seen.wide): below, a pass over a
+# few dozen KB costs less than the Python of keeping it, and each question is asked of the text.
+WIDE_FROM = 1 << 18
 # Stretches of a known character few enough to answer another marker holding it (see Seen._placed):
 # a bounded search in each costs less than a scan of the whole text for the marker's own key.
 _FEW_STRETCHES = 4
@@ -202,13 +227,83 @@ class Seen:
     scan or at most len/1024 bounded searches per marker.
     """
 
-    __slots__ = ("text", "_memo", "_at", "_told")
+    __slots__ = ("text", "wide", "_memo", "_at", "_told", "_first", "_absent", "_count", "_few", "absent")
 
     def __init__(self, text: str) -> None:
         self.text = text
+        # Whether a pass over the text is dear (its bytes in memory, WIDE_FROM): a reply of 100K
+        # characters holding one emoji is stored four bytes a character. Only then does the chain
+        # ask each character of it once (first, has, standing, lend); else it asks the text.
+        self.wide = sys.getsizeof(text) >= WIDE_FROM
         self._memo: dict[str, bool] = {}
         self._at: dict[str, list[tuple[int, int]] | None] = {}
         self._told: tuple[frozenset[str], frozenset[str]] | None = None
+        self._first: dict[str, int] = {}
+        self._absent: set[str] = set()  # the characters `first` found nowhere
+        self.absent = self._absent  # (read-only to callers)
+        self._count: dict[str, int] = {}  # how many times a character stands, where its stretches were found
+        self._few: dict[str, list[tuple[int, int]]] = {}  # the characters of no more than _FEW_STRETCHES stretches
+
+    def first(self, ch: str) -> int:
+        """`text.find(ch)`, looked for once per text: the reasoning split, the chain's index, its
+        lazy groups and the wrappers around a generic dialect's calls each ask the same dozen
+        characters, and for an absent one each asking is a pass over the whole reply (four bytes
+        a character when the reply holds one emoji, so a memchr over four times its length)."""
+        at = self._first.get(ch)
+        if at is None:
+            at = self._first[ch] = self.text.find(ch)
+            if at < 0:
+                self._absent.add(ch)
+        return at
+
+    def has(self, ch: str) -> bool:
+        """`ch in text` for one character, answered once per text (see `first`)."""
+        at = self._first.get(ch)
+        if at is None:
+            at = self.first(ch)
+        return at >= 0
+
+    def standing(self, ch: str, markers: tuple[str, ...]) -> frozenset[str]:
+        """Those of `markers` (each holding `ch`) that stand in the text, each answered as `in` would
+        and kept (`__contains__` answers it again without a look). A marker holding a character
+        found nowhere is not there; one holding a character whose few stretches are known is looked
+        for within them; the others within the stretches of `ch`, found in one pass shared by every
+        question about `ch` (an occurrence of a marker holds `ch` where the marker first does, and
+        that place lies in a stretch, which bounds the search). Where `ch` stands densely, a marker
+        is asked as `__contains__` asks it (by its own rarest character)."""
+        if ch in self._absent:
+            return _NONE
+        found: list[str] = []
+        memo, text = self._memo, self.text
+        for m in markers:
+            known = memo.get(m)
+            if known is None:
+                if not self._absent.isdisjoint(m):
+                    known = False
+                else:
+                    c, off = (ch, m.index(ch)) if ch in self._at else self._placed(m, ch, m.index(ch))
+                    stretches = self._stretches(c)
+                    if stretches is None:
+                        known = m in self
+                    else:
+                        known, size = False, len(m)
+                        for a, b in stretches:
+                            if text.find(m, max(0, a - off), b - off + size) >= 0:
+                                known = True
+                                break
+                memo[m] = known
+            if known:
+                found.append(m)
+        return frozenset(found) if found else _NONE
+
+    def count(self, ch: str) -> int:
+        """`text.count(ch)` for one character: known once its stretches were found (they hold each
+        place), else counted from its first place (`count_char`)."""
+        n = self._count.get(ch)
+        if n is None:
+            at = self.first(ch)
+            n = 0 if at < 0 else count_char(self.text, ch, at)
+        return n
 
     def learn(self, asked: frozenset[str], found: frozenset[str]) -> None:
         """Answers found elsewhere for this text: of the markers `asked`, exactly `found` stand in
@@ -224,19 +319,47 @@ class Seen:
             most, places_most = len(text) >> 10, max(_PLACES, len(text) >> 10)
             stretches: list[tuple[int, int]] = []
             count = 0
-            i = text.find(ch)
+            wide = self.wide
+            a = b = i = self.first(ch) if wide else text.find(ch)
             while i >= 0:
                 count += 1
-                if stretches and i - stretches[-1][1] <= _GAP:
-                    stretches[-1] = (stretches[-1][0], i)
-                else:
-                    stretches.append((i, i))
-                if len(stretches) > most or count > places_most:
+                if i - b > _GAP:  # a new stretch opens here
+                    stretches.append((a, b))
+                    a = i
+                    if len(stretches) >= most:
+                        self._at[ch] = None
+                        return None
+                if count > places_most:
                     self._at[ch] = None
                     return None
+                b = i
                 i = text.find(ch, i + 1)
+            if count:
+                stretches.append((a, b))
+                if len(stretches) > most:
+                    self._at[ch] = None
+                    return None
             self._at[ch] = stretches
+            if wide:  # what the index keeps of a wide text (count, _placed)
+                self._count[ch] = count
+                if len(stretches) <= _FEW_STRETCHES:
+                    self._few[ch] = stretches
         return self._at[ch]
+
+    def find(self, ch: str, start: int = 0, end: int | None = None) -> int:
+        """`text.find(ch, start, end)` for one character: -1 at once for one found nowhere, within
+        its stretches when they are known (no scan of the text between them)."""
+        if ch in self._absent:
+            return -1
+        text = self.text
+        stop = len(text) if end is None else end
+        stretches = self._at.get(ch)
+        if stretches is None:  # not looked for, or dense
+            return text.find(ch, start, stop)
+        for a, b in stretches:
+            if b >= start:  # `b` is a place: the first one from `start` lies in this stretch
+                return text.find(ch, max(a, start), min(b + 1, stop))
+        return -1
 
     def __contains__(self, marker: str) -> bool:
         known = self._memo.get(marker)
@@ -246,6 +369,8 @@ class Seen:
                 known = marker in told[1]
             elif not marker:
                 known = True
+            elif self._absent and not self._absent.isdisjoint(marker):
+                known = False  # a character of it was looked for already, and stands nowhere
             else:
                 ch, off = key(marker)
                 if ch not in self._at:
@@ -264,12 +389,45 @@ class Seen:
         marker), else (`ch`, `off`): an occurrence of the marker holds each of its characters, so
         any of them bounds where it can stand, and one whose places were found for another marker
         (the `<` of a reply's tags) spares the scan of the whole text that finding `ch` costs."""
-        for c, stretches in self._at.items():
-            if stretches is not None and len(stretches) <= _FEW_STRETCHES:
-                at = marker.find(c)
-                if at >= 0:
-                    return c, at
+        if not self.wide:
+            for c, stretches in self._at.items():
+                if stretches is not None and len(stretches) <= _FEW_STRETCHES:
+                    at = marker.find(c)
+                    if at >= 0:
+                        return c, at
+            return ch, off
+        common = self._few.keys() & set(marker)
+        if common:
+            c = min(common)
+            return c, marker.index(c)
         return ch, off
+
+
+_NONE: frozenset[str] = frozenset()
+_LENT: Seen | None = None  # the index of the text the dialect chain reads now (see lend)
+
+
+def lend(seen: Seen | str | None) -> Seen | None:
+    """Make `seen` (the index of the text the chain reads now) the one `holds` and `locate` (and
+    so `finder`) consult for that very text, and return the one lent before (to lend it back). A
+    dialect's parse gets only the text: through this its token searches skip a character the
+    chain found nowhere (a pass over the whole reply each, four bytes a character in a reply
+    holding one emoji); a present one is searched plainly (a C search per probe costs less than
+    a Python call). The index is asked only for its own text (`is`): any other text, or another
+    thread's, is searched plainly; and only a wide one is lent (Seen.wide: elsewhere a pass costs
+    less than the lookups)."""
+    global _LENT
+    lent, _LENT = _LENT, seen if isinstance(seen, Seen) and seen.wide else None
+    return lent
+
+
+def find_char(text: str, ch: str, start: int = 0) -> int:
+    """`text.find(ch, start)` for one character, asked of the chain's index when it is this text's
+    (see lend): no pass for a character the chain found nowhere, none past its known places."""
+    lent = _LENT
+    if lent is not None and lent.text is text and ch in lent.absent:
+        return -1
+    return text.find(ch, start)
 
 
 _FEW = 16  # places of a character in a short text gathered before its needles get a scan each

@@ -20,7 +20,7 @@ from agentcli.wire.dialects._callscan import (
     salvage_call,
     skip_ws,
 )
-from agentcli.wire.dialects._seen import locate
+from agentcli.wire.dialects._seen import find_char, locate
 from agentcli.wire.types import Candidate
 
 TAG = "<|python_tag|>"
@@ -36,7 +36,7 @@ _RESYNC = 8  # broken objects skipped before a whole message is given up on
 def _first_bar(text: str) -> int:
     """Where the first `|` stands (-1: none). A tag (`<|python_tag|>`, `<|python_start|>`) holds its
     `|` one character in, so it starts no earlier than one before that place."""
-    return text.find("|")
+    return find_char(text, "|")
 
 
 class Llama3JsonDialect(Dialect):
