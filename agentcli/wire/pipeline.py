@@ -705,7 +705,13 @@ class _ChainIndex:
 
         self.bare_need = {n: got for n in self.names if (got := need(self.bare_markers[n]))}
         self.owns_need = {n: got for n in self.names if (got := need(self.bare_owns[n]))}
-        # The same markers for a wide reply (_WideAsked), grouped by as few characters as they allow.
+        self._index_wide(bare)
+        self._position = {n: i for i, n in enumerate(self.names)}
+        self._lazy_turns: dict[frozenset[str], tuple[tuple[str, bool], ...]] = {}
+
+    def _index_wide(self, bare: tuple[str, ...]) -> None:
+        """The markers holding no `<` for a wide reply (_WideAsked), grouped by as few characters
+        as they allow, and each dialect's groups of them."""
         self.wide_spans = tuple(
             (ch, group, (max(m.index(ch) for m in group), max(len(m) - m.index(ch) for m in group))
              if ch and not any("\0" in m for m in group) else None)
@@ -720,8 +726,6 @@ class _ChainIndex:
 
         self.wide_need = {n: wide for n in self.names if (wide := wide_need(self.bare_markers[n]))}
         self.wide_owns_need = {n: wide for n in self.names if (wide := wide_need(self.bare_owns[n]))}
-        self._position = {n: i for i, n in enumerate(self.names)}
-        self._lazy_turns: dict[frozenset[str], tuple[tuple[str, bool], ...]] = {}
 
     def present(self, seen: str | Seen) -> frozenset[str]:
         """The chain's markers that stand in the text. Markers are grouped by their rarest character
