@@ -592,6 +592,9 @@ def _string_spans(text: str, rx: re.Pattern[str]) -> list[tuple[int, int]]:
     passed over in C (_scanner): a reply with none of the others (thousands of calls, nothing to
     hide) costs one regex pass and no Python step a string or a bracket. Past the first string that
     may hold markup, the walk steps over the brackets (outside strings) and those strings only."""
+    few = list(islice(_TOKENS.finditer(text), _FEW_TOKENS + 1))
+    if len(few) <= _FEW_TOKENS:
+        return _walk_tokens(few, rx)
     known = rx is markup_pattern()
     passed = _scanner("skip", known).match(text)  # (a possessive star: it always matches)
     if passed is not None and passed.end() == len(text):
@@ -615,6 +618,27 @@ def _string_spans(text: str, rx: re.Pattern[str]) -> list[tuple[int, int]]:
 
 
 _OPENERS = frozenset("{[(")
+# Tokens (_TOKENS) walked one by one before the scanner reads the reply instead: the walk skips
+# to each token in C (every branch opens with a literal), where the scanner's character-class run
+# costs a few ns a character (some 350 us over 100 KB of XML with a few quoted attributes).
+_FEW_TOKENS = 1024
+
+
+def _walk_tokens(tokens: list[re.Match[str]], rx: re.Pattern[str]) -> list[tuple[int, int]]:
+    """_string_spans over a reply's tokens, all found (a few)."""
+    spans: list[tuple[int, int]] = []
+    stack: list[str] = []
+    for m in tokens:
+        tok = m.group()
+        c = tok[0]
+        if c in _OPENERS:
+            stack.append(c)
+        elif c in "}])":
+            if stack and stack[-1] == _PAIRS[c]:
+                stack.pop()
+        elif c in "\"'" and stack and len(tok) > 1 and tok[-1] == c and (c == '"' or stack[-1] == "(") and _holds_markup(tok, rx):
+            spans.append(m.span())
+    return spans
 
 
 @functools.cache
@@ -677,11 +701,33 @@ def _param_values(text: str, known: bool) -> list[tuple[int, int]]:
     `values`): a reply of thousands of parameters with nothing to hide costs no Python step a
     parameter. (A value running into another parameter's tag holds structure, so each tag's
     lookahead ends at the next tag at the latest: one pass.)"""
+    opens = list(islice(_PARAM_OPEN.finditer(text), _FEW_PARAMS + 1))
+    if len(opens) <= _FEW_PARAMS:
+        return _few_param_values(text, opens)
     spans: list[tuple[int, int]] = []
     for m in _scanner("values", known).finditer(text):
         if m.lastindex:
             start = m.end(1)
             spans.append((start, text.find(_PARAM_CLOSE, start)))
+    return spans
+
+
+_FEW_PARAMS = 16  # open tags read one by one (a search each, in C) before the scanner reads them all
+_PARAM_OPEN = lazy_pattern(_PARAM_OPEN_TAG)
+_PARAM_STRUCTURE = lazy_pattern("<(?:" + _STRUCTURE + ")")
+
+
+def _few_param_values(text: str, opens: list[re.Match[str]]) -> list[tuple[int, int]]:
+    """_param_values for a reply of a few open tags (every closed value with no structure; the caller
+    asks the pattern of each): a long value is crossed by a find and a search in C, where the
+    scanner's three character-class runs over it cost several times more (a 100 KB value)."""
+    spans: list[tuple[int, int]] = []
+    for m in opens:
+        close = text.find(_PARAM_CLOSE, m.end())
+        if close == -1:
+            break  # no close anywhere after: neither this value nor a later one is closed
+        if not _PARAM_STRUCTURE.search(text, m.end(), close):
+            spans.append((m.end(), close))
     return spans
 
 

@@ -143,8 +143,15 @@ replies = st.one_of(texts, texts, long_texts, repeated)
 
 def _check(text: str) -> _opaque.Masked:
     rx = _opaque.markup_pattern()
-    fast = _opaque._mask_strings(text, rx)
     old_text, old_tokens = _mask_strings_old(text, rx)
+    few = (_opaque._FEW_TOKENS, _opaque._FEW_PARAMS)
+    try:  # the scanners, whatever the reply's size (a reply of a few tokens is walked by default)
+        _opaque._FEW_TOKENS = _opaque._FEW_PARAMS = 0
+        scanned = _opaque._mask_strings(text, rx)
+    finally:
+        _opaque._FEW_TOKENS, _opaque._FEW_PARAMS = few
+    assert (scanned.text, scanned._tokens) == (old_text, old_tokens)
+    fast = _opaque._mask_strings(text, rx)
     assert (fast.text, fast._tokens) == (old_text, old_tokens)
     if _opaque._OPEN not in text:
         quick = _opaque.mask(text)  # the quick checks first: the same answer
