@@ -9,6 +9,7 @@ from __future__ import annotations
 import itertools
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 from agentcli.core.lazy import lazy_pattern
@@ -16,7 +17,8 @@ from agentcli.core.lazy import lazy_pattern
 _DECODER = json.JSONDecoder()
 # The decoder's C scanner: raw_decode minus a Python frame, and a miss raises StopIteration
 # instead of building a JSONDecodeError (which counts the lines before the failure).
-_SCAN_ONCE = _DECODER.scan_once  # type: ignore[attr-defined]  # typeshed omits this attribute set in __init__
+# (public: a dialect that decodes an argument where it stands, DeepSeek's and Kimi K3's lanes, calls it too)
+SCAN_ONCE: Callable[[str, int], tuple[Any, int]] = _DECODER.scan_once  # type: ignore[attr-defined]  # typeshed omits this attribute set in __init__
 # One token per match: a whole (possibly unterminated) string, or a bracket.
 _TOKENS = lazy_pattern(r'"[^"\\]*(?:\\.[^"\\]*)*"?|[{}\[\]]', re.S)
 # A whole fence, opener to closer, as one match (CommonMark: a closer uses the opener's character, at
@@ -121,14 +123,14 @@ def decode_at(text: str, start: int) -> tuple[Any, int] | None:
     """Strict JSON value starting at `start` (no leading whitespace), with its end; None if invalid."""
     if start <= _DIRECT:
         try:
-            return _SCAN_ONCE(text, start)
+            return SCAN_ONCE(text, start)
         except (StopIteration, ValueError, RecursionError):
             return None
     avail = len(text) - start
     size = _FIRST_WINDOW
     while size < avail:
         try:
-            value, end = _SCAN_ONCE(text[start : start + size], 0)
+            value, end = SCAN_ONCE(text[start : start + size], 0)
         except StopIteration as exc:  # no value where one was due, at exc.value
             if not exc.value or exc.value < size - _EDGE:
                 return None  # failed well inside the window: not JSON, however long the text
@@ -147,8 +149,8 @@ def decode_at(text: str, start: int) -> tuple[Any, int] | None:
         size *= 4
     try:
         if start == 0:
-            return _SCAN_ONCE(text, 0)
-        value, end = _SCAN_ONCE(text[start:], 0)  # on a slice, a miss counts lines from `start` only
+            return SCAN_ONCE(text, 0)
+        value, end = SCAN_ONCE(text[start:], 0)  # on a slice, a miss counts lines from `start` only
     except (StopIteration, ValueError, RecursionError):
         return None
     return value, start + end

@@ -14,13 +14,10 @@ reported malformed, never run: its markup is not prose.
 
 from __future__ import annotations
 
-import json
 import re
-from collections.abc import Callable
-from typing import Any
 
 from agentcli.wire.dialects._base import MAX_CALLS, Dialect
-from agentcli.wire.dialects._callscan import fences
+from agentcli.wire.dialects._callscan import SCAN_ONCE, fences
 from agentcli.wire.dialects._scan import (
     INVALID,
     Block,
@@ -123,10 +120,6 @@ def _fenced_bounds(text: str, a: int, b: int) -> tuple[int, int]:
     return _stripped(text, nl + 1, b if close == -1 else close)
 
 
-# json.loads' own reader (the C scanner), with its defaults: (value, end) of the JSON at an index
-_SCAN: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
-
-
 def _in_place(text: str, a: int, b: int) -> dict | str:
     """The arguments text[a:b]: decoded where they stand when they are one clean JSON object, else
     the text. The reply holds the full-width tokens, so CPython stores it two bytes a character: a
@@ -137,7 +130,7 @@ def _in_place(text: str, a: int, b: int) -> dict | str:
     if b - a < 2 or text[a] != "{":
         return text[a:b]
     try:
-        value, end = _SCAN(text, a)
+        value, end = SCAN_ONCE(text, a)
     except (ValueError, RecursionError, StopIteration):  # StopIteration: a value missing inside
         return text[a:b]
     return value if end == b and type(value) is dict else text[a:b]
@@ -296,7 +289,7 @@ def _lane(text: str, dialect: str) -> ParseResult | None:
         if not starts("{", pos):
             return None
         try:
-            value, pos = _SCAN(text, pos)
+            value, pos = SCAN_ONCE(text, pos)
         except (ValueError, RecursionError, StopIteration):
             return None
         if type(value) is not dict:

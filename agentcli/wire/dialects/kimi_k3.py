@@ -17,11 +17,10 @@ The usual reply (the channels in their order, each value plain) is read from the
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
-from typing import Any
 
 from agentcli.core.lazy import lazy_pattern
 from agentcli.wire.dialects._base import MAX_CALLS, Dialect
+from agentcli.wire.dialects._callscan import SCAN_ONCE
 from agentcli.wire.dialects._scan import ParseResult, attr_value, skip_ws, total
 from agentcli.wire.dialects._seen import finder
 from agentcli.wire.types import Candidate
@@ -172,8 +171,6 @@ def _strip_wrappers(text: str) -> str:
 
 
 _WALK_FROM = 2048  # characters from which the parse walks a usual reply's tokens first
-# json.loads' own reader (the C scanner), with its defaults: (value, end) of the JSON at an index
-_SCAN: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 # A token's attributes as the usual reply writes them: ` name="value"` pairs, each value plain (no
 # quote, bracket or line break: a string the mask reads as one, holding no markup).
 _PLAIN_HEAD = lazy_pattern(r'(?:[ \t]+[A-Za-z_][\w-]*="[^"<>\[\]\'\n]*")*[ \t]*')
@@ -282,7 +279,7 @@ def _json_at(text: str, a: int, b: int) -> tuple[object] | None:
     `<` (the caller's search), so a string in it holds no other markup."""
     a = skip_ws(text, a, b)
     try:
-        value, end = _SCAN(text, a)
+        value, end = SCAN_ONCE(text, a)
     except (ValueError, RecursionError, StopIteration):
         return None
     if skip_ws(text, end, b) != b:

@@ -100,13 +100,13 @@ def _on_event(frame, event, arg) -> None:  # noqa: ANN001
 @pytest.fixture(autouse=True)
 def _count_json_scans(monkeypatch):
     """Characters the JSON scanner is handed: decoding from every opener to the end would show."""
-    real = _callscan._SCAN_ONCE
+    real = _callscan.SCAN_ONCE
 
     def scan_once(s: str, idx: int):  # noqa: ANN202
         _work[0] += len(s) - idx
         return real(s, idx)
 
-    monkeypatch.setattr(_callscan, "_SCAN_ONCE", scan_once)
+    monkeypatch.setattr(_callscan, "SCAN_ONCE", scan_once)
 
 
 @pytest.fixture(autouse=True)
