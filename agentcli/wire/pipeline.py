@@ -1480,11 +1480,13 @@ def _lane_of(name: str) -> dialects.Dialect | None:
 
 @functools.cache
 def _unmasked_reasoning() -> tuple[str, ...]:
-    """The first characters of reasoning tags the mask does not hide in a string (it hides markup
-    opening with `<` or `[`; Kimi's `◁think▷` opens with neither): the reasoning split finds such a
-    tag inside an argument too, so a reply holding one is left to the full path."""
+    """The characters that leave reasoning unmasked in a string: the first characters of reasoning
+    tags the mask does not hide (it hides markup opening with `<` or `[`; Kimi's `◁think▷` opens
+    with neither), and the mask's placeholder character (a reply holding it is not masked at all).
+    The reasoning split finds such a tag inside an argument too, so a reply holding one of these is
+    left to the full path."""
     tags = (t for pair in _markup.collected().reasoning_tags for t in pair)
-    return tuple(sorted({t[0] for t in tags if t and t[0] not in MASKED_FIRSTS}))
+    return (*sorted({t[0] for t in tags if t and t[0] not in MASKED_FIRSTS}), MASK_OFF)
 
 
 _Openers = tuple[tuple[str, ...], tuple[tuple[str, str], ...]]
@@ -1544,9 +1546,9 @@ def _lane(native: NativeParse, ctx: ParseContext, chain: tuple[str, ...]) -> tup
     d = _lane_of(name)
     if d is None:
         return None
-    for ch in (*_unmasked_reasoning(), MASK_OFF):  # asked only of a reply a lane may read (a pass over a wide one)
-        if ch in text:  # a tag the mask cannot hide, or a reply the mask leaves as it is:
-            return None  # the full path splits reasoning even inside a string: its answer, not the lane's
+    for ch in _unmasked_reasoning():  # asked only of a reply a lane may read (a pass over a wide one)
+        if ch in text:
+            return None  # the full path splits such a tag even inside a string: its answer, not the lane's
     try:
         got = d.lane(text)
     except Exception as exc:  # noqa: BLE001 - a reader bug must not lose the turn: the full path reads it
