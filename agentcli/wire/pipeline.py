@@ -1624,8 +1624,13 @@ def finalize(native: NativeParse, ctx: ParseContext, parsers: tuple[str, ...]) -
         (found, rest), capped = lane, False
         text, thinking = native.text or "", (native.thinking or "").strip()
     else:
-        masked = mask(native.text or "")  # markup quoted in a string argument is that argument's text
-        marks = _seen(masked.text)  # one marker index for the reasoning split and, text unchanged, the chain
+        raw = native.text or ""
+        # one marker index for the mask, the reasoning split and (the text unchanged) the chain:
+        # each asks where the same characters stand, and on a wide reply each asking is a dear pass
+        marks = _seen(raw)
+        masked = mask(raw, seen=marks if isinstance(marks, Seen) and marks.wide else None)  # quoted markup is text
+        if masked.text is not raw:
+            marks = _seen(masked.text)
         text, thought = split_thinking(masked.text, marks if isinstance(marks, Seen) else None)
         own, thought = (native.thinking or "").strip(), masked.restore(thought)
         thinking = f"{own}\n\n{thought}" if own and thought else own or thought  # the ones written, joined

@@ -24,7 +24,7 @@ from typing import Any, Literal
 
 from agentcli.core.lazy import lazy_pattern
 from agentcli.wire.dialects import _markup
-from agentcli.wire.dialects._seen import SHORT, TWO_WAY, count_char, holds
+from agentcli.wire.dialects._seen import SHORT, TWO_WAY, Seen, count_char, holds
 from agentcli.wire.types import Candidate
 
 # Placeholder: OPEN, the token's index written in base-64 digits of one private-use block, CLOSE.
@@ -146,13 +146,20 @@ _GROUP, _START, _END = operator.methodcaller("group"), operator.methodcaller("st
 _WALK_FROM = 2048  # characters from which mask walks the markup tokens before any full pass
 
 
-def mask(text: str, markup: re.Pattern[str] | None = None) -> Masked:
+def mask(text: str, markup: re.Pattern[str] | None = None, seen: Seen | None = None) -> Masked:
     """`text` with every markup token inside a quoted string (within brackets) hidden. With the
     default markup, a reply whose markup plainly stands outside strings is answered without the
-    pattern (some 3 ms to compile, the first time); a given pattern runs every check on it."""
-    if _OPEN in text or ("<" not in text and "[" not in text):
+    pattern (some 3 ms to compile, the first time); a given pattern runs every check on it.
+    `seen`: the text's marker index when the caller holds one (a long reply): the characters the
+    checks look for first (`<`, `[`, the quotes) are asked of it, each once per text, and the
+    reasoning split and the dialect chain after it ask the same ones (a pass each over a reply of
+    100K characters holding one emoji reads 400 KB)."""
+    if seen is None:
+        if _OPEN in text or ("<" not in text and "[" not in text):
+            return Masked(text, [])
+    elif seen.has(_OPEN) or (not seen.has("<") and not seen.has("[")):
         return Masked(text, [])
-    if markup is None and _plainly_outside_strings(text):
+    if markup is None and _plainly_outside_strings(text, seen):
         return Masked(text, [])
     rx = markup or markup_pattern()
     # a short reply: past the cheap checks, the token walk costs more than the full pass
@@ -178,29 +185,30 @@ def _tokens_outside_strings(text: str, rx: re.Pattern[str]) -> bool:
     return _clear_of_strings(text, hits, most)
 
 
-def _parity_unsure(text: str, both: bool | None = None) -> bool:
+def _parity_unsure(text: str, both: bool | None = None, seen: Seen | None = None) -> bool:
     """Whether counting quotes may misread the strings: both kinds of quote (`'"'` is one string),
     an escaped quote (`\\"` is no quote inside a string, and outside one a backslash escapes
     nothing) or Gemma 4's `<|"|>` (no quote outside a string, and a string's end inside one). A
     memchr for each rare character first; `both`: whether both kinds of quote stand, when the
-    caller knows (a memchr through a text holding no `'` walks all of it)."""
+    caller knows (a memchr through a text holding no `'` walks all of it). `seen`: see mask."""
     if ("'" in text and '"' in text) if both is None else both:
         return True
-    if "\\" in text and (holds(text, '\\"') or holds(text, "\\'")):
+    has = text.__contains__ if seen is None else seen.has
+    if has("\\") and (holds(text, '\\"') or holds(text, "\\'")):
         return True
-    return "|" in text and '"' in text and holds(text, '<|"|>')  # it holds a double quote: none, none of it
+    return has("|") and has('"') and holds(text, '<|"|>')  # it holds a double quote: none, none of it
 
 
-def _plainly_outside_strings(text: str) -> bool:
+def _plainly_outside_strings(text: str, seen: Seen | None = None) -> bool:
     """No markup token can stand in a string or a parameter's value, found from a few places by
     memchr: no parameter tag, and no quote, or the strings' contents clear of brackets
-    (_pairs_clear), or each place clear of strings (_brackets_outside_strings)."""
-    dq, sq = '"' in text, "'" in text
+    (_pairs_clear), or each place clear of strings (_brackets_outside_strings). `seen`: see mask."""
+    dq, sq = ('"' in text, "'" in text) if seen is None else (seen.has('"'), seen.has("'"))
     found: list[int] = []
     # a parameter tag opens at one of the places; with one kind of quote, past a few places (a
     # reply dense in markup tokens) the strings are read instead, when none of those quotes
     # follows a backslash (they pair up plainly); else the places walked on
-    places = _bracket_places(text, _PLACES_CHECKED if dq != sq else _PLACES_WALKED, found)
+    places = _bracket_places(text, _PLACES_CHECKED if dq != sq else _PLACES_WALKED, found, seen)
     if places is None and dq != sq:
         quote = '"' if dq else "'"
         if not ("\\" in text and holds(text, "\\" + quote)) and _pairs_clear(text, quote):
@@ -222,12 +230,12 @@ def _plainly_outside_strings(text: str) -> bool:
     # The quote parity first (counts in C, where it reads the strings right: a few steps a place);
     # else, or past it, the strings of the places' lines read (a few steps a string, nothing at a
     # place with no quote before it on its line).
-    if not _parity_unsure(text, dq and sq):
+    if not _parity_unsure(text, dq and sq, seen):
         # the parity read right: one kind of quote (both kinds make it unsure), and no escaped quote
         # or `<|"|>`, so _brackets_outside_strings' other checks cannot fire: only its count is asked
         if _places_even(text, places, '"' if dq else "'"):
             return True
-    return _clear_of_strings(text, places, _PLACES_WALKED)
+    return _clear_of_strings(text, places, _PLACES_WALKED, seen)
 
 
 _QUOTES_WALKED = 32  # quotes found one by one by _pairs_clear (a long text) before the places decide
@@ -391,17 +399,19 @@ _PLACES_CHECKED = 8  # bracket places looked at (each back to its line's start) 
 _PLACES_WALKED = 32
 
 
-def _bracket_places(text: str, most: int = _PLACES_CHECKED, found: list[int] | None = None) -> list[int] | None:
+def _bracket_places(text: str, most: int = _PLACES_CHECKED, found: list[int] | None = None,
+                    seen: Seen | None = None) -> list[int] | None:
     """Where the characters a markup token opens with (_FIRSTS) stand, in order; None past
     `most` of them (a memchr each: a count of each would walk every character). `found`: a list
     an earlier walk that stopped filled (one character after another, in _FIRSTS' order), walked
-    on from its last place rather than again from the start."""
+    on from its last place rather than again from the start. `seen`: the text's index, which
+    answers each character's first place (see mask)."""
     places = [] if found is None else found
     chars, begin = _FIRSTS, 0
     if places:  # on from the last place found, with its character
         chars, begin = _FIRSTS[_FIRSTS.index(text[places[-1]]) :], places[-1] + 1
     for ch in chars:
-        i = text.find(ch, begin)
+        i = text.find(ch, begin) if seen is None or begin else seen.first(ch)
         begin = 0
         while i >= 0:
             places.append(i)
@@ -455,7 +465,8 @@ def _brackets_outside_strings(text: str, places: list[int] | None = None) -> boo
 _WALK_STEPS = 64  # strings and escapes read one by one by _clear_of_strings before the full pass decides
 
 
-def _clear_of_strings(text: str, positions: list[int], most: int = _PLACES_CHECKED) -> bool:
+def _clear_of_strings(text: str, positions: list[int], most: int = _PLACES_CHECKED,
+                      seen: Seen | None = None) -> bool:
     """No position (ascending; each where a markup token may open) stands in a string mask hides:
     the strings of each position's line read as _TOKENS reads them, found by memchr (a quote opens
     one outside a string, a backslash escapes the next character inside one, a line break or a
@@ -464,7 +475,7 @@ def _clear_of_strings(text: str, positions: list[int], most: int = _PLACES_CHECK
     of the positions' lines are read, each once. A string standing over a position is one mask hides when it is closed
     (its token ends with its quote) and a bracket (for a single-quoted one, a parenthesis) opened
     before it, as far as a look at the first one tells; then, past `most` positions or
-    _WALK_STEPS strings and escapes, False: the full pass decides."""
+    _WALK_STEPS strings and escapes, False: the full pass decides. `seen`: see mask."""
     if len(positions) > most:
         return False
     n = len(text)
@@ -474,7 +485,7 @@ def _clear_of_strings(text: str, positions: list[int], most: int = _PLACES_CHECK
     opened: tuple[int, int] | None = None
     steps = pos = 0  # the walk stands outside any string at `pos`
     string: tuple[int, int, bool] | None = None  # the last string read: (start, end, closed)
-    nd, ns = text.find('"'), text.find("'")
+    nd, ns = (text.find('"'), text.find("'")) if seen is None else (seen.first('"'), seen.first("'"))
     for i in positions:
         while True:
             if string is not None:

@@ -157,3 +157,16 @@ def test_the_bare_markers_are_grouped_by_fewer_characters_than_their_rarest() ->
     assert bare == {m for _, group, _ in index.bare_spans for m in group}
     assert all(ch in m for ch, group, _ in index.wide_spans for m in group)
     assert len(index.wide_spans) < len(_seen.grouped(tuple(sorted(bare))))
+
+
+@pytest.mark.parametrize("reader", sorted(r for r, text in LONG_CALLS.items() if _seen.Seen(text).wide))
+@pytest.mark.parametrize("auto", [False, True])
+def test_a_character_the_reply_lacks_is_looked_for_once_by_the_whole_parse(reader: str, auto: bool) -> None:
+    """On a wide reply the mask (its quick checks: `<`, `[`, the quotes, `|`, a backslash), the
+    reasoning split and the dialects ask of one index: a character the reply lacks costs one pass
+    over it in all, not one per stage (three for `<` before the mask shared the index). (Below
+    WIDE_FROM bytes a pass costs less than keeping its answer, and each stage asks the text.)"""
+    text = LONG_CALLS[reader]
+    passes = _passes(text, CTX, tuple(dialects.DIALECTS) if auto else (reader,))
+    absent = {ch: n for ch, n in passes.items() if ch not in text}
+    assert absent and all(n == 1 for n in absent.values()), absent
