@@ -18,7 +18,7 @@ from agentcli.wire.dialects._callscan import (
     salvage_call,
     skip_ws,
 )
-from agentcli.wire.dialects._seen import locate
+from agentcli.wire.dialects._seen import SHORT, finder, locate
 from agentcli.wire.types import Candidate
 
 
@@ -77,7 +77,10 @@ class TaggedJsonDialect(Dialect):
 
     def parse(self, text: str) -> tuple[list[Candidate], str]:
         open_tag, close_tag = self.open, self.close
-        start = locate(text, open_tag)  # tags looked for where their rare character stands
+        # tags looked for where their rare character stands; in a short reply, plainly (no Python
+        # call between: the search of a few hundred characters costs less than the call)
+        find = finder(text, SHORT)
+        start = find(open_tag)
         if start < 0:
             return [], text
         out: list[Candidate] = []
@@ -92,13 +95,19 @@ class TaggedJsonDialect(Dialect):
         while start >= 0:
             body_start = start + olen
             if close_at != -1 and close_at < body_start:
-                close_at = locate(text, close_tag, body_start)
+                close_at = find(close_tag, body_start)
             end = close_at
             # An unclosed tag ends at the next opening tag or at the end of the text.
-            nxt = locate(text, open_tag, body_start)
-            past = _json_close(text, body_start, open_tag, close_tag, end, nxt)
+            nxt = find(open_tag, body_start)
+            # a body ending with its bracket right before the close tag: that tag is its own
+            # (_json_close's first answer, asked here without a call)
+            before = end
+            while before > body_start and text[before - 1] in " \t\r\n":
+                before -= 1
+            past = None if end >= 0 and before > body_start and text[before - 1] in "}]" else \
+                _json_close(text, body_start, open_tag, close_tag, end, nxt)
             if past is not None:  # the tags written inside the JSON's strings are its text
-                end, nxt = past, locate(text, open_tag, past)
+                end, nxt = past, find(open_tag, past)
                 close_at = end
             closed = end >= 0 and (nxt < 0 or end < nxt)
             if not closed:
@@ -111,7 +120,7 @@ class TaggedJsonDialect(Dialect):
                 kept.append(text[keep_from:start])
                 keep_from = stop
                 out.extend(cands)
-            start = nxt if nxt < 0 or nxt >= stop else locate(text, open_tag, stop)
+            start = nxt if nxt < 0 or nxt >= stop else find(open_tag, stop)
         if not taken:  # every tag left as it stood: the text itself
             return out, text
         kept.append(text[keep_from:])
