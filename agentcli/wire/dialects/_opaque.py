@@ -495,6 +495,12 @@ def _clear_of_strings(text: str, positions: list[int], most: int = _PLACES_CHECK
             if q == nd and q - 2 >= pos and text.startswith('<|"|>', q - 2):
                 pos = q + 3  # Gemma 4's string delimiter: markup, no quote
                 continue
+            if q == ns:
+                if opened is None:
+                    opened = (_first(text, "{[("), _first(text, "("))
+                if not 0 <= opened[1] < q:
+                    pos = q + 1  # no parenthesis open before it: an apostrophe, no string (_walk_tokens)
+                    continue
             if -1 < eol <= q or eol == -2:
                 eol = text.find("\n", q)
             stop = n if eol < 0 else eol
@@ -594,14 +600,16 @@ def _string_spans(text: str, rx: re.Pattern[str]) -> list[tuple[int, int]]:
     may hold markup, the walk steps over the brackets (outside strings) and those strings only."""
     few = list(islice(_TOKENS.finditer(text), _FEW_TOKENS + 1))
     if len(few) <= _FEW_TOKENS:
-        return _walk_tokens(few, rx)
+        return _walk_tokens(text, few, rx)
     known = rx is markup_pattern()
     passed = _scanner("skip", known).match(text)  # (a possessive star: it always matches)
     if passed is not None and passed.end() == len(text):
         return []  # no string that may hold markup: nothing to walk
     spans: list[tuple[int, int]] = []
     stack: list[str] = []
-    for m in _scanner("walk", known).finditer(text):
+    walk = _scanner("walk", known)
+    matches = walk.finditer(text)
+    while (m := next(matches, None)) is not None:
         kind = m.lastindex
         if kind == 1:  # a bracket
             ch = m.group(1)
@@ -612,7 +620,9 @@ def _string_spans(text: str, rx: re.Pattern[str]) -> list[tuple[int, int]]:
         elif kind == 2:  # a string that may hold markup
             tok = m.group(2)
             c = tok[0]
-            if len(tok) > 1 and tok[-1] == c and stack and (c == '"' or stack[-1] == "(") and _holds_markup(tok, rx):
+            if c == "'" and not (stack and stack[-1] == "("):
+                matches = walk.finditer(text, m.start(2) + 1)  # an apostrophe: no string (see _walk_tokens)
+            elif len(tok) > 1 and tok[-1] == c and stack and (c == '"' or stack[-1] == "(") and _holds_markup(tok, rx):
                 spans.append(m.span(2))
     return spans
 
@@ -624,11 +634,15 @@ _OPENERS = frozenset("{[(")
 _FEW_TOKENS = 1024
 
 
-def _walk_tokens(tokens: list[re.Match[str]], rx: re.Pattern[str]) -> list[tuple[int, int]]:
-    """_string_spans over a reply's tokens, all found (a few)."""
+def _walk_tokens(text: str, tokens: list[re.Match[str]], rx: re.Pattern[str]) -> list[tuple[int, int]]:
+    """_string_spans over a reply's tokens, all found (a few). A single quote with no parenthesis
+    innermost opens no string: it is an apostrophe (`I'll check. [{"a": "</tool_call>"}]`), and
+    read as a string's opening it would hide the line's real strings from the walk, so the walk
+    goes on from the character after it."""
     spans: list[tuple[int, int]] = []
     stack: list[str] = []
-    for m in tokens:
+    matches: Iterator[re.Match[str]] = iter(tokens)
+    while (m := next(matches, None)) is not None:
         tok = m.group()
         c = tok[0]
         if c in _OPENERS:
@@ -636,6 +650,8 @@ def _walk_tokens(tokens: list[re.Match[str]], rx: re.Pattern[str]) -> list[tuple
         elif c in "}])":
             if stack and stack[-1] == _PAIRS[c]:
                 stack.pop()
+        elif c == "'" and not (stack and stack[-1] == "("):
+            matches = _TOKENS.finditer(text, m.start() + 1)
         elif c in "\"'" and stack and len(tok) > 1 and tok[-1] == c and (c == '"' or stack[-1] == "(") and _holds_markup(tok, rx):
             spans.append(m.span())
     return spans
@@ -679,12 +695,15 @@ def _scanner(kind: Literal["skip", "walk", "values"], known: bool) -> re.Pattern
                           rf"(?:({tag}){closed}{marked}|\Z)")
     ends = r"(?=\\?\n|\\?\Z)"
 
-    def plain(q: str) -> str:
-        body = rf"(?:[^{q}\\\n{firsts}]++|(?!{heads})[{firsts}]|\\(?!{heads})[^\n])*+"
+    def plain(q: str, also: str = "") -> str:
+        escaped = rf"(?![{also}]|{heads})" if also else rf"(?!{heads})"
+        body = rf"(?:[^{q}\\\n{firsts}{also}]++|(?!{heads})[{firsts}]|\\{escaped}[^\n])*+"
         # a string of plain characters first: most strings, one character class run
-        return rf"{q}[^{q}\\\n{firsts}]*+{q}|{q}{body}(?:{q}|{ends})"
+        return rf"{q}[^{q}\\\n{firsts}{also}]*+{q}|{q}{body}(?:{q}|{ends})"
 
-    passed = r'<\|"\|>|<|' + plain('"') + "|" + plain("'")
+    # A single-quoted string holding a bracket or a double quote is not passed over: its quote may
+    # be an apostrophe (no parenthesis innermost), after which the walk reads on (_walk_tokens).
+    passed = r'<\|"\|>|<|' + plain('"') + "|" + plain("'", r'"{}()')
     if kind == "skip":
         return re.compile(r"(?:[^\"'<]++|" + passed + ")*+")
     return re.compile(r"(?:[^\"'<{}\[\]()]++|" + passed + r")*+(?:([{}\[\]()])|(" + _STRING + r")|\Z)")
