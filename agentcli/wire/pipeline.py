@@ -1480,10 +1480,10 @@ def _lane_of(name: str) -> dialects.Dialect | None:
 
 @functools.cache
 def _unmasked_reasoning() -> tuple[str, ...]:
-    """The characters that leave reasoning unmasked in a string: the first characters of reasoning
-    tags the mask does not hide (it hides markup opening with `<` or `[`; Kimi's `◁think▷` opens
-    with neither), and the mask's placeholder character (a reply holding it is not masked at all).
-    The reasoning split finds such a tag inside an argument too, so a reply holding one of these is
+    """The characters a lane cannot read past: the first characters of reasoning tags opening with
+    no bracket (Kimi's `◁think▷`: the lanes' checks read brackets as markup, and such a tag in an
+    attribute or a raw value is the full path's reasoning split's to find), and the mask's
+    placeholder character (a reply holding it is not masked at all). A reply holding one of these is
     left to the full path."""
     tags = (t for pair in _markup.collected().reasoning_tags for t in pair)
     return (*sorted({t[0] for t in tags if t and t[0] not in MASKED_FIRSTS}), MASK_OFF)

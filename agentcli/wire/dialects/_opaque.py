@@ -46,8 +46,14 @@ _PLACEHOLDER = lazy_pattern("(" + _OPEN + "[\ue100-\ue13f]+" + _CLOSE + ")")
 _STRING = r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"?|\'[^\'\\\n]*(?:\\.[^\'\\\n]*)*\'?'  # (on one line; maybe unclosed)
 _TOKENS = lazy_pattern(r'<\|"\|>|' + _STRING + r'|\{|\}|\[|\]|\(|\)|\n')
 _PAIRS = {"}": "{", "]": "[", ")": "("}
-_FIRSTS = "<[]"  # what every token of markup_pattern opens with (see its `kept`)
-MASKED_FIRSTS = _FIRSTS  # (markup opening with anything else is never hidden in a string)
+# What every token of markup_pattern opens with (see its `kept`): brackets, and `◁` of Kimi's
+# `◁think▷` (a reasoning tag in a string is the string's text, whatever it opens with).
+_FIRSTS = "<[]\u25c1"
+# The brackets markup opens with, which every lane's own checks read as markup. A reasoning tag
+# opening with anything else (`◁think▷`) is hidden in a string here, but in an attribute or a raw
+# value only the full path's reasoning split sees it: a reply holding one is left to the full path
+# (pipeline._unmasked_reasoning).
+MASKED_FIRSTS = "<[]"
 _PARAM_OPEN_TAG = r'<parameter(?:=[^>\n]{1,128}| name="[^"\n]{1,128}")>'
 _PARAM_CLOSE = "</parameter>"
 # A value holding any of these is not one whole value (its close tag was left out): not hidden.
@@ -150,7 +156,7 @@ def mask(text: str, markup: re.Pattern[str] | None = None) -> Masked:
     """`text` with every markup token inside a quoted string (within brackets) hidden. With the
     default markup, a reply whose markup plainly stands outside strings is answered without the
     pattern (some 3 ms to compile, the first time); a given pattern runs every check on it."""
-    if _OPEN in text or ("<" not in text and "[" not in text):
+    if _OPEN in text or ("<" not in text and "[" not in text and "\u25c1" not in text):
         return Masked(text, [])
     if markup is None and _plainly_outside_strings(text):
         return Masked(text, [])
@@ -262,7 +268,7 @@ def _pairs_clear(text: str, quote: str) -> bool:
         if sum(map(operator.sub, closes, opens)) > _COPIED:
             return all(map(_clear_between, repeat(text), opens, closes))
         strings = "".join(map(text.__getitem__, map(slice, opens, closes)))  # `"a"b`
-    if "\n" in strings or "<" in strings or "[" in strings or "]" in strings:
+    if "\n" in strings or "<" in strings or "[" in strings or "]" in strings or "\u25c1" in strings:
         return False
     return not (quote == '"' and "|" in strings and '"|' in strings)
 
@@ -272,7 +278,7 @@ def _clear_between(text: str, a: int, b: int) -> bool:
     (for `"`, a `|` anywhere in it, not only after its quote)."""
     find = text.find
     return find("\n", a, b) < 0 and find("<", a, b) < 0 and find("[", a, b) < 0 and find("]", a, b) < 0 and (
-        text[a] != '"' or find("|", a, b) < 0)
+        find("\u25c1", a, b) < 0) and (text[a] != '"' or find("|", a, b) < 0)
 
 
 def _places_even(text: str, places: list[int], quote: str) -> bool:

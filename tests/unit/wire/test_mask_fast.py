@@ -175,6 +175,7 @@ def _check(text: str) -> _opaque.Masked:
 @example("f('<think>', '[TOOL_CALLS]')")
 @example('I\'ll check. [{"a": "</tool_call>"}]')  # an apostrophe opens no string: the call's strings are read
 @example("it's [{'a': 1}, {\"b\": \"<think>\"}]")
+@example('{"name": "f", "arguments": {"a": {"\u25c1think\u25b7": null}}}')  # Kimi's tag opens with no bracket
 @example("['<think>']")  # a single-quoted string hides only within parentheses
 @example('{"a": "<t", "b": "<think>"}')  # a near miss before a token
 @example('(<|"|>"</tool_call>"')
