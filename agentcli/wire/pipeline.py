@@ -581,7 +581,7 @@ def _turn(name: str, prep: _Prepared, text: str, names: list[str] | tuple[str, .
         fences = _fence_index(head, seen) if name != ctx.prompted else None  # a prompted fenced form is the call itself
         if stray or fences is not None or any(c.embedded for c in cands):
             kept = [c for c in cands
-                    if not (stray or c.embedded or _in_fence(head, c.raw, fences)) or _offered(c.name, ctx)]
+                    if not (stray or c.embedded or _in_fence(head, c.raw, fences, cands)) or _offered(c.name, ctx)]
         else:
             kept = cands  # none stray, embedded or fenced: every call kept (no call per candidate to say so)
         for c in kept:
@@ -1162,12 +1162,13 @@ class _FenceIndex:
     """The fenced blocks of one text (_fences), found when first asked: a call standing before the
     first fence line needs none of them (the usual case: no fence, or a fence inside the call)."""
 
-    __slots__ = ("text", "_spans", "_index")
+    __slots__ = ("text", "_spans", "_index", "_quoting")
 
     def __init__(self, text: str, index: Seen | None = None) -> None:
         self.text = text
         self._spans: list[tuple[int, int]] | None = None
         self._index = index  # the text's Seen, when the chain holds one
+        self._quoting: list[tuple[int, int]] | None = None
 
     def first_line(self) -> int:
         """Where the line of the first fence character starts (every block opens at a fence
@@ -1182,6 +1183,25 @@ class _FenceIndex:
             self._spans = _fences(self.text, self._index)
         return self._spans
 
+    def quoting(self, calls: list[Candidate]) -> list[tuple[int, int]]:
+        """The blocks that may quote a call: not one opening inside a call's own text. A form
+        whose calls hold a fence (DeepSeek V3's ```json arguments, closed on the line of the
+        call's end token, which is no fence line) would otherwise open a block running into the
+        next call, and that call, read as an example in a code block, would be dropped when its
+        tool is not offered (the loop answers such a call with an error; an example it never sees).
+        Found once per turn: the calls' places in order, then each block's opening asked."""
+        if self._quoting is None:
+            spans = self.spans()
+            own: list[tuple[int, int]] = []
+            pos = 0
+            for c in calls if spans else ():
+                at = find_long(self.text, c.raw, pos) if c.raw else -1
+                if at >= 0:
+                    own.append((at, at + len(c.raw)))
+                    pos = at + 1
+            self._quoting = [(a, b) for a, b in spans if not any(s < a < e for s, e in own)]
+        return self._quoting
+
 
 def _fence_index(text: str, seen: str | Seen | None = None) -> _FenceIndex | None:
     """The text's _FenceIndex; None when it holds no fence character (a memchr each: most replies,
@@ -1193,8 +1213,9 @@ def _fence_index(text: str, seen: str | Seen | None = None) -> _FenceIndex | Non
     return _FenceIndex(text)
 
 
-def _in_fence(text: str, raw: str | None, fences: _FenceIndex | None) -> bool:
-    """Whether `raw` (first found in `text`) starts inside a fenced block of `text`."""
+def _in_fence(text: str, raw: str | None, fences: _FenceIndex | None, calls: list[Candidate]) -> bool:
+    """Whether `raw` (first found in `text`) starts inside a fenced block of `text` that may quote
+    it (_FenceIndex.quoting: `calls`, the turn's calls, open none of those blocks)."""
     if fences is None or not raw:
         return False
     line = fences.first_line()
@@ -1203,7 +1224,7 @@ def _in_fence(text: str, raw: str | None, fences: _FenceIndex | None) -> bool:
     at = find_long(text, raw)
     if at < line:
         return False  # before the first fence line (or nowhere): no block holds it
-    return any(a <= at < b for a, b in fences.spans())
+    return any(a <= at < b for a, b in fences.quoting(calls))
 
 
 def _offered(name: str, ctx: ParseContext) -> bool:

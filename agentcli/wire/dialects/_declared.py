@@ -49,14 +49,14 @@ ROWS: dict[str, D] = {
         markers=("<｜tool▁calls▁begin｜>", "<｜tool▁call▁begin｜>", "<|tool▁calls▁begin|>", "<|tool▁call▁begin|>", "<｜tool▁outputs▁begin｜>", "<｜tool▁outputs▁end｜>", "<｜tool▁output▁begin｜>", "<｜tool▁output▁end｜>"),
         owns=("<｜tool▁calls▁begin｜>", "<｜tool▁call▁begin｜>", "<|tool▁calls▁begin|>", "<|tool▁call▁begin|>", "<｜tool▁outputs▁begin｜>", "<｜tool▁outputs▁end｜>", "<｜tool▁output▁begin｜>", "<｜tool▁output▁end｜>"),
         empty_lists=(("<｜tool▁calls▁begin｜>", "<｜tool▁calls▁end｜>"), ("<|tool▁calls▁begin|>", "<|tool▁calls▁end|>")),
-        call_wrappers=(("<｜tool▁call▁begin｜>", "<｜tool▁call▁end｜>"),),
+        call_wrappers=(("<｜tool▁call▁begin｜>", "<｜tool▁call▁end｜>"), ("<|tool▁call▁begin|>", "<|tool▁call▁end|>")),
         section_openers=("<｜tool▁calls▁begin｜>",),
     ),
     "deepseek:DEEPSEEK_V31": D(
         markers=("<｜tool▁calls▁begin｜>", "<｜tool▁call▁begin｜>", "<|tool▁calls▁begin|>", "<|tool▁call▁begin|>", "<｜tool▁outputs▁begin｜>", "<｜tool▁outputs▁end｜>", "<｜tool▁output▁begin｜>", "<｜tool▁output▁end｜>"),
         owns=("<｜tool▁calls▁begin｜>", "<｜tool▁call▁begin｜>", "<|tool▁calls▁begin|>", "<|tool▁call▁begin|>", "<｜tool▁outputs▁begin｜>", "<｜tool▁outputs▁end｜>", "<｜tool▁output▁begin｜>", "<｜tool▁output▁end｜>"),
         empty_lists=(("<｜tool▁calls▁begin｜>", "<｜tool▁calls▁end｜>"), ("<|tool▁calls▁begin|>", "<|tool▁calls▁end|>")),
-        call_wrappers=(("<｜tool▁call▁begin｜>", "<｜tool▁call▁end｜>"),),
+        call_wrappers=(("<｜tool▁call▁begin｜>", "<｜tool▁call▁end｜>"), ("<|tool▁call▁begin|>", "<|tool▁call▁end|>")),
         section_openers=("<｜tool▁calls▁begin｜>",),
     ),
     "deepseek:DEEPSEEK_V32": D(
