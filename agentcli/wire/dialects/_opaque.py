@@ -207,8 +207,8 @@ def _plainly_outside_strings(text: str) -> bool:
     # reply dense in markup tokens) the strings are read instead, when none of those quotes
     # follows a backslash (they pair up plainly); else the places walked on
     places = _bracket_places(text, _PLACES_CHECKED if dq != sq else _PLACES_WALKED, found)
-    if places is None and dq != sq:
-        quote = '"' if dq else "'"
+    if places is None and dq and not sq:  # (single quotes do not pair in order: an apostrophe opens no string)
+        quote = '"'
         if not ("\\" in text and holds(text, "\\" + quote)) and _pairs_clear(text, quote):
             # the tag looked for where `<` stands pays a probe a token in a reply dense in them:
             # below TWO_WAY the plain search (a skip search) costs less
@@ -293,7 +293,7 @@ def _places_even(text: str, places: list[int], quote: str) -> bool:
             prev, n = nl + 1, 0
         n += text.count(quote, prev, i) if i - prev < SHORT else count_char(text, quote, prev, i)
         prev = i
-        if n % 2:
+        if n % 2 or (n and quote == "'"):  # a single quote may be an apostrophe: its parity says nothing
             if opened == -2:
                 opened = _first(text, "{[(") if quote == '"' else _first(text, "(")
             if 0 <= opened < i:
@@ -374,9 +374,9 @@ def _any_quoted(text: str, rx: re.Pattern[str], bracketed: bool = False) -> bool
         # stands within brackets (a double-quoted one) or parentheses (a single-quoted one): an
         # apostrophe in prose before a reasoning's close tag, no bracket before it, hides nothing
         if bracketed:
-            if (dq % 2 or sq % 2) and opened is None:
+            if (dq % 2 or sq) and opened is None:
                 opened = (_first(text, "{[("), _first(text, "("))
-            if opened is not None and ((dq % 2 and 0 <= opened[0] < at) or (sq % 2 and 0 <= opened[1] < at)):
+            if opened is not None and ((dq % 2 and 0 <= opened[0] < at) or (sq and 0 <= opened[1] < at)):
                 return True
         elif dq % 2 or sq % 2:
             return True
@@ -450,10 +450,12 @@ def _brackets_outside_strings(text: str, places: list[int] | None = None) -> boo
         prev = i
         if (dq and sq) or text.startswith('<|"|>', i):
             return False  # one kind of quote may stand in the other's string; a quote that is markup
-        if dq % 2 or sq % 2:
+        # any single quote: it may be an apostrophe (no parenthesis innermost), after which the
+        # line's quotes pair otherwise; with a parenthesis opened before, the walk decides
+        if dq % 2 or sq:
             if opened is None:
                 opened = (_first(text, "{[("), _first(text, "("))
-            if (dq % 2 and 0 <= opened[0] < i) or (sq % 2 and 0 <= opened[1] < i):
+            if (dq % 2 and 0 <= opened[0] < i) or (sq and 0 <= opened[1] < i):
                 return False
     return True
 
@@ -507,6 +509,7 @@ def _clear_of_strings(text: str, positions: list[int], most: int = _PLACES_CHECK
                 if not 0 <= opened[1] < q:
                     pos = q + 1  # no parenthesis open before it: an apostrophe, no string (_walk_tokens)
                     continue
+                return False  # a string or an apostrophe, as the parenthesis is innermost or not: the full pass decides
             if -1 < eol <= q or eol == -2:
                 eol = text.find("\n", q)
             stop = n if eol < 0 else eol
