@@ -562,7 +562,7 @@ def _turn(name: str, prep: _Prepared, text: str, names: list[str] | tuple[str, .
     if got is None:
         return None
     cands, rest, head, tail = got
-    if not cands and rest is not text and _drops_tags(name, text, rest):
+    if not cands and rest is not text and (_drops_tags(name, text, rest) or _changes_calls(text, rest)):
         return None  # markup the parse removes is the markup of a call it reports: none here
     if cands and not markers and len(names) > 1:
         wrapped = _inside_wrappers(head, cands, seen if isinstance(seen, Seen) and seen.text is head else None)
@@ -593,6 +593,20 @@ def _turn(name: str, prep: _Prepared, text: str, names: list[str] | tuple[str, .
             rest = _without(head, kept) + tail
             cands = kept
     return cands, rest
+
+
+def _changes_calls(text: str, rest: str) -> bool:
+    """Whether `rest`, what a dialect that read no call left of `text`, differs from it inside a
+    call wrapper: a family's own tokens it drops (a stray section token, a result token) standing
+    in another family's call (a raw parameter value, which the mask does not hide) are that
+    call's text, not markup to drop. Asked only of a text changed with no call read."""
+    if rest == text:
+        return False
+    before = _CallSpans(text)
+    if not before.spans:
+        return False
+    after = _CallSpans(rest)
+    return [text[a:b] for a, b in before.spans] != [rest[a:b] for a, b in after.spans]
 
 
 def _names_a_tag(text: str, ctx: ParseContext, seen: str | Seen) -> bool:
@@ -1183,7 +1197,7 @@ class _FenceIndex:
             self._spans = _fences(self.text, self._index)
         return self._spans
 
-    def quoting(self, calls: list[Candidate]) -> list[tuple[int, int]]:
+    def quoting(self, calls: list[Candidate] | tuple[()]) -> list[tuple[int, int]]:
         """The blocks that may quote a call: not one opening inside a call's own text. A form
         whose calls hold a fence (DeepSeek V3's ```json arguments, closed on the line of the
         call's end token, which is no fence line) would otherwise open a block running into the
@@ -1213,7 +1227,7 @@ def _fence_index(text: str, seen: str | Seen | None = None) -> _FenceIndex | Non
     return _FenceIndex(text)
 
 
-def _in_fence(text: str, raw: str | None, fences: _FenceIndex | None, calls: list[Candidate]) -> bool:
+def _in_fence(text: str, raw: str | None, fences: _FenceIndex | None, calls: list[Candidate] | tuple[()] = ()) -> bool:
     """Whether `raw` (first found in `text`) starts inside a fenced block of `text` that may quote
     it (_FenceIndex.quoting: `calls`, the turn's calls, open none of those blocks)."""
     if fences is None or not raw:
