@@ -147,7 +147,7 @@ ROWS: dict[str, D] = {
     ),
     "harmony:HARMONY": D(
         markers=("<|channel|>", "<|message|>", "to=functions."),
-        owns=("<|channel|>",),
+        owns=("<|channel|>", "<|start|>"),
         split_trigger="<|message|>",
         split_ref="harmony:split_analysis",
     ),
