@@ -470,6 +470,8 @@ def _run_dialects(text: str, names: list[str] | tuple[str, ...], ctx: ParseConte
         if len(index.names) == 1:
             return _run_one(text, names, index, ctx, limit, seen)
         owning, runnable, turns = index.asked(seen)  # the owners read first (see _ChainIndex.asked)
+        if ctx is not None and ctx.prefer and owning:
+            turns = _preferred_first(turns, ctx.prefer)
         stale = False  # the text changed since `runnable` was asked: asked again only if a dialect is left to try
         lazy = isinstance(owning, _Asked)  # the rest is asked as the reply was (see _ChainIndex.asked)
         # the names that may be runnable, asked first: a set (runnable itself, or _Asked.gate), so a
@@ -506,6 +508,17 @@ def _run_dialects(text: str, names: list[str] | tuple[str, ...], ctx: ParseConte
     finally:
         if lending:
             _lend(lent)
+
+
+def _preferred_first(turns: tuple[tuple[str, bool], ...], prefer: tuple[str, ...]) -> tuple[tuple[str, bool], ...]:
+    """`turns` with the model's own dialects (ctx.prefer) first, each with its turn as it was: another
+    family owning markup the model's form shares (GLM's `<arg_key>`, which Laguna writes too) reads
+    after it, so the model's calls are read by its own form, in the order written, as its form
+    forced reads them."""
+    first = [t for t in turns if t[0] in prefer]
+    if not first or turns[: len(first)] == tuple(first):
+        return turns
+    return (*first, *(t for t in turns if t[0] not in prefer))
 
 
 def _run_one(text: str, names: list[str] | tuple[str, ...], index: _ChainIndex, ctx: ParseContext | None, limit: int,
