@@ -44,13 +44,15 @@ class _CallSpans:
     """The [start, end) regions of `text` inside call wrappers (an unclosed one runs to the end),
     merged; found in one pass per wrapper and asked by position with a binary search."""
 
-    def __init__(self, text: str, seen: Seen | None = None) -> None:
+    def __init__(self, text: str, seen: Seen | None = None, extra: tuple[tuple[str, str], ...] = ()) -> None:
         """`seen`: the text's marker index, when the caller holds one (it answers each wrapper from
-        the places it already found)."""
+        the places it already found); `extra`: wrappers of this reply's own (_tool_tags)."""
         spans: list[tuple[int, int]] = []
         wrappers = _markup.collected().call_wrappers
         if seen is None and len(text) < SHORT and _wrapper_opens().search(text) is None:
             wrappers = ()  # a short reply with no wrapper at all (one regex pass, not a scan per wrapper)
+        if extra:
+            wrappers = (*wrappers, *extra)
         for open_tag, close_tag in wrappers:
             # most wrappers are absent: a memchr on a rare character says so
             if not (open_tag in seen if seen is not None else holds(text, open_tag)):
@@ -84,10 +86,11 @@ def _wrapper_opens() -> re.Pattern[str]:
     return re.compile("|".join(re.escape(t) for t in tags) or "(?!)")
 
 
-def split_thinking(text: str, seen: Seen | None = None) -> tuple[str, str]:
+def split_thinking(text: str, seen: Seen | None = None, extra: tuple[tuple[str, str], ...] = ()) -> tuple[str, str]:
     """(text without reasoning, reasoning). Handles <think>..</think>, an unclosed <think> at the end,
     and a leading reasoning that only ends with </think> (Qwen3 / DeepSeek-R1 templates open it);
-    likewise every reasoning pair and split the dialects declare (_markup.collected)."""
+    likewise every reasoning pair and split the dialects declare (_markup.collected). `extra`: the
+    reply's own call wrappers besides the declared ones (_tool_tags)."""
     if len(text) < SHORT:  # a short reply: a scan per piece of reasoning markup whose rarest character
         if not _holds_markup(text):  # stands in it (a memchr says so)
             return text, ""
@@ -116,7 +119,7 @@ def split_thinking(text: str, seen: Seen | None = None) -> tuple[str, str]:
                 continue
         if not has(close_tag) and not has(open_tag):
             continue
-        calls = _CallSpans(text, live if live is not None and live.text is text else None)
+        calls = _CallSpans(text, live if live is not None and live.text is text else None, extra)
         start = 0
         orphan = _orphan_close(text, open_tag, close_tag, start, calls)
         while orphan >= 0:  # reasoning runs to the last close tag that has no opener
@@ -125,7 +128,7 @@ def split_thinking(text: str, seen: Seen | None = None) -> tuple[str, str]:
             orphan = _orphan_close(text, open_tag, close_tag, start, calls)
         if start:
             text = text[start:]
-            calls = _CallSpans(text)
+            calls = _CallSpans(text, None, extra)
         kept: list[str] = []
         pos = 0
         find = finder(text, SHORT)
@@ -147,7 +150,7 @@ def split_thinking(text: str, seen: Seen | None = None) -> tuple[str, str]:
             pos = e + len(close_tag)
         text = "".join(kept)
         if holds(text, close_tag):  # a close tag left with no opener and nothing after it: markup, never text
-            text = _drop_outside_calls(text, close_tag)
+            text = _drop_outside_calls(text, close_tag, extra)
     return text, "\n\n".join(t.strip() for t in thoughts if t.strip())
 
 
@@ -316,9 +319,9 @@ def _calls_opened(text: str, start: int) -> int:
     return min(hits, default=len(text))
 
 
-def _drop_outside_calls(text: str, tag: str) -> str:
+def _drop_outside_calls(text: str, tag: str, extra: tuple[tuple[str, str], ...] = ()) -> str:
     """`text` without `tag` wherever it stands outside a call's arguments."""
-    calls = _CallSpans(text)
+    calls = _CallSpans(text, None, extra)
     out: list[str] = []
     pos = 0
     while (at := text.find(tag, pos)) != -1:
@@ -575,7 +578,7 @@ def _turn(name: str, prep: _Prepared, text: str, names: list[str] | tuple[str, .
     if got is None:
         return None
     cands, rest, head, tail = got
-    if not cands and rest is not text and (_drops_tags(name, text, rest) or _changes_calls(text, rest)):
+    if not cands and rest is not text and (_drops_tags(name, text, rest) or _changes_calls(text, rest, ctx)):
         return None  # markup the parse removes is the markup of a call it reports: none here
     if cands and not markers and len(names) > 1:
         wrapped = _inside_wrappers(head, cands, seen if isinstance(seen, Seen) and seen.text is head else None)
@@ -608,18 +611,40 @@ def _turn(name: str, prep: _Prepared, text: str, names: list[str] | tuple[str, .
     return cands, rest
 
 
-def _changes_calls(text: str, rest: str) -> bool:
+def _changes_calls(text: str, rest: str, ctx: ParseContext | None) -> bool:
     """Whether `rest`, what a dialect that read no call left of `text`, differs from it inside a
     call wrapper: a family's own tokens it drops (a stray section token, a result token) standing
     in another family's call (a raw parameter value, which the mask does not hide) are that
     call's text, not markup to drop. Asked only of a text changed with no call read."""
     if rest == text:
         return False
-    before = _CallSpans(text)
+    extra = _tool_tags(ctx)
+    before = _CallSpans(text, None, extra)
     if not before.spans:
         return False
-    after = _CallSpans(rest)
+    after = _CallSpans(rest, None, extra)
     return [text[a:b] for a, b in before.spans] != [rest[a:b] for a, b in after.spans]
+
+
+def _tool_tags(ctx: ParseContext | None) -> tuple[tuple[str, str], ...]:
+    """Each offered tool's tag pair (`<read_file>`, `</read_file>`): the call wrappers of the forms
+    whose calls are tags named after offered tools (Dialect.offered_only), which no declaration can
+    list. A reasoning tag or a token inside one is the call's text, as in any declared wrapper."""
+    if ctx is None or not ctx.tools:
+        return ()
+    return tuple((f"<{t}>", f"</{t}>") for t in ctx.tools)
+
+
+@functools.lru_cache(maxsize=64)
+def _reads_tool_tags(chain: tuple[str, ...]) -> bool:
+    """Whether a dialect of `chain` reads calls written as tags named after offered tools."""
+    for name in chain:
+        try:
+            if dialects.declared(name).offered_only:
+                return True
+        except (KeyError, ImportError, AttributeError):
+            continue
+    return False
 
 
 def _names_a_tag(text: str, ctx: ParseContext, seen: str | Seen) -> bool:
@@ -1674,7 +1699,8 @@ def finalize(native: NativeParse, ctx: ParseContext, parsers: tuple[str, ...]) -
     else:
         masked = mask(native.text or "")  # markup quoted in a string argument is that argument's text
         marks = _seen(masked.text)  # one marker index for the reasoning split and, text unchanged, the chain
-        text, thought = split_thinking(masked.text, marks if isinstance(marks, Seen) else None)
+        text, thought = split_thinking(masked.text, marks if isinstance(marks, Seen) else None,
+                                       _tool_tags(ctx) if "<" in masked.text and _reads_tool_tags(chain) else ())
         own, thought = (native.thinking or "").strip(), masked.restore(thought)
         thinking = f"{own}\n\n{thought}" if own and thought else own or thought  # the ones written, joined
         found, rest, capped = _run_dialects(text, chain, ctx, MAX_CALLS - len(native_cands),
