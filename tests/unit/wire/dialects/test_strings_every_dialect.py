@@ -185,6 +185,32 @@ def test_any_markup_in_a_string_of_any_dialect_is_the_value(name, data, preferre
     _reads_back(name, text, _written(text, written, how, value), call, {**call["arguments"], key: value}, preferred)
 
 
+def _ascii_spelled(name: str) -> str | None:
+    """`name`'s corpus reply with its special tokens spelled with ASCII bars, when the dialect reads
+    it as the same call (a server that normalised the full-width bars); else None."""
+    text, call = grown(name)[:2]
+    if "｜" not in text:
+        return None
+    ascii_text = text.replace("｜", "|")
+    got = _calls(parse_text(ascii_text, _contexts(name, [_tool(call["name"], call["arguments"])])[0], (name,)))
+    return ascii_text if got == [(call["name"], call["arguments"])] else None
+
+
+ASCII_SPELLED = tuple(n for n in GROWN if _ascii_spelled(n) is not None)
+
+
+@pytest.mark.parametrize("name", ASCII_SPELLED)
+@_per_dialect
+@given(data=st.data(), preferred=st.booleans())
+def test_markup_in_a_string_of_a_reply_spelled_with_ascii_bars_is_the_value(name, data, preferred):
+    """The same, the reply's own tokens spelled with ASCII bars (`<|tool▁calls▁begin|>`): the reader
+    respells its tokens, never a value's."""
+    text, call, key, written, how = grown(name)
+    text = _ascii_spelled(name)
+    value = _value(data.draw, carried(name, how == "raw" or not _bracketed(text, written)), how == "raw")
+    _reads_back(name, text, _written(text, written, how, value), call, {**call["arguments"], key: value}, preferred)
+
+
 @pytest.mark.parametrize(("name", "value"), [
     ("kimi_k2", "◁think▷ x ◁/think▷"),  # Kimi's own reasoning tags in a Kimi call's JSON string
     ("deepseek_v3", "<|tool▁call▁end|><|tool_calls_begin|>"),  # DeepSeek's tokens with ASCII bars
