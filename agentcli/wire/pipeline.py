@@ -464,6 +464,7 @@ def _run_dialects(text: str, names: list[str] | tuple[str, ...], ctx: ParseConte
     capped = False
     if not text:
         return found, text, capped  # a native-call turn's empty text: nothing to read
+    whole = text
     index = _chain_index(names if type(names) is tuple else tuple(names))
     if seen is None:
         seen = _seen(text)
@@ -473,8 +474,7 @@ def _run_dialects(text: str, names: list[str] | tuple[str, ...], ctx: ParseConte
         if len(index.names) == 1:
             return _run_one(text, names, index, ctx, limit, seen)
         owning, runnable, turns = index.asked(seen)  # the owners read first (see _ChainIndex.asked)
-        if ctx is not None and ctx.prefer and owning:
-            turns = _preferred_first(turns, ctx.prefer)
+        readers = 0  # the dialects that read calls: more than one, and the calls are put in text order
         stale = False  # the text changed since `runnable` was asked: asked again only if a dialect is left to try
         lazy = isinstance(owning, _Asked)  # the rest is asked as the reply was (see _ChainIndex.asked)
         # the names that may be runnable, asked first: a set (runnable itself, or _Asked.gate), so a
@@ -503,25 +503,33 @@ def _run_dialects(text: str, names: list[str] | tuple[str, ...], ctx: ParseConte
             if len(cands) > budget:
                 cands, capped = cands[:budget], True
             found.extend(cands)
+            readers += bool(cands)
             if rest is not text and rest != text:  # a copy of the same text (a join, a strip of nothing) changes nothing
                 text, stale = rest, True  # a dialect may also drop its own no-op directives (a lone token, "directly answer")
                 if not text:
-                    return found, text, capped  # the call was the whole reply: no dialect reads anything from nothing
-        return found, _without_empty_lists(index, text, seen, stale), capped
+                    break  # the call was the whole reply: no dialect reads anything from nothing
+        if readers > 1:
+            found = _in_text_order(found, whole)
+        return found, (_without_empty_lists(index, text, seen, stale) if text else text), capped
     finally:
         if lending:
             _lend(lent)
 
 
-def _preferred_first(turns: tuple[tuple[str, bool], ...], prefer: tuple[str, ...]) -> tuple[tuple[str, bool], ...]:
-    """`turns` with the model's own dialects (ctx.prefer) first, each with its turn as it was: another
-    family owning markup the model's form shares (GLM's `<arg_key>`, which Laguna writes too) reads
-    after it, so the model's calls are read by its own form, in the order written, as its form
-    forced reads them."""
-    first = [t for t in turns if t[0] in prefer]
-    if not first or turns[: len(first)] == tuple(first):
-        return turns
-    return (*first, *(t for t in turns if t[0] not in prefer))
+def _in_text_order(found: list[Candidate], text: str) -> list[Candidate]:
+    """The calls several dialects read, in the order the reply wrote them: an owner of markup a
+    model's form shares reads first (GLM-4's `<arg_key>`, which Laguna writes too), and the calls it
+    leaves are read by a later dialect, so the chain's list would put a later call first where the
+    form forced lists them in order. Each call's place is found after the last of its own reader's
+    (a dialect's calls stand in order); a call not found as written keeps its place in the list."""
+    last: dict[str, int] = {}
+    keyed: list[tuple[int, int, Candidate]] = []
+    for k, c in enumerate(found):
+        at = find_long(text, c.raw, last.get(c.dialect, 0)) if c.raw else -1
+        if at >= 0:
+            last[c.dialect] = at + 1
+        keyed.append((at if at >= 0 else keyed[-1][0] if keyed else 0, k, c))
+    return [c for _, _, c in sorted(keyed, key=lambda t: (t[0], t[1]))]
 
 
 def _run_one(text: str, names: list[str] | tuple[str, ...], index: _ChainIndex, ctx: ParseContext | None, limit: int,

@@ -503,29 +503,24 @@ def _clear_of_strings(text: str, positions: list[int], most: int = _PLACES_CHECK
             if q == nd and q - 2 >= pos and text.startswith('<|"|>', q - 2):
                 pos = q + 3  # Gemma 4's string delimiter: markup, no quote
                 continue
-            if q == ns:
+            if q == ns:  # a single quote: with no parenthesis before it an apostrophe, no string (_walk_tokens)
                 if opened is None:
                     opened = (_first(text, "{[("), _first(text, "("))
-                if not 0 <= opened[1] < q:
-                    pos = q + 1  # no parenthesis open before it: an apostrophe, no string (_walk_tokens)
-                    continue
-                return False  # a string or an apostrophe, as the parenthesis is innermost or not: the full pass decides
+                if 0 <= opened[1] < q:
+                    return False  # a string or an apostrophe, as the parenthesis is innermost or not: the walk decides
+                pos = q + 1
+                continue
             if -1 < eol <= q or eol == -2:
                 eol = text.find("\n", q)
             stop = n if eol < 0 else eol
             c, j = text[q], q + 1
-            while True:  # to the string's end: its quote, a line break, or a backslash before one
+            while True:  # to the string's end (a double-quoted one): its quote, a line break, or a backslash before one
                 steps += 1
                 if steps > _WALK_STEPS:
                     return False
-                if c == '"':
-                    if -1 < nd < j:
-                        nd = text.find('"', j)
-                    e = nd
-                else:
-                    if -1 < ns < j:
-                        ns = text.find("'", j)
-                    e = ns
+                if -1 < nd < j:
+                    nd = text.find('"', j)
+                e = nd
                 if e < 0 or e > stop:
                     e = stop
                 if -1 < nb < j or nb == -2:
