@@ -44,13 +44,15 @@ class _CallSpans:
     """The [start, end) regions of `text` inside call wrappers (an unclosed one runs to the end),
     merged; found in one pass per wrapper and asked by position with a binary search."""
 
-    def __init__(self, text: str, seen: Seen | None = None) -> None:
+    def __init__(self, text: str, seen: Seen | None = None, extra: tuple[tuple[str, str], ...] = ()) -> None:
         """`seen`: the text's marker index, when the caller holds one (it answers each wrapper from
-        the places it already found)."""
+        the places it already found); `extra`: wrappers of this reply's own (_tool_tags)."""
         spans: list[tuple[int, int]] = []
         wrappers = _markup.collected().call_wrappers
         if seen is None and len(text) < SHORT and _wrapper_opens().search(text) is None:
             wrappers = ()  # a short reply with no wrapper at all (one regex pass, not a scan per wrapper)
+        if extra:
+            wrappers = (*wrappers, *extra)
         for open_tag, close_tag in wrappers:
             # most wrappers are absent: a memchr on a rare character says so
             if not (open_tag in seen if seen is not None else holds(text, open_tag)):
@@ -84,10 +86,11 @@ def _wrapper_opens() -> re.Pattern[str]:
     return re.compile("|".join(re.escape(t) for t in tags) or "(?!)")
 
 
-def split_thinking(text: str, seen: Seen | None = None) -> tuple[str, str]:
+def split_thinking(text: str, seen: Seen | None = None, extra: tuple[tuple[str, str], ...] = ()) -> tuple[str, str]:
     """(text without reasoning, reasoning). Handles <think>..</think>, an unclosed <think> at the end,
     and a leading reasoning that only ends with </think> (Qwen3 / DeepSeek-R1 templates open it);
-    likewise every reasoning pair and split the dialects declare (_markup.collected)."""
+    likewise every reasoning pair and split the dialects declare (_markup.collected). `extra`: the
+    reply's own call wrappers besides the declared ones (_tool_tags)."""
     if len(text) < SHORT:  # a short reply: a scan per piece of reasoning markup whose rarest character
         if not _holds_markup(text):  # stands in it (a memchr says so)
             return text, ""
@@ -116,7 +119,7 @@ def split_thinking(text: str, seen: Seen | None = None) -> tuple[str, str]:
                 continue
         if not has(close_tag) and not has(open_tag):
             continue
-        calls = _CallSpans(text, live if live is not None and live.text is text else None)
+        calls = _CallSpans(text, live if live is not None and live.text is text else None, extra)
         start = 0
         orphan = _orphan_close(text, open_tag, close_tag, start, calls)
         while orphan >= 0:  # reasoning runs to the last close tag that has no opener
@@ -125,7 +128,7 @@ def split_thinking(text: str, seen: Seen | None = None) -> tuple[str, str]:
             orphan = _orphan_close(text, open_tag, close_tag, start, calls)
         if start:
             text = text[start:]
-            calls = _CallSpans(text)
+            calls = _CallSpans(text, None, extra)
         kept: list[str] = []
         pos = 0
         find = finder(text, SHORT)
@@ -147,7 +150,7 @@ def split_thinking(text: str, seen: Seen | None = None) -> tuple[str, str]:
             pos = e + len(close_tag)
         text = "".join(kept)
         if holds(text, close_tag):  # a close tag left with no opener and nothing after it: markup, never text
-            text = _drop_outside_calls(text, close_tag)
+            text = _drop_outside_calls(text, close_tag, extra)
     return text, "\n\n".join(t.strip() for t in thoughts if t.strip())
 
 
@@ -316,9 +319,9 @@ def _calls_opened(text: str, start: int) -> int:
     return min(hits, default=len(text))
 
 
-def _drop_outside_calls(text: str, tag: str) -> str:
+def _drop_outside_calls(text: str, tag: str, extra: tuple[tuple[str, str], ...] = ()) -> str:
     """`text` without `tag` wherever it stands outside a call's arguments."""
-    calls = _CallSpans(text)
+    calls = _CallSpans(text, None, extra)
     out: list[str] = []
     pos = 0
     while (at := text.find(tag, pos)) != -1:
@@ -461,6 +464,7 @@ def _run_dialects(text: str, names: list[str] | tuple[str, ...], ctx: ParseConte
     capped = False
     if not text:
         return found, text, capped  # a native-call turn's empty text: nothing to read
+    whole = text
     index = _chain_index(names if type(names) is tuple else tuple(names))
     if seen is None:
         seen = _seen(text)
@@ -470,6 +474,7 @@ def _run_dialects(text: str, names: list[str] | tuple[str, ...], ctx: ParseConte
         if len(index.names) == 1:
             return _run_one(text, names, index, ctx, limit, seen)
         owning, runnable, turns = index.asked(seen)  # the owners read first (see _ChainIndex.asked)
+        readers = 0  # the dialects that read calls: more than one, and the calls are put in text order
         stale = False  # the text changed since `runnable` was asked: asked again only if a dialect is left to try
         lazy = isinstance(owning, _Asked)  # the rest is asked as the reply was (see _ChainIndex.asked)
         # the names that may be runnable, asked first: a set (runnable itself, or _Asked.gate), so a
@@ -498,14 +503,33 @@ def _run_dialects(text: str, names: list[str] | tuple[str, ...], ctx: ParseConte
             if len(cands) > budget:
                 cands, capped = cands[:budget], True
             found.extend(cands)
+            readers += bool(cands)
             if rest is not text and rest != text:  # a copy of the same text (a join, a strip of nothing) changes nothing
                 text, stale = rest, True  # a dialect may also drop its own no-op directives (a lone token, "directly answer")
                 if not text:
-                    return found, text, capped  # the call was the whole reply: no dialect reads anything from nothing
-        return found, _without_empty_lists(index, text, seen, stale), capped
+                    break  # the call was the whole reply: no dialect reads anything from nothing
+        if readers > 1:
+            found = _in_text_order(found, whole)
+        return found, (_without_empty_lists(index, text, seen, stale) if text else text), capped
     finally:
         if lending:
             _lend(lent)
+
+
+def _in_text_order(found: list[Candidate], text: str) -> list[Candidate]:
+    """The calls several dialects read, in the order the reply wrote them: an owner of markup a
+    model's form shares reads first (GLM-4's `<arg_key>`, which Laguna writes too), and the calls it
+    leaves are read by a later dialect, so the chain's list would put a later call first where the
+    form forced lists them in order. Each call's place is found after the last of its own reader's
+    (a dialect's calls stand in order); a call not found as written keeps its place in the list."""
+    last: dict[str, int] = {}
+    keyed: list[tuple[int, int, Candidate]] = []
+    for k, c in enumerate(found):
+        at = find_long(text, c.raw, last.get(c.dialect, 0)) if c.raw else -1
+        if at >= 0:
+            last[c.dialect] = at + 1
+        keyed.append((at if at >= 0 else keyed[-1][0] if keyed else 0, k, c))
+    return [c for _, _, c in sorted(keyed, key=lambda t: (t[0], t[1]))]
 
 
 def _run_one(text: str, names: list[str] | tuple[str, ...], index: _ChainIndex, ctx: ParseContext | None, limit: int,
@@ -562,7 +586,7 @@ def _turn(name: str, prep: _Prepared, text: str, names: list[str] | tuple[str, .
     if got is None:
         return None
     cands, rest, head, tail = got
-    if not cands and rest is not text and _drops_tags(name, text, rest):
+    if not cands and rest is not text and (_drops_tags(name, text, rest) or _changes_calls(text, rest, ctx)):
         return None  # markup the parse removes is the markup of a call it reports: none here
     if cands and not markers and len(names) > 1:
         wrapped = _inside_wrappers(head, cands, seen if isinstance(seen, Seen) and seen.text is head else None)
@@ -581,7 +605,7 @@ def _turn(name: str, prep: _Prepared, text: str, names: list[str] | tuple[str, .
         fences = _fence_index(head, seen) if name != ctx.prompted else None  # a prompted fenced form is the call itself
         if stray or fences is not None or any(c.embedded for c in cands):
             kept = [c for c in cands
-                    if not (stray or c.embedded or _in_fence(head, c.raw, fences)) or _offered(c.name, ctx)]
+                    if not (stray or c.embedded or _in_fence(head, c.raw, fences, cands)) or _offered(c.name, ctx)]
         else:
             kept = cands  # none stray, embedded or fenced: every call kept (no call per candidate to say so)
         for c in kept:
@@ -593,6 +617,42 @@ def _turn(name: str, prep: _Prepared, text: str, names: list[str] | tuple[str, .
             rest = _without(head, kept) + tail
             cands = kept
     return cands, rest
+
+
+def _changes_calls(text: str, rest: str, ctx: ParseContext | None) -> bool:
+    """Whether `rest`, what a dialect that read no call left of `text`, differs from it inside a
+    call wrapper: a family's own tokens it drops (a stray section token, a result token) standing
+    in another family's call (a raw parameter value, which the mask does not hide) are that
+    call's text, not markup to drop. Asked only of a text changed with no call read."""
+    if rest == text:
+        return False
+    extra = _tool_tags(ctx)
+    before = _CallSpans(text, None, extra)
+    if not before.spans:
+        return False
+    after = _CallSpans(rest, None, extra)
+    return [text[a:b] for a, b in before.spans] != [rest[a:b] for a, b in after.spans]
+
+
+def _tool_tags(ctx: ParseContext | None) -> tuple[tuple[str, str], ...]:
+    """Each offered tool's tag pair (`<read_file>`, `</read_file>`): the call wrappers of the forms
+    whose calls are tags named after offered tools (Dialect.offered_only), which no declaration can
+    list. A reasoning tag or a token inside one is the call's text, as in any declared wrapper."""
+    if ctx is None or not ctx.tools:
+        return ()
+    return tuple((f"<{t}>", f"</{t}>") for t in ctx.tools)
+
+
+@functools.lru_cache(maxsize=64)
+def _reads_tool_tags(chain: tuple[str, ...]) -> bool:
+    """Whether a dialect of `chain` reads calls written as tags named after offered tools."""
+    for name in chain:
+        try:
+            if dialects.declared(name).offered_only:
+                return True
+        except (KeyError, ImportError, AttributeError):
+            continue
+    return False
 
 
 def _names_a_tag(text: str, ctx: ParseContext, seen: str | Seen) -> bool:
@@ -1162,12 +1222,13 @@ class _FenceIndex:
     """The fenced blocks of one text (_fences), found when first asked: a call standing before the
     first fence line needs none of them (the usual case: no fence, or a fence inside the call)."""
 
-    __slots__ = ("text", "_spans", "_index")
+    __slots__ = ("text", "_spans", "_index", "_quoting")
 
     def __init__(self, text: str, index: Seen | None = None) -> None:
         self.text = text
         self._spans: list[tuple[int, int]] | None = None
         self._index = index  # the text's Seen, when the chain holds one
+        self._quoting: list[tuple[int, int]] | None = None
 
     def first_line(self) -> int:
         """Where the line of the first fence character starts (every block opens at a fence
@@ -1182,6 +1243,25 @@ class _FenceIndex:
             self._spans = _fences(self.text, self._index)
         return self._spans
 
+    def quoting(self, calls: list[Candidate] | tuple[()]) -> list[tuple[int, int]]:
+        """The blocks that may quote a call: not one opening inside a call's own text. A form
+        whose calls hold a fence (DeepSeek V3's ```json arguments, closed on the line of the
+        call's end token, which is no fence line) would otherwise open a block running into the
+        next call, and that call, read as an example in a code block, would be dropped when its
+        tool is not offered (the loop answers such a call with an error; an example it never sees).
+        Found once per turn: the calls' places in order, then each block's opening asked."""
+        if self._quoting is None:
+            spans = self.spans()
+            own: list[tuple[int, int]] = []
+            pos = 0
+            for c in calls if spans else ():
+                at = find_long(self.text, c.raw, pos) if c.raw else -1
+                if at >= 0:
+                    own.append((at, at + len(c.raw)))
+                    pos = at + 1
+            self._quoting = [(a, b) for a, b in spans if not any(s < a < e for s, e in own)]
+        return self._quoting
+
 
 def _fence_index(text: str, seen: str | Seen | None = None) -> _FenceIndex | None:
     """The text's _FenceIndex; None when it holds no fence character (a memchr each: most replies,
@@ -1193,8 +1273,9 @@ def _fence_index(text: str, seen: str | Seen | None = None) -> _FenceIndex | Non
     return _FenceIndex(text)
 
 
-def _in_fence(text: str, raw: str | None, fences: _FenceIndex | None) -> bool:
-    """Whether `raw` (first found in `text`) starts inside a fenced block of `text`."""
+def _in_fence(text: str, raw: str | None, fences: _FenceIndex | None, calls: list[Candidate] | tuple[()] = ()) -> bool:
+    """Whether `raw` (first found in `text`) starts inside a fenced block of `text` that may quote
+    it (_FenceIndex.quoting: `calls`, the turn's calls, open none of those blocks)."""
     if fences is None or not raw:
         return False
     line = fences.first_line()
@@ -1203,7 +1284,7 @@ def _in_fence(text: str, raw: str | None, fences: _FenceIndex | None) -> bool:
     at = find_long(text, raw)
     if at < line:
         return False  # before the first fence line (or nowhere): no block holds it
-    return any(a <= at < b for a, b in fences.spans())
+    return any(a <= at < b for a, b in fences.quoting(calls))
 
 
 def _offered(name: str, ctx: ParseContext) -> bool:
@@ -1480,10 +1561,10 @@ def _lane_of(name: str) -> dialects.Dialect | None:
 
 @functools.cache
 def _unmasked_reasoning() -> tuple[str, ...]:
-    """The characters that leave reasoning unmasked in a string: the first characters of reasoning
-    tags the mask does not hide (it hides markup opening with `<` or `[`; Kimi's `◁think▷` opens
-    with neither), and the mask's placeholder character (a reply holding it is not masked at all).
-    The reasoning split finds such a tag inside an argument too, so a reply holding one of these is
+    """The characters a lane cannot read past: the first characters of reasoning tags opening with
+    no bracket (Kimi's `◁think▷`: the lanes' checks read brackets as markup, and such a tag in an
+    attribute or a raw value is the full path's reasoning split's to find), and the mask's
+    placeholder character (a reply holding it is not masked at all). A reply holding one of these is
     left to the full path."""
     tags = (t for pair in _markup.collected().reasoning_tags for t in pair)
     return (*sorted({t[0] for t in tags if t and t[0] not in MASKED_FIRSTS}), MASK_OFF)
@@ -1631,7 +1712,9 @@ def finalize(native: NativeParse, ctx: ParseContext, parsers: tuple[str, ...]) -
         masked = mask(raw, seen=marks if isinstance(marks, Seen) and marks.wide else None)  # quoted markup is text
         if masked.text is not raw:
             marks = _seen(masked.text)
-        text, thought = split_thinking(masked.text, marks if isinstance(marks, Seen) else None)
+        index = marks if isinstance(marks, Seen) else None
+        tagged = _reads_tool_tags(chain) and (index.has("<") if index is not None and index.wide else "<" in masked.text)
+        text, thought = split_thinking(masked.text, index, _tool_tags(ctx) if tagged else ())
         own, thought = (native.thinking or "").strip(), masked.restore(thought)
         thinking = f"{own}\n\n{thought}" if own and thought else own or thought  # the ones written, joined
         found, rest, capped = _run_dialects(text, chain, ctx, MAX_CALLS - len(native_cands),

@@ -444,7 +444,10 @@ def _convert(value: Any, types: set[str]) -> Any:
     if isinstance(value, str):
         s = value.strip()
         if "integer" in types and _INT.fullmatch(s):
-            return int(s)
+            try:
+                return int(s)
+            except ValueError:  # past Python's limit on digits (4300): no integer to give, the text stays
+                return _NO
         if "number" in types and _NUM.fullmatch(s):
             f = float(s)
             return int(f) if f.is_integer() and "." not in s and "e" not in s.lower() else f

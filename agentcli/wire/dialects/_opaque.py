@@ -46,8 +46,14 @@ _PLACEHOLDER = lazy_pattern("(" + _OPEN + "[\ue100-\ue13f]+" + _CLOSE + ")")
 _STRING = r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"?|\'[^\'\\\n]*(?:\\.[^\'\\\n]*)*\'?'  # (on one line; maybe unclosed)
 _TOKENS = lazy_pattern(r'<\|"\|>|' + _STRING + r'|\{|\}|\[|\]|\(|\)|\n')
 _PAIRS = {"}": "{", "]": "[", ")": "("}
-_FIRSTS = "<[]"  # what every token of markup_pattern opens with (see its `kept`)
-MASKED_FIRSTS = _FIRSTS  # (markup opening with anything else is never hidden in a string)
+# What every token of markup_pattern opens with (see its `kept`): brackets, and `◁` of Kimi's
+# `◁think▷` (a reasoning tag in a string is the string's text, whatever it opens with).
+_FIRSTS = "<[]\u25c1"
+# The brackets markup opens with, which every lane's own checks read as markup. A reasoning tag
+# opening with anything else (`◁think▷`) is hidden in a string here, but in an attribute or a raw
+# value only the full path's reasoning split sees it: a reply holding one is left to the full path
+# (pipeline._unmasked_reasoning).
+MASKED_FIRSTS = "<[]"
 _PARAM_OPEN_TAG = r'<parameter(?:=[^>\n]{1,128}| name="[^"\n]{1,128}")>'
 _PARAM_CLOSE = "</parameter>"
 # A value holding any of these is not one whole value (its close tag was left out): not hidden.
@@ -155,9 +161,9 @@ def mask(text: str, markup: re.Pattern[str] | None = None, seen: Seen | None = N
     reasoning split and the dialect chain after it ask the same ones (a pass each over a reply of
     100K characters holding one emoji reads 400 KB)."""
     if seen is None:
-        if _OPEN in text or ("<" not in text and "[" not in text):
+        if _OPEN in text or ("<" not in text and "[" not in text and "\u25c1" not in text):
             return Masked(text, [])
-    elif seen.has(_OPEN) or (not seen.has("<") and not seen.has("[")):
+    elif seen.has(_OPEN) or (not seen.has("<") and not seen.has("[") and not seen.has("\u25c1")):
         return Masked(text, [])
     if markup is None and _plainly_outside_strings(text, seen):
         return Masked(text, [])
@@ -209,8 +215,8 @@ def _plainly_outside_strings(text: str, seen: Seen | None = None) -> bool:
     # reply dense in markup tokens) the strings are read instead, when none of those quotes
     # follows a backslash (they pair up plainly); else the places walked on
     places = _bracket_places(text, _PLACES_CHECKED if dq != sq else _PLACES_WALKED, found, seen)
-    if places is None and dq != sq:
-        quote = '"' if dq else "'"
+    if places is None and dq and not sq:  # (single quotes do not pair in order: an apostrophe opens no string)
+        quote = '"'
         if not ("\\" in text and holds(text, "\\" + quote)) and _pairs_clear(text, quote):
             # the tag looked for where `<` stands pays a probe a token in a reply dense in them:
             # below TWO_WAY the plain search (a skip search) costs less
@@ -270,7 +276,7 @@ def _pairs_clear(text: str, quote: str) -> bool:
         if sum(map(operator.sub, closes, opens)) > _COPIED:
             return all(map(_clear_between, repeat(text), opens, closes))
         strings = "".join(map(text.__getitem__, map(slice, opens, closes)))  # `"a"b`
-    if "\n" in strings or "<" in strings or "[" in strings or "]" in strings:
+    if "\n" in strings or "<" in strings or "[" in strings or "]" in strings or "\u25c1" in strings:
         return False
     return not (quote == '"' and "|" in strings and '"|' in strings)
 
@@ -280,7 +286,7 @@ def _clear_between(text: str, a: int, b: int) -> bool:
     (for `"`, a `|` anywhere in it, not only after its quote)."""
     find = text.find
     return find("\n", a, b) < 0 and find("<", a, b) < 0 and find("[", a, b) < 0 and find("]", a, b) < 0 and (
-        text[a] != '"' or find("|", a, b) < 0)
+        find("\u25c1", a, b) < 0) and (text[a] != '"' or find("|", a, b) < 0)
 
 
 def _places_even(text: str, places: list[int], quote: str) -> bool:
@@ -295,7 +301,7 @@ def _places_even(text: str, places: list[int], quote: str) -> bool:
             prev, n = nl + 1, 0
         n += text.count(quote, prev, i) if i - prev < SHORT else count_char(text, quote, prev, i)
         prev = i
-        if n % 2:
+        if n % 2 or (n and quote == "'"):  # a single quote may be an apostrophe: its parity says nothing
             if opened == -2:
                 opened = _first(text, "{[(") if quote == '"' else _first(text, "(")
             if 0 <= opened < i:
@@ -376,9 +382,9 @@ def _any_quoted(text: str, rx: re.Pattern[str], bracketed: bool = False) -> bool
         # stands within brackets (a double-quoted one) or parentheses (a single-quoted one): an
         # apostrophe in prose before a reasoning's close tag, no bracket before it, hides nothing
         if bracketed:
-            if (dq % 2 or sq % 2) and opened is None:
+            if (dq % 2 or sq) and opened is None:
                 opened = (_first(text, "{[("), _first(text, "("))
-            if opened is not None and ((dq % 2 and 0 <= opened[0] < at) or (sq % 2 and 0 <= opened[1] < at)):
+            if opened is not None and ((dq % 2 and 0 <= opened[0] < at) or (sq and 0 <= opened[1] < at)):
                 return True
         elif dq % 2 or sq % 2:
             return True
@@ -454,10 +460,12 @@ def _brackets_outside_strings(text: str, places: list[int] | None = None) -> boo
         prev = i
         if (dq and sq) or text.startswith('<|"|>', i):
             return False  # one kind of quote may stand in the other's string; a quote that is markup
-        if dq % 2 or sq % 2:
+        # any single quote: it may be an apostrophe (no parenthesis innermost), after which the
+        # line's quotes pair otherwise; with a parenthesis opened before, the walk decides
+        if dq % 2 or sq:
             if opened is None:
                 opened = (_first(text, "{[("), _first(text, "("))
-            if (dq % 2 and 0 <= opened[0] < i) or (sq % 2 and 0 <= opened[1] < i):
+            if (dq % 2 and 0 <= opened[0] < i) or (sq and 0 <= opened[1] < i):
                 return False
     return True
 
@@ -506,22 +514,24 @@ def _clear_of_strings(text: str, positions: list[int], most: int = _PLACES_CHECK
             if q == nd and q - 2 >= pos and text.startswith('<|"|>', q - 2):
                 pos = q + 3  # Gemma 4's string delimiter: markup, no quote
                 continue
+            if q == ns:  # a single quote: with no parenthesis before it an apostrophe, no string (_walk_tokens)
+                if opened is None:
+                    opened = (_first(text, "{[("), _first(text, "("))
+                if 0 <= opened[1] < q:
+                    return False  # a string or an apostrophe, as the parenthesis is innermost or not: the walk decides
+                pos = q + 1
+                continue
             if -1 < eol <= q or eol == -2:
                 eol = text.find("\n", q)
             stop = n if eol < 0 else eol
             c, j = text[q], q + 1
-            while True:  # to the string's end: its quote, a line break, or a backslash before one
+            while True:  # to the string's end (a double-quoted one): its quote, a line break, or a backslash before one
                 steps += 1
                 if steps > _WALK_STEPS:
                     return False
-                if c == '"':
-                    if -1 < nd < j:
-                        nd = text.find('"', j)
-                    e = nd
-                else:
-                    if -1 < ns < j:
-                        ns = text.find("'", j)
-                    e = ns
+                if -1 < nd < j:
+                    nd = text.find('"', j)
+                e = nd
                 if e < 0 or e > stop:
                     e = stop
                 if -1 < nb < j or nb == -2:
@@ -605,14 +615,16 @@ def _string_spans(text: str, rx: re.Pattern[str]) -> list[tuple[int, int]]:
     may hold markup, the walk steps over the brackets (outside strings) and those strings only."""
     few = list(islice(_TOKENS.finditer(text), _FEW_TOKENS + 1))
     if len(few) <= _FEW_TOKENS:
-        return _walk_tokens(few, rx)
+        return _walk_tokens(text, few, rx)
     known = rx is markup_pattern()
     passed = _scanner("skip", known).match(text)  # (a possessive star: it always matches)
     if passed is not None and passed.end() == len(text):
         return []  # no string that may hold markup: nothing to walk
     spans: list[tuple[int, int]] = []
     stack: list[str] = []
-    for m in _scanner("walk", known).finditer(text):
+    walk = _scanner("walk", known)
+    matches = walk.finditer(text)
+    while (m := next(matches, None)) is not None:
         kind = m.lastindex
         if kind == 1:  # a bracket
             ch = m.group(1)
@@ -623,7 +635,9 @@ def _string_spans(text: str, rx: re.Pattern[str]) -> list[tuple[int, int]]:
         elif kind == 2:  # a string that may hold markup
             tok = m.group(2)
             c = tok[0]
-            if len(tok) > 1 and tok[-1] == c and stack and (c == '"' or stack[-1] == "(") and _holds_markup(tok, rx):
+            if c == "'" and not (stack and stack[-1] == "("):
+                matches = walk.finditer(text, m.start(2) + 1)  # an apostrophe: no string (see _walk_tokens)
+            elif len(tok) > 1 and tok[-1] == c and stack and (c == '"' or stack[-1] == "(") and _holds_markup(tok, rx):
                 spans.append(m.span(2))
     return spans
 
@@ -635,11 +649,15 @@ _OPENERS = frozenset("{[(")
 _FEW_TOKENS = 1024
 
 
-def _walk_tokens(tokens: list[re.Match[str]], rx: re.Pattern[str]) -> list[tuple[int, int]]:
-    """_string_spans over a reply's tokens, all found (a few)."""
+def _walk_tokens(text: str, tokens: list[re.Match[str]], rx: re.Pattern[str]) -> list[tuple[int, int]]:
+    """_string_spans over a reply's tokens, all found (a few). A single quote with no parenthesis
+    innermost opens no string: it is an apostrophe (`I'll check. [{"a": "</tool_call>"}]`), and
+    read as a string's opening it would hide the line's real strings from the walk, so the walk
+    goes on from the character after it."""
     spans: list[tuple[int, int]] = []
     stack: list[str] = []
-    for m in tokens:
+    matches: Iterator[re.Match[str]] = iter(tokens)
+    while (m := next(matches, None)) is not None:
         tok = m.group()
         c = tok[0]
         if c in _OPENERS:
@@ -647,6 +665,8 @@ def _walk_tokens(tokens: list[re.Match[str]], rx: re.Pattern[str]) -> list[tuple
         elif c in "}])":
             if stack and stack[-1] == _PAIRS[c]:
                 stack.pop()
+        elif c == "'" and not (stack and stack[-1] == "("):
+            matches = _TOKENS.finditer(text, m.start() + 1)
         elif c in "\"'" and stack and len(tok) > 1 and tok[-1] == c and (c == '"' or stack[-1] == "(") and _holds_markup(tok, rx):
             spans.append(m.span())
     return spans
@@ -690,12 +710,15 @@ def _scanner(kind: Literal["skip", "walk", "values"], known: bool) -> re.Pattern
                           rf"(?:({tag}){closed}{marked}|\Z)")
     ends = r"(?=\\?\n|\\?\Z)"
 
-    def plain(q: str) -> str:
-        body = rf"(?:[^{q}\\\n{firsts}]++|(?!{heads})[{firsts}]|\\(?!{heads})[^\n])*+"
+    def plain(q: str, also: str = "") -> str:
+        escaped = rf"(?![{also}]|{heads})" if also else rf"(?!{heads})"
+        body = rf"(?:[^{q}\\\n{firsts}{also}]++|(?!{heads})[{firsts}]|\\{escaped}[^\n])*+"
         # a string of plain characters first: most strings, one character class run
-        return rf"{q}[^{q}\\\n{firsts}]*+{q}|{q}{body}(?:{q}|{ends})"
+        return rf"{q}[^{q}\\\n{firsts}{also}]*+{q}|{q}{body}(?:{q}|{ends})"
 
-    passed = r'<\|"\|>|<|' + plain('"') + "|" + plain("'")
+    # A single-quoted string holding a bracket or a double quote is not passed over: its quote may
+    # be an apostrophe (no parenthesis innermost), after which the walk reads on (_walk_tokens).
+    passed = r'<\|"\|>|<|' + plain('"') + "|" + plain("'", r'"{}()')
     if kind == "skip":
         return re.compile(r"(?:[^\"'<]++|" + passed + ")*+")
     return re.compile(r"(?:[^\"'<{}\[\]()]++|" + passed + r")*+(?:([{}\[\]()])|(" + _STRING + r")|\Z)")

@@ -325,10 +325,11 @@ def tag_params(
     while pos < n:
         at = find_far(body, open_prefix, pos, n)  # a long value: where the tag's rare character stands
         plen = len(open_prefix)
+        alt_opened = False
         if alt_open_prefix:
             alt = find_cached(body, alt_open_prefix, pos, cache)
             if alt != -1 and alt + len(alt_open_prefix) <= n and (at == -1 or alt < at):
-                at, plen = alt, len(alt_open_prefix)
+                at, plen, alt_opened = alt, len(alt_open_prefix), True
         if at == -1:
             break
         name_start = at + plen
@@ -346,7 +347,9 @@ def tag_params(
             val_start = gt + 1
         close = find_far(body, close_tag, val_start, n)
         clen = len(close_tag)
-        if alt_close_tag:
+        if alt_close_tag and (alt_opened or not alt_open_prefix):
+            # the other spelling's close ends a value its own opener opened (with no other
+            # opener, any value): a value opened by the family's own tag holds it as text
             alt = find_cached(body, alt_close_tag, val_start, cache)
             if alt != -1 and alt + len(alt_close_tag) <= n and (close == -1 or alt < close):
                 close, clen = alt, len(alt_close_tag)

@@ -50,6 +50,7 @@ class _Cwm(BlockDialect):
     name = "cwm"
     markers = (BEGIN,)
     owns = ("<tool: ",)
+    call_wrappers = ((BEGIN, END),)  # a reasoning tag in the command is the command's text
     begin, end = BEGIN, END
 
     def read_block(self, text: str, blk: Block) -> BlockRead | None:

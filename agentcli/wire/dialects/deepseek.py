@@ -212,8 +212,13 @@ def _usual(text: str, orig: str, dialect: str) -> ParseResult | None:
     return cands, _strip_eos(_strip_output_tokens(orig[:sec] + orig[stop:]))
 
 
-def _parse_call(text: str, start: int, end: int, raw: str, dialect: str, closed: bool) -> Candidate | None:
-    """One `<｜tool▁call▁begin｜>` body, text[start:end], in either the V3 or the V3.1 layout."""
+def _parse_call(text: str, start: int, end: int, raw: str, dialect: str, closed: bool,
+                src: str | None = None) -> Candidate | None:
+    """One `<｜tool▁call▁begin｜>` body, text[start:end], in either the V3 or the V3.1 layout. `src`:
+    the reply as written, when `text` is a copy with its tokens respelled (the same positions): the
+    tokens are found in the copy, the arguments read as written (a token spelled with ASCII bars
+    in a string value is the value's text, not respelled)."""
+    src = text if src is None else src
     sep = text.find(SEP, start, end)
     if sep == -1:
         if not closed:
@@ -241,11 +246,11 @@ def _parse_call(text: str, start: int, end: int, raw: str, dialect: str, closed:
         return Candidate(name="", arguments=None, raw=raw, dialect=dialect,
                          error="malformed tool call (no function name before the arguments)")
     if not closed:
-        args = text[a:b]
+        args = src[a:b]
         if not json_object_complete(args):
             return None  # cut off inside the arguments
         return Candidate(name=name, arguments=args or "{}", raw=raw, dialect=dialect)
-    return Candidate(name=name, arguments=_in_place(text, a, b) or "{}", raw=raw, dialect=dialect)
+    return Candidate(name=name, arguments=_in_place(src, a, b) or "{}", raw=raw, dialect=dialect)
 
 
 def _lane(text: str, dialect: str) -> ParseResult | None:
@@ -320,7 +325,8 @@ class _DeepSeekTokens(Dialect):
     owns = markers
     empty_lists = ((CALLS_BEGIN, CALLS_END), (_ascii(CALLS_BEGIN), _ascii(CALLS_END)))
     section_openers = (CALLS_BEGIN,)
-    call_wrappers = ((CALL_BEGIN, CALL_END),)
+    # (either spelling: a call token quoted in a string value is hidden from the reader in both)
+    call_wrappers = ((CALL_BEGIN, CALL_END), (_ascii(CALL_BEGIN), _ascii(CALL_END)))
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -349,7 +355,7 @@ class _DeepSeekTokens(Dialect):
             first = last = -1
             for blk in iter_blocks(text, CALL_BEGIN, CALL_END, body_start, body_end):
                 raw = orig[blk.start : blk.end]
-                cand = _parse_call(text, blk.body_start, blk.body_end, raw, self.name, blk.closed)
+                cand = _parse_call(text, blk.body_start, blk.body_end, raw, self.name, blk.closed, orig)
                 if cand is None:
                     continue
                 found.append(cand)

@@ -19,6 +19,7 @@ class _FunctionGemma(BlockDialect):
     name = "functiongemma"
     markers = (BEGIN,)
     owns = (BEGIN,)
+    call_wrappers = ((BEGIN, END),)  # a reasoning tag in a value is the value's text
     begin, end = BEGIN, END
 
     def read_block(self, text: str, blk: Block) -> BlockRead | None:

@@ -51,6 +51,7 @@ class _Gemma4(BlockDialect):
     name = "gemma4"
     markers = (BEGIN, "call:", "<call>")
     owns = (BEGIN,)
+    call_wrappers = ((BEGIN, END),)  # a reasoning tag in a value is the value's text
     reasoning_tags = (("<|channel>", "<channel|>"),)  # the channel opens with its name, `thought`
     begin, end = BEGIN, END
 

@@ -68,6 +68,7 @@ class _GigaChat35(BlockDialect):
     name = "gigachat35"
     markers = (BEGIN,)
     owns = (BEGIN,)
+    call_wrappers = ((INVOKE, INVOKE_END),)  # a reasoning tag in a value is the value's text
     begin, end = BEGIN, END
 
     def read_block(self, text: str, blk: Block) -> BlockRead | None:

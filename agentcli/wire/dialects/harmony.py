@@ -153,7 +153,8 @@ def _names_analysis(text: str) -> bool:
 class _Harmony(Dialect):
     name = "harmony"
     markers = (CHANNEL, MESSAGE, "to=functions.")
-    owns = (CHANNEL,)
+    # its own tokens (the message opener too: quoted in a string value, it is hidden as markup)
+    owns = (CHANNEL, START)
     # An analysis message addressed to no tool is reasoning no pair of tags delimits.
     # By reference: the parse collects it without importing this module until a reply holds MESSAGE.
     reasoning_split = ReasoningSplit(MESSAGE, split_by("harmony:split_analysis"))

@@ -118,6 +118,7 @@ class _K2Horizon(Dialect):
     name = "k2_horizon"
     markers = (CALL_BEGIN,)
     owns = (CALL_BEGIN, GROUP_BEGIN)
+    call_wrappers = ((CALL_BEGIN, CALL_END),)  # a reasoning tag in a value is the value's text
 
     @total
     def parse(self, text: str) -> ParseResult:

@@ -43,6 +43,7 @@ class _KimiK3(Dialect):
     name = "kimi_k3"
     markers = (TOOLS_OPEN, CALL_OPEN, RESPONSE_OPEN, RESPONSE_CLOSE, MESSAGE_CLOSE, "<|open|>", "<|close|>")
     owns = markers
+    call_wrappers = ((CALL_OPEN, CALL_CLOSE),)  # a reasoning tag in a value is the value's text
     reasoning_tags = (("<|open|>think<|sep|>", "<|close|>think<|sep|>"),)  # the think channel
     # every `<` of a reply the lane takes opens one of these (see _lane): it may answer in a chain
     lane_tokens = (RESPONSE_OPEN, RESPONSE_CLOSE, TOOLS_OPEN, TOOLS_CLOSE, MESSAGE_CLOSE, CALL_OPEN, CALL_CLOSE,

@@ -100,6 +100,7 @@ def _wrapped(text: str, start: int, end: int) -> tuple[int, int]:
 class _MiniCPM5(Dialect):
     name = "minicpm5"
     markers = (OPEN,)
+    call_wrappers = ((OPEN, CLOSE),)  # a reasoning tag in a value is the value's text
 
     @total
     def parse(self, text: str) -> ParseResult:

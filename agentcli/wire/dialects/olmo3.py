@@ -30,7 +30,8 @@ class _Olmo3(BlockDialect):
 
         def read(text: str, blk: Block) -> BlockRead | None:
             body = text[blk.body_start : blk.body_end].strip()
-            calls = statement_calls(body, budget) if body and "invoke" not in body else None
+            # a block opening with a tag is the Anthropic XML form (`<invoke name=..>`): no Python to read
+            calls = statement_calls(body, budget) if body and body[0] != "<" else None
             return block_read(text, blk, self.name, calls)
 
         cands, spans = self.blocks(text, read=read)

@@ -51,6 +51,7 @@ class _SolarOpen2(Dialect):
     name = "solar_open2"
     markers = (CALL_START,)
     owns = (CALL_START, ARG_START)
+    call_wrappers = ((CALL_START, CALL_END),)  # a reasoning tag in a value is the value's text
     reasoning_tags = (("<|think:start|>", "<|think:end|>"),)
 
     @total

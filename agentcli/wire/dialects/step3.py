@@ -29,6 +29,7 @@ class _Step3(Dialect):
     name = "step3"
     markers = (BEGIN,)
     owns = (BEGIN, INVOKE_BEGIN)
+    call_wrappers = ((INVOKE_BEGIN, INVOKE_END),)  # a reasoning tag in a value is the value's text
 
     @total
     def parse(self, text: str) -> ParseResult:

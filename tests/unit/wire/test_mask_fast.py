@@ -36,14 +36,18 @@ def _holds_old(piece: str, rx: re.Pattern[str]) -> bool:
 def _string_spans_old(text: str, rx: re.Pattern[str]) -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
     stack: list[str] = []
-    for m in _TOKENS_OLD.finditer(text):
+    pos = 0
+    while (m := _TOKENS_OLD.search(text, pos)) is not None:
         tok = m.group()
         c = tok[0]
+        pos = m.end()
         if c in "{[(":
             stack.append(c)
         elif c in "}])":
             if stack and stack[-1] == _PAIRS[c]:
                 stack.pop()
+        elif c == "'" and not (stack and stack[-1] == "("):
+            pos = m.start() + 1  # an apostrophe (no parenthesis innermost): no string, read on after it
         elif c in "\"'" and stack and len(tok) > 1 and tok[-1] == c and (c == '"' or stack[-1] == "(") and _holds_old(tok, rx):
             spans.append(m.span())
     return spans
@@ -167,7 +171,11 @@ def _check(text: str) -> _opaque.Masked:
 @example('{"a": "x \\<tool_call>"}')  # a token right after a backslash: in the string
 @example('{"a": "x \\\n<tool_call>"}')  # a backslash before a line break ends the string
 @example('("I\'ll <think>")')
+@example('I\'ll check. [{"a": "</tool_call>"}]')  # an apostrophe before the call: its strings are still read
 @example("f('<think>', '[TOOL_CALLS]')")
+@example('I\'ll check. [{"a": "</tool_call>"}]')  # an apostrophe opens no string: the call's strings are read
+@example("it's [{'a': 1}, {\"b\": \"<think>\"}]")
+@example('{"name": "f", "arguments": {"a": {"\u25c1think\u25b7": null}}}')  # Kimi's tag opens with no bracket
 @example("['<think>']")  # a single-quoted string hides only within parentheses
 @example('{"a": "<t", "b": "<think>"}')  # a near miss before a token
 @example('(<|"|>"</tool_call>"')
