@@ -95,7 +95,7 @@ class JsonBlockDialect(Dialect):
         Past the reply's repair allowance a broken fence stays text (it may not be a call at all)."""
         if src[0] != "{" or json_end(src, 0) is None:
             return []
-        repaired = repair.cheap_repair(src) if len(src) > repair.CHEAP_FIRST else None
+        repaired = repair.cheap_repair(src)
         if repaired is None:
             if not budget.take(src):
                 return []
