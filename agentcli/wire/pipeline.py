@@ -42,7 +42,13 @@ from agentcli.wire.types import Candidate, NativeParse, ParseContext
 
 class _CallSpans:
     """The [start, end) regions of `text` inside call wrappers (an unclosed one runs to the end),
-    merged; found in one pass per wrapper and asked by position with a binary search."""
+    merged; found in one pass per wrapper and asked by position with a binary search.
+
+    An unclosed wrapper covers the text from its opener to the end, so every later wrapper is read
+    only up to there (`cover`): a region starting inside the cover adds nothing to the merged
+    regions, and a close at or past it ends a region where the cover goes on anyway. A reply dense
+    in wrappers' openers with their closes absent (each close looked for over the whole reply, ten
+    times) pays that walk once."""
 
     def __init__(self, text: str, seen: Seen | None = None) -> None:
         """`seen`: the text's marker index, when the caller holds one (it answers each wrapper from
@@ -51,16 +57,22 @@ class _CallSpans:
         wrappers = _markup.collected().call_wrappers
         if seen is None and len(text) < SHORT and _wrapper_opens().search(text) is None:
             wrappers = ()  # a short reply with no wrapper at all (one regex pass, not a scan per wrapper)
+        cover = len(text) + 1  # from here on lies within an unclosed wrapper's region (past the end: none yet)
         for open_tag, close_tag in wrappers:
             # most wrappers are absent: a memchr on a rare character says so
             if not (open_tag in seen if seen is not None else holds(text, open_tag)):
                 continue
             pos = 0
-            while (o := text.find(open_tag, pos)) != -1:
-                c = text.find(close_tag, o + len(open_tag))
-                spans.append((o + len(open_tag), len(text) if c == -1 else c))
+            # an opener whose region would start at the cover or past it adds nothing
+            while (o := text.find(open_tag, pos, cover - 1)) != -1:
+                start = o + len(open_tag)
+                # a close starting at the cover or past it ends the region within the cover: as none
+                c = text.find(close_tag, start, cover - 1 + len(close_tag))
                 if c == -1:
+                    spans.append((start, len(text)))
+                    cover = start
                     break
+                spans.append((start, c))
                 pos = c + len(close_tag)
         merged: list[tuple[int, int]] = []
         for a, b in sorted(spans):

@@ -1,0 +1,140 @@
+"""Walks over every occurrence of a frequent token in a long reply dense in markup (a `|` every
+dozen characters) cost a step or two an occurrence, not a probe of each place of the token's rare
+character (`_seen.locate` remembers that character is dense in the text), and the call wrappers'
+regions are found without a walk of the whole reply per unclosed wrapper (`_CallSpans` reads every
+later wrapper only up to where an unclosed one covers the rest). Generated replies get the answers
+of the plain searches and of the old region walk; the work is counted, never timed."""
+
+from __future__ import annotations
+
+import bisect
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from agentcli.wire import pipeline
+from agentcli.wire.dialects import _markup, _seen
+
+_examples = settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
+
+WRAPPERS = _markup.collected().call_wrappers
+TOKENS = ["<|channel|>", "<|message|>", "<|end|>", "<|start|>", "<think>", "</think>", "<|x|>", "|", "<", "a b", "\n",
+          *(t for pair in WRAPPERS for t in pair)]
+# Many tokens (a long reply, past _seen.SHORT, dense in `|` and `<`), or a few around long prose.
+dense = st.lists(st.sampled_from(TOKENS), min_size=0, max_size=1500).map("".join)
+sparse = st.tuples(st.lists(st.sampled_from(TOKENS), max_size=30).map("".join), st.integers(0, 3),
+                   st.lists(st.sampled_from(TOKENS), max_size=30).map("".join)).map(
+    lambda t: t[0] + "lorem ipsum " * (500 * t[1]) + t[2])
+replies = st.one_of(dense, sparse)
+
+
+@_examples
+@given(replies, st.sampled_from(TOKENS[:7]), st.lists(st.tuples(st.integers(0, 1 << 15), st.integers(0, 1 << 15)),
+                                                      max_size=20))
+def test_a_walk_and_the_searches_after_it_answer_as_find(text: str, needle: str, asks: list[tuple[int, int]]) -> None:
+    """Every occurrence walked in order, then searches from anywhere (the dense note then taken):
+    each answer is `str.find`'s."""
+    at, pos = [], 0
+    while (i := _seen.locate(text, needle, pos)) >= 0:
+        assert i == text.find(needle, pos)
+        at.append(i)
+        pos = i + 1
+    assert text.find(needle, pos) == -1
+    for start, end in asks:
+        assert _seen.locate(text, needle, start, start + end) == text.find(needle, start, start + end)
+        assert _seen.locate(text, needle, start) == text.find(needle, start)
+
+
+class _Finds(str):
+    """A reply that counts its `find` calls (each a search, of a character or of a token)."""
+
+    finds = 0
+
+    def find(self, sub, *args):  # noqa: ANN001, ANN002, ANN201
+        type(self).finds += 1
+        return str.find(self, sub, *args)
+
+
+def test_a_walk_over_a_token_in_dense_markup_searches_once_an_occurrence(monkeypatch) -> None:
+    """1,000 `<|channel|>` tokens among 9,000 others holding a `|` each: the walk asks each once
+    and pays one search an occurrence once the `|` proved dense, where probing each place of `|`
+    paid some ten searches an occurrence."""
+    text = _Finds(("<|start|>" * 3 + "<|x|>" * 6 + "<|channel|>") * 1000)
+    monkeypatch.setattr(_Finds, "finds", 0)
+    n, pos = 0, 0
+    while (i := _seen.locate(text, "<|channel|>", pos)) >= 0:
+        n, pos = n + 1, i + 1
+    assert n == 1000
+    assert _Finds.finds <= n + 2 * _seen._PROBES, _Finds.finds
+
+
+def test_a_sparse_character_is_still_probed(monkeypatch) -> None:
+    """Tokens far apart in prose (a `|` some 12,000 characters from the next) are not noted dense:
+    every search still goes by the places of `|` (two finds of a character, one compare)."""
+    text = _Finds(("lorem ipsum " * 1000 + "<|x|><|channel|>") * 40)
+    pos = 0
+    while (i := _seen.locate(text, "<|channel|>", pos)) >= 0:
+        pos = i + 1
+    monkeypatch.setattr(_Finds, "finds", 0)
+    assert _seen.locate(text, "<|channel|>", 5) == str.find(text, "<|channel|>", 5)
+    assert _Finds.finds == 3  # `|` of <|x|> (twice), `|` of <|channel|>: no token search
+
+
+def _old_regions(text: str) -> list[tuple[int, int]]:
+    """The call wrappers' regions as _CallSpans found them before: every wrapper walked to the end."""
+    spans = []
+    for open_tag, close_tag in WRAPPERS:
+        pos = 0
+        while (o := text.find(open_tag, pos)) != -1:
+            c = text.find(close_tag, o + len(open_tag))
+            spans.append((o + len(open_tag), len(text) if c == -1 else c))
+            if c == -1:
+                break
+            pos = c + len(close_tag)
+    merged: list[tuple[int, int]] = []
+    for a, b in sorted(spans):
+        if merged and a <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], b))
+        else:
+            merged.append((a, b))
+    return merged
+
+
+def _old_inside(merged: list[tuple[int, int]], at: int) -> bool:
+    i = bisect.bisect_right([a for a, _ in merged], at) - 1
+    return i >= 0 and at < merged[i][1]
+
+
+@_examples
+@given(replies)
+def test_call_regions_are_the_old_walks(text: str) -> None:
+    """Each place of the reply is inside a call's region exactly when the old walk said so."""
+    old = _old_regions(text)
+    for spans in (pipeline._CallSpans(text), pipeline._CallSpans(text, _seen.Seen(text))):
+        assert [spans.inside(i) for i in range(len(text) + 1)] == [_old_inside(old, i) for i in range(len(text) + 1)]
+
+
+class _Walked(str):
+    """A reply that counts the characters its token searches pass (to the hit's end, or the bound)."""
+
+    walked = 0
+
+    def find(self, sub, start=None, end=None):  # noqa: ANN001, ANN201
+        hit = str.find(self, sub, start, end)
+        lo, hi = start or 0, len(self) if end is None else min(end, len(self))
+        type(self).walked += max(0, (hi if hit < 0 else hit + len(sub)) - lo)
+        return hit
+
+
+def test_unclosed_wrappers_are_not_each_walked_to_the_end(monkeypatch) -> None:
+    """Every wrapper opened near the start and none closed, then 100 KB: the first unclosed one
+    covers the rest, and the others' closes are looked for only up to it (the old walk passed the
+    whole reply once a wrapper)."""
+    text = _Walked("".join(o for o, _ in WRAPPERS) + "lorem ipsum " * 9000)
+    monkeypatch.setattr(_Walked, "walked", 0)
+    spans = pipeline._CallSpans(text)
+    walked = _Walked.walked
+    old = _old_regions(text)
+    assert [spans.inside(i) for i in range(0, len(text), 97)] == [_old_inside(old, i) for i in range(0, len(text), 97)]
+    assert _Walked.walked > 5 * len(text)  # the old walk, for scale
+    assert walked < 2 * len(text), walked
