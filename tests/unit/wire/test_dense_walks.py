@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agentcli.wire import pipeline
-from agentcli.wire.dialects import _markup, _seen
+from agentcli.wire.dialects import _markup, _seen, harmony
 
 _examples = settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
 
@@ -138,3 +138,57 @@ def test_unclosed_wrappers_are_not_each_walked_to_the_end(monkeypatch) -> None:
     assert [spans.inside(i) for i in range(0, len(text), 97)] == [_old_inside(old, i) for i in range(0, len(text), 97)]
     assert _Walked.walked > 5 * len(text)  # the old walk, for scale
     assert walked < 2 * len(text), walked
+
+
+HARMONY = ["<|start|>assistant", "<|channel|>", "analysis", "commentary", "  final", " to=functions.f", " to=assistant",
+           " <|constrain|>json", "<|message|>", '{"q": 1}', "<|end|>", "<|call|>", "<|return|>", "<|start|>", "<|",
+           "|>", "\n", " ", "\t", "lorem ipsum " * 200, "x"]
+harmony_texts = st.lists(st.sampled_from(HARMONY), max_size=60).map("".join)
+
+
+def _old_body_end(text: str, start: int) -> tuple[int, int]:
+    """The first terminator or <|start|> from `start`, each token searched for whole."""
+    best, after = len(text), len(text)
+    for tok in (*harmony.ENDS, harmony.START):
+        at = text.find(tok, start)
+        if at != -1 and at < best:
+            best, after = at, at if tok == harmony.START else at + len(tok)
+    return best, after
+
+
+def _old_word_after(header: str, key: str) -> str:
+    i = header.rfind(key)
+    if i == -1:
+        return ""
+    i += len(key)
+    while i < len(header) and header[i] == " ":
+        i += 1
+    j = i
+    while j < len(header) and header[j] not in " \t\r\n<":
+        j += 1
+    return header[i:j]
+
+
+@_examples
+@given(harmony_texts, st.lists(st.integers(0, 1 << 13), max_size=8))
+def test_harmony_bodies_end_where_the_token_searches_said(text: str, starts: list[int]) -> None:
+    """A body's end, searched for a few thousand characters at once (then token by token), and the
+    words after a header's keys are what the token searches and the character loops found."""
+    cache: dict[str, int] = {}
+    for start in sorted(s % (len(text) + 1) for s in starts):
+        assert harmony._body_end(text, start, cache, text.find) == _old_body_end(text, start)
+    for key in (harmony.CHANNEL, " to="):
+        assert harmony._word_after(text, key) == _old_word_after(text, key)
+
+
+def test_a_run_of_harmony_messages_is_split_with_one_search_a_message(monkeypatch) -> None:
+    """1,000 messages: each found by one search for its <|message|> (once `|` proved dense) and its
+    end by one regex search of the characters after it, where each of the four end tokens was
+    searched for in turn (probing the places of `|` first)."""
+    one = ("<|channel|>analysis<|message|>Reasoning.<|end|><|start|>assistant<|channel|>commentary "
+           'to=functions.f <|constrain|>json<|message|>{"a": 1}<|call|>\n')
+    text = _Finds(one * 1000)
+    monkeypatch.setattr(_Finds, "finds", 0)
+    out, thoughts = harmony.split_analysis(text)
+    assert len(thoughts) == 1000 and out.count("<|call|>") == 1000
+    assert _Finds.finds <= 2000 + 4 * _seen._PROBES, _Finds.finds
