@@ -1,9 +1,11 @@
 """Walks over every occurrence of a frequent token in a long reply dense in markup (a `|` every
 dozen characters) cost a step or two an occurrence, not a probe of each place of the token's rare
-character (`_seen.locate` remembers that character is dense in the text), and the call wrappers'
+character (`_seen.locate` remembers that character is dense in the text); the call wrappers'
 regions are found without a walk of the whole reply per unclosed wrapper (`_CallSpans` reads every
-later wrapper only up to where an unclosed one covers the rest). Generated replies get the answers
-of the plain searches and of the old region walk; the work is counted, never timed."""
+later wrapper only up to where an unclosed one covers the rest); a run of harmony messages finds
+each body's end with one search; a megabyte of fenced pythonic examples is not parsed list by list.
+Generated replies get the answers of the plain searches and of the old walks (kept here as
+references); the work is counted, never timed."""
 
 from __future__ import annotations
 
@@ -13,7 +15,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agentcli.wire import pipeline
-from agentcli.wire.dialects import _markup, _seen, harmony
+from agentcli.wire.dialects import _markup, _seen, harmony, pythonic
+from agentcli.wire.dialects._base import MAX_CALLS
+from agentcli.wire.dialects._callscan import fences
+from agentcli.wire.dialects._pylist import call_list
+from agentcli.wire.dialects._scan import AstBudget
 
 _examples = settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
 
@@ -192,3 +198,65 @@ def test_a_run_of_harmony_messages_is_split_with_one_search_a_message(monkeypatc
     out, thoughts = harmony.split_analysis(text)
     assert len(thoughts) == 1000 and out.count("<|call|>") == 1000
     assert _Finds.finds <= 2000 + 4 * _seen._PROBES, _Finds.finds
+
+
+def _old_inline(text: str, budget: AstBudget) -> tuple[list[tuple], str]:
+    """pythonic's inline lists as read before: every list parsed, the fences all found first."""
+    skip = None
+    out: list[tuple] = []
+    kept: list[str] = []
+    pos, scan_left = 0, 2 * len(text)
+    for m in pythonic._INLINE.finditer(text):
+        p = m.start()
+        if p < pos or (p > 0 and text[p - 1] == "`"):
+            continue
+        if scan_left <= 0 or len(out) > MAX_CALLS:
+            break
+        end = pythonic._list_end(text, p, min(len(text), p + pythonic._SPAN_MAX))
+        scan_left -= (end or min(len(text), p + pythonic._SPAN_MAX)) - p
+        if end is None:
+            continue
+        calls = call_list(text[p:end], budget)
+        if calls is None or any(err for _, _, err in calls):
+            continue
+        if skip is None:
+            skip = [(fs, fe) for fs, fe, *_ in fences(text)]
+        k = bisect.bisect_right(skip, (p, len(text)))
+        if k and skip[k - 1][0] <= p < skip[k - 1][1]:
+            continue
+        out.extend((n, a, text[p:end]) for n, a, _ in calls)
+        kept.append(text[pos:p])
+        pos = end
+    kept.append(text[pos:])
+    return out, "".join(kept) if out else text
+
+
+PY = ["Here: ", "[f(x=1)]", "[f(x=1), g(y='a')]", "[f(1)]", "[h(", ")]", "```python\n", "```\n", "~~~\n", "`", "\n",
+      "[f(x=[1, 2])]", "lorem ", "[g(q=\"]\")]"]
+
+
+@_examples
+@given(st.lists(st.sampled_from(PY), max_size=80).map("".join), st.integers(0, 300))
+def test_pythonic_inline_lists_are_the_old_walks(text: str, tokens: int) -> None:
+    """Lists in prose, in fences and broken, under budgets from none to plenty: the same calls and
+    text as the walk that parsed every list and found every fence first."""
+    got = pythonic.PYTHONIC._inline(text, AstBudget(tokens))
+    old = _old_inline(text, AstBudget(tokens))
+    assert ([(c.name, c.arguments, c.raw) for c in got[0]], got[1]) == old
+
+
+def test_fenced_examples_are_not_parsed_one_by_one(monkeypatch) -> None:
+    """A megabyte-like run of fenced examples (3,000 lists): one list is parsed (the first, before
+    the fences are asked), the others are charged to the budget unread, and the walk stops where
+    the budget runs out instead of scanning every list's brackets."""
+    parsed: list[str] = []
+    real = pythonic.call_list
+    monkeypatch.setattr(pythonic, "call_list", lambda src, budget: parsed.append(src) or real(src, budget))
+    ends: list[int] = []
+    real_end = pythonic._list_end
+    monkeypatch.setattr(pythonic, "_list_end", lambda *a: ends.append(1) or real_end(*a))
+    text = "Here is the code:\n```python\nresults = [compute(x=1), compute(x=2)]\nprint(results)\n```\n" * 3000
+    assert pythonic.PYTHONIC.parse(text) == ([], text)
+    assert len(parsed) == 1
+    assert len(ends) < 3000 // 2, len(ends)
+
