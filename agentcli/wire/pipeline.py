@@ -1644,7 +1644,9 @@ def finalize(native: NativeParse, ctx: ParseContext, parsers: tuple[str, ...]) -
         found, rest, capped = _run_dialects(text, chain, ctx, MAX_CALLS - len(native_cands),
                                             marks if text is masked.text else None)
         if masked.changed:
-            found, rest, text = masked.restore_candidates(found), masked.restore(rest), masked.restore(text)
+            found, rest = masked.restore_candidates(found), masked.restore(rest)
+            if native_cands:  # the text is read again only beside native calls (their echoes, below)
+                text = masked.restore(text)
     budget = repair.RepairBudget()
     if not found and not native_cands and ctx.tools and ctx.repair and rest.lstrip()[:1] in ("{", "`", "~", "f", "t", "["):
         whole = whole_call.whole_reply_call(rest, ctx.tools, budget)  # one malformed call is the whole reply
