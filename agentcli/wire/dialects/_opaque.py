@@ -19,7 +19,7 @@ import functools
 import operator
 import re
 from collections.abc import Iterator
-from itertools import islice, product, repeat
+from itertools import islice, product, repeat, takewhile
 from typing import Any, Literal
 
 from agentcli.core.lazy import lazy_pattern
@@ -600,12 +600,14 @@ def _string_spans(text: str, rx: re.Pattern[str]) -> list[tuple[int, int]]:
     if passed is not None and passed.end() == len(text):
         return []  # no string that may hold markup: nothing to walk
     spans: list[tuple[int, int]] = []
-    stack: list[str] = []
+    stack: list[str] = []  # the open brackets, innermost last
     for m in _scanner("walk", known).finditer(text):
         kind = m.lastindex
-        if kind == 1:  # a bracket
+        if kind == 1:  # a bracket, or a run of them (a megabyte of nesting: a step a run, not a bracket)
             ch = m.group(1)
-            if ch in _OPENERS:
+            if len(ch) > 1:
+                _stack_runs(stack, ch)
+            elif ch in _OPENERS:
                 stack.append(ch)
             elif stack and stack[-1] == _PAIRS[ch]:
                 stack.pop()
@@ -615,6 +617,31 @@ def _string_spans(text: str, rx: re.Pattern[str]) -> list[tuple[int, int]]:
             if len(tok) > 1 and tok[-1] == c and stack and (c == '"' or stack[-1] == "(") and _holds_markup(tok, rx):
                 spans.append(m.span(2))
     return spans
+
+
+_SAME_BRACKETS = lazy_pattern(r"\{+|\}+|\[+|\]+|\(+|\)+")  # a run of brackets cut into runs of one bracket
+_SHORT_RUN = 8
+
+
+def _stack_runs(stack: list[str], run: str) -> None:
+    """_string_spans' bracket stack after a run of brackets, as if each were taken in turn, a run
+    of one bracket at a time, in C: openers pushed at once; closers pop their opener while it is
+    innermost (as many as they are), and the ones left, facing another bracket, are passed over.
+    A short run (`)]`, `[{`) is taken a bracket at a time: fewer steps than cutting it."""
+    if len(run) <= _SHORT_RUN:
+        for ch in run:
+            if ch in _OPENERS:
+                stack.append(ch)
+            elif stack and stack[-1] == _PAIRS[ch]:
+                stack.pop()
+        return
+    for same in _SAME_BRACKETS.findall(run):
+        ch = same[0]
+        if ch in _OPENERS:
+            stack.extend(same)
+        elif stack and stack[-1] == _PAIRS[ch]:
+            closed = len(list(islice(takewhile(_PAIRS[ch].__eq__, reversed(stack)), len(same))))
+            del stack[len(stack) - closed :]
 
 
 _OPENERS = frozenset("{[(")
@@ -647,7 +674,7 @@ def _scanner(kind: Literal["skip", "walk", "values"], known: bool) -> re.Pattern
     parameter tag never compiles `values`; one with no string that may hold markup, `walk`).
     `skip`, matched at the start, runs over the text and the strings that cannot hold markup and
     stops at the quote of the first string that may (or at the end); `walk` finds, one match
-    each, the brackets outside strings (group 1) and the strings that may hold markup (group 2),
+    each, the runs of brackets outside strings (group 1) and the strings that may hold markup (group 2),
     passing over the rest in the match, and last the tail (no group); `values` finds the open
     tags of the parameters whose values may hold markup (see _param_values).
 
@@ -687,7 +714,7 @@ def _scanner(kind: Literal["skip", "walk", "values"], known: bool) -> re.Pattern
     passed = r'<\|"\|>|<|' + plain('"') + "|" + plain("'")
     if kind == "skip":
         return re.compile(r"(?:[^\"'<]++|" + passed + ")*+")
-    return re.compile(r"(?:[^\"'<{}\[\]()]++|" + passed + r")*+(?:([{}\[\]()])|(" + _STRING + r")|\Z)")
+    return re.compile(r"(?:[^\"'<{}\[\]()]++|" + passed + r")*+(?:([{}\[\]()]++)|(" + _STRING + r")|\Z)")
 
 
 _markup.on_change(_scanner.cache_clear)

@@ -10,12 +10,13 @@ references); the work is counted, never timed."""
 from __future__ import annotations
 
 import bisect
+from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agentcli.wire import pipeline
-from agentcli.wire.dialects import _markup, _seen, harmony, pythonic
+from agentcli.wire.dialects import _markup, _opaque, _seen, harmony, pythonic
 from agentcli.wire.dialects._base import MAX_CALLS
 from agentcli.wire.dialects._callscan import fences
 from agentcli.wire.dialects._pylist import call_list
@@ -260,3 +261,66 @@ def test_fenced_examples_are_not_parsed_one_by_one(monkeypatch) -> None:
     assert len(parsed) == 1
     assert len(ends) < 3000 // 2, len(ends)
 
+
+
+def _old_string_spans(text: str, rx: Any) -> list[tuple[int, int]]:
+    """mask's strings holding markup, the brackets stacked one by one (the walk before runs)."""
+    spans: list[tuple[int, int]] = []
+    stack: list[str] = []
+    for m in _opaque._TOKENS.finditer(text):
+        tok = m.group()
+        c = tok[0]
+        if c in "{[(":
+            stack.append(c)
+        elif c in "}])":
+            if stack and stack[-1] == {"}": "{", "]": "[", ")": "("}[c]:
+                stack.pop()
+        elif c in "\"'" and stack and len(tok) > 1 and tok[-1] == c and (c == '"' or stack[-1] == "(") \
+                and rx.search(tok) is not None:
+            spans.append(m.span())
+    return spans
+
+
+BRACKETS = ["{", "}", "[", "]", "(", ")", "{{{{", "}}}}", "((((", "))", "[[[", "]]]]", "{[(", ")]}", "({", "})",
+            '"</think>"', "'<tool_call>'", '"a"', " ", "\n", "x", "<tool_call>"]
+
+
+@_examples
+@given(st.lists(st.sampled_from(BRACKETS), max_size=120).map("".join), st.integers(0, 3))
+def test_runs_of_brackets_stack_as_brackets_one_by_one(text: str, depth: int) -> None:
+    """Nesting written as runs (`{{{{ ... }}}}`, mixed runs, closers with no opener): the strings
+    found holding markup are the per-bracket walk's."""
+    text = "{" * (300 * depth) + text + "}" * (100 * depth)
+    rx = _opaque.markup_pattern()
+    few = _opaque._FEW_TOKENS
+    try:
+        _opaque._FEW_TOKENS = 0  # the scanner, whatever the reply's size
+        assert _opaque._string_spans(text, rx) == _old_string_spans(text, rx)
+    finally:
+        _opaque._FEW_TOKENS = few
+
+
+def test_deep_nesting_is_walked_a_run_at_a_time(monkeypatch) -> None:
+    """131,072 `{`, a call, 65,536 `}` (bench_parse_scale's deep nesting): the mask's walk takes a
+    few matches, one per run of brackets and string, where it took one per bracket."""
+    matches: list[int] = []
+    real = _opaque._scanner
+
+    class Counted:
+        def __init__(self, rx: Any) -> None:
+            self.rx = rx
+
+        def finditer(self, text: str) -> Any:
+            for m in self.rx.finditer(text):
+                matches.append(1)
+                yield m
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self.rx, name)
+
+    monkeypatch.setattr(_opaque, "_scanner", lambda kind, known: Counted(real(kind, known)))
+    call = '<tool_call>\n<function=f>\n<parameter=q>\n"x" </tool_call>\n</parameter>\n</function>\n</tool_call>'
+    text = "{" * 131072 + call + ' ("<think>") ' + "}" * 65536
+    masked = _opaque.mask(text)
+    assert masked.restore(masked.text) == text and masked.changed
+    assert 0 < len(matches) < 20, len(matches)
