@@ -282,14 +282,16 @@ def _old_string_spans(text: str, rx: Any) -> list[tuple[int, int]]:
 
 
 BRACKETS = ["{", "}", "[", "]", "(", ")", "{{{{", "}}}}", "((((", "))", "[[[", "]]]]", "{[(", ")]}", "({", "})",
-            '"</think>"', "'<tool_call>'", '"a"', " ", "\n", "x", "<tool_call>"]
+            '"</think>"', "'<tool_call>'", '"a"', " ", "\n", "x", "<tool_call>", '<|"|>', "<|", "|>", '"', "'", "<",
+            "\\", '<|"|></think><|"|>']
 
 
 @_examples
 @given(st.lists(st.sampled_from(BRACKETS), max_size=120).map("".join), st.integers(0, 3))
 def test_runs_of_brackets_stack_as_brackets_one_by_one(text: str, depth: int) -> None:
-    """Nesting written as runs (`{{{{ ... }}}}`, mixed runs, closers with no opener): the strings
-    found holding markup are the per-bracket walk's."""
+    """Nesting written as runs (`{{{{ ... }}}}`, mixed runs, closers with no opener), among tags and
+    Gemma 4's `<|"|>` (a quote that opens no string, told by the `<|` before it): the strings found
+    holding markup are the per-token walk's."""
     text = "{" * (300 * depth) + text + "}" * (100 * depth)
     rx = _opaque.markup_pattern()
     few = _opaque._FEW_TOKENS
