@@ -126,6 +126,8 @@ def split_thinking(text: str, seen: Seen | None = None) -> tuple[str, str]:
                 probed = (text, _probes_in(text))
             if probed[1].isdisjoint(probes):
                 continue
+        elif probes and (live is None or live.text is not text) and not any(holds(text, p) for p in probes):
+            continue  # a long text a split changed (no index answers for it): one scan for both tags
         if not has(close_tag) and not has(open_tag):
             continue
         calls = _CallSpans(text, live if live is not None and live.text is text else None)

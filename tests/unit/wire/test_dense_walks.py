@@ -12,6 +12,7 @@ from __future__ import annotations
 import bisect
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -326,3 +327,35 @@ def test_deep_nesting_is_walked_a_run_at_a_time(monkeypatch) -> None:
     masked = _opaque.mask(text)
     assert masked.restore(masked.text) == text and masked.changed
     assert 0 < len(matches) < 20, len(matches)
+
+
+REASONING = ["<think>", "</think>", "[THINK]", "[/THINK]", "<seed:think>", "</seed:think>", "<|channel>", "<channel|>",
+             "<|START_THINKING|>", "<|END_THINKING|>", "think>", "THINK]", "channel", "<tool_call>", "</tool_call>",
+             "plan ", "\n", "<|", "|>"]
+_PAIRS = pipeline._pair_probes()
+long_reasoning = st.tuples(st.lists(st.sampled_from(REASONING), max_size=30).map("".join), st.integers(1, 2),
+                           st.lists(st.sampled_from(REASONING), max_size=30).map("".join)).map(
+    lambda t: t[0] + "lorem ipsum | <x> " * (300 * t[1]) + t[2])
+
+
+@_examples
+@given(long_reasoning)
+def test_a_changed_long_text_skips_pairs_by_their_probes_as_the_tags_would(text: str) -> None:
+    """After a split changes a long reply, a pair whose shared probe stands nowhere is passed over
+    without asking its two tags: the split is the one that asks every pair's tags."""
+    seen = pipeline._seen(text)
+    got = pipeline.split_thinking(text, seen if isinstance(seen, _seen.Seen) else None)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(pipeline, "_pair_probes", lambda: tuple((pair, frozenset()) for pair, _ in _PAIRS))
+        assert pipeline.split_thinking(text) == got
+
+
+def test_a_changed_long_text_asks_one_probe_a_pair(monkeypatch) -> None:
+    """Reasoning cut out of a 60 KB reply: each later pair with a probe its two tags share asks that
+    probe (one scan), not its open and its close tag (two)."""
+    asked: list[str] = []
+    real = pipeline.holds
+    monkeypatch.setattr(pipeline, "holds", lambda text, needle: asked.append(needle) or real(text, needle))
+    text = "<think>plan</think>" + "lorem ipsum | <x> " * 3000 + "<think>more</think> done"
+    assert pipeline.split_thinking(text, pipeline._seen(text))[1] == "plan\n\nmore"
+    assert "THINK]" in asked and "[THINK]" not in asked and "[/THINK]" not in asked
