@@ -490,9 +490,9 @@ def _run_dialects(text: str, names: list[str] | tuple[str, ...], ctx: ParseConte
         # dialect of none of the reply's markers is passed over without a call
         gate = runnable.gate() if isinstance(runnable, _Asked) else runnable
         for name, own_turn in turns:
-            if len(found) >= limit:
-                break  # a flood of calls: what is left stays text (and is not asked about again)
             if stale:
+                if len(found) >= limit:
+                    break  # a flood of calls: what is left stays text (and is not asked about again)
                 seen = _seen(text)
                 if lending:
                     _lend(seen)  # (a stale one lent before answers only for its own text)
@@ -505,6 +505,8 @@ def _run_dialects(text: str, names: list[str] | tuple[str, ...], ctx: ParseConte
             elif name not in gate or name not in runnable or name in owning:
                 continue  # no marker of it in the text, or it had its turn among the owners
             budget = limit - len(found)
+            if budget <= 0:
+                break  # a flood of calls: what is left stays text
             got = _turn(name, index.prepared[name], text, names, ctx, budget, seen)
             if got is None:
                 continue
