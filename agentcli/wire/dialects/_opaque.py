@@ -18,7 +18,7 @@ import dataclasses
 import functools
 import operator
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from itertools import islice, product, repeat, takewhile
 from typing import Any, Literal
 
@@ -141,8 +141,6 @@ def _placeholders(n: int) -> list[str]:
     return made
 
 
-# a match's text and ends, taken in C over a list of matches (map)
-_GROUP, _START, _END = operator.methodcaller("group"), operator.methodcaller("start"), operator.methodcaller("end")
 _WALK_FROM = 2048  # characters from which mask walks the markup tokens before any full pass
 
 
@@ -298,30 +296,50 @@ def _places_even(text: str, places: list[int], quote: str) -> bool:
 def _mask_strings(text: str, rx: re.Pattern[str]) -> Masked:
     """mask's full pass: the strings and parameter values holding markup, found and hidden. Each
     is rx.sub(piece) with each token swapped for its placeholder, done with no Python step a token:
-    the matches read in place (finditer within the span), their places and text taken in C (map),
-    and the masked text joined once from the slices between them and the placeholders."""
+    each piece cut at its tokens by a split on the pattern captured (the text between them and the
+    tokens, alternately, in C; a match object per token and its places read back cost twice that),
+    and the masked text joined once from those parts with the placeholders at the tokens' places."""
     values = _param_values(text, rx is markup_pattern()) if holds(text, "<parameter") else []
     # a string span holds markup (_string_spans keeps no other); a parameter's value is asked
     spans = [(a, b, False) for a, b in values]
     if '"' in text or "'" in text:
         spans = sorted(spans + [(a, b, True) for a, b in _string_spans(text, rx)])
-    matches: list[re.Match[str]] = []
+    cut = rx.split if rx is markup_pattern() else _cutter(rx)
+    parts = [""]  # the text between tokens, and the tokens at the odd places
     pos = 0
     for a, b, holding in spans:
         if a < pos:
             continue  # a string inside a parameter's value: hidden with the value
         if holding or _holds_markup(text[a:b], rx):
-            matches += rx.finditer(text, a, b)  # as in text[a:b]: the pattern looks at nothing around
+            piece = cut(text[a:b])  # as in text[a:b]: the pattern looks at nothing around
+            parts[-1] = parts[-1] + text[pos:a] + piece[0]
+            parts += islice(piece, 1, None)
             pos = b
-    if not matches:
+    if len(parts) == 1:
         return Masked(text, [])
-    tokens = list(map(_GROUP, matches))
-    between = list(map(text.__getitem__, map(slice, [0, *map(_END, matches)], [*map(_START, matches), len(text)])))
+    parts[-1] += text[pos:]
+    tokens = parts[1::2]
     placeholders = _placeholders(len(tokens))
-    spliced = [""] * (2 * len(tokens) + 1)
-    spliced[0::2] = between
-    spliced[1::2] = placeholders
-    return Masked("".join(spliced), tokens, text, placeholders)
+    parts[1::2] = placeholders
+    return Masked("".join(parts), tokens, text, placeholders)
+
+
+def _cutter(rx: re.Pattern[str]) -> Callable[[str], list[str]]:
+    """For a pattern given to mask: a piece cut at its matches, as markup_pattern's split cuts it
+    (the text between them and the matches, alternately)."""
+    if not rx.groups:
+        return re.compile("(" + rx.pattern + ")", rx.flags).split
+
+    def cut(piece: str) -> list[str]:
+        out: list[str] = []
+        pos = 0
+        for m in rx.finditer(piece):
+            out += (piece[pos : m.start()], m.group())
+            pos = m.end()
+        out.append(piece[pos:])
+        return out
+
+    return cut
 
 
 _HITS_CHECKED = 8  # markup tokens looked at one by one before the strings are scanned instead
@@ -763,8 +781,9 @@ def _few_param_values(text: str, opens: list[re.Match[str]]) -> list[tuple[int, 
 
 @functools.cache
 def markup_pattern() -> re.Pattern[str]:
-    """Every dialect's markup worth hiding: markers, their close tags, reasoning and turn tokens."""
-    return re.compile(_trie_pattern(list(_markup_words())))
+    """Every dialect's markup worth hiding: markers, their close tags, reasoning and turn tokens.
+    Captured whole: its split cuts a piece at its tokens and gives them (_mask_strings)."""
+    return re.compile("(" + _trie_pattern(list(_markup_words())) + ")")
 
 
 @functools.cache
