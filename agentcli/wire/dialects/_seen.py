@@ -99,13 +99,13 @@ def locate(text: str, needle: str, start: int = 0, end: int | None = None) -> in
     """`text.find(needle, start, end)`, found where the needle's rarest character stands: a search
     for a multi-character needle walks the text at 0.2-0.5 ns a character (more in text holding
     wide characters), a memchr for one character some twenty times faster. After _PROBES places
-    that start no occurrence, the plain search from there decides, and decides every later search
-    for that needle in that text (see _DENSE)."""
+    that start no occurrence, the plain search from there decides. A needle asked again and again
+    of one text (a walk over its occurrences) is searched plainly (see _ASKED)."""
     stop = len(text) if end is None else end
     if len(needle) < 2 or stop - start < SHORT:
         return text.find(needle, start, stop)
-    dense = _DENSE
-    if dense[0] == id(text) and needle in dense[2] and dense[1] == len(text):
+    asked = _ASKED
+    if asked[0] == id(text) and asked[1] == len(text) and asked[2].get(needle, 0) >= _WALK:
         return text.find(needle, start, stop)
     ch, off = key(needle)
     lent = _LENT
@@ -116,42 +116,45 @@ def locate(text: str, needle: str, start: int = 0, end: int | None = None) -> in
     while i >= 0:
         at = i - off
         if text.startswith(needle, at, stop):
-            if tries >= _DENSE_TRIES and at - start < tries * _DENSE_GAP:
-                _dense(text, needle)
+            if tries:
+                _asked(text, needle, tries, at - start)
             return at
         tries += 1
         if tries == _PROBES:
-            if at - start < tries * _DENSE_GAP:
-                _dense(text, needle)
+            _asked(text, needle, tries, at - start)
             return text.find(needle, at + 1, stop)
         i = text.find(ch, i + 1, stop)
     return -1
 
 
-# The needles whose rare character proved dense in the text searched last, known by its id and
-# length. A walk over the occurrences of a token (every `<|channel|>` of a reply, each pair of
-# reasoning tags, each harmony message's tokens) asks locate once an occurrence; where the token's
-# rare character stands in every other token (a `|` a dozen characters) each asking paid a Python
-# step a place of it, up to _PROBES, before its answer or its plain search, where the plain search
-# alone reads those few characters in less. An asking that passes _DENSE_TRIES places or more, less
-# than _DENSE_GAP characters apart on average, says so for the rest of the walk: they search plainly
-# at once. (The same answers: only the work differs, so a stale entry, another text at that id,
-# costs at most a plain search where a probe would do.)
-_DENSE: tuple[int, int, set[str]] = (0, -1, set())
+# How many times each needle's probes missed in the text searched last (known by its id and
+# length). A walk over the occurrences of a token (every `<|channel|>` of a reply, each pair of
+# reasoning tags, the 7,000 `<think>` blocks of a long reply, each harmony message's tokens) asks
+# locate once an occurrence or more, and each asking paid a Python step per place of the token's
+# rare character looked at, where the plain search reads the few characters to the next occurrence
+# in less. From the _WALK-th asking whose first probe missed, the search is plain: a walk's searches
+# pass each character once, so together they read the text once more at most (some 0.3 ms a
+# megabyte) than the probes would. A text where the rare character proves dense (_DENSE_TRIES places
+# or more, under _DENSE_GAP characters apart on average) goes plain at once. (The same answers: only
+# the work differs, so a stale entry, another text at that id, costs at most a plain search where a
+# probe would do; an asking whose first probe hits is no walk's burden and is not counted.)
+_ASKED: tuple[int, int, dict[str, int]] = (0, -1, {})
+_WALK = 4
 _DENSE_TRIES = 4
 # The spacing below which a place costs more to probe (a Python step, some 100 ns) than the plain
 # search costs to read the characters up to the next (0.2-0.5 ns each).
 _DENSE_GAP = 512
 
 
-def _dense(text: str, needle: str) -> None:
-    """Note that `needle`'s rare character stands densely in `text` (see _DENSE)."""
-    global _DENSE
-    dense = _DENSE
-    if dense[0] == id(text) and dense[1] == len(text):
-        dense[2].add(needle)
+def _asked(text: str, needle: str, tries: int, passed: int) -> None:
+    """Count an asking of `needle` whose probes missed `tries` times over `passed` characters."""
+    global _ASKED
+    times = _WALK if tries >= _DENSE_TRIES and passed < tries * _DENSE_GAP else 1
+    asked = _ASKED
+    if asked[0] == id(text) and asked[1] == len(text):
+        asked[2][needle] = asked[2].get(needle, 0) + times
     else:
-        _DENSE = (id(text), len(text), {needle})
+        _ASKED = (id(text), len(text), {needle: times})
 
 
 # From this length CPython searches for a needle of 6 characters or more with its two-way algorithm,
