@@ -132,11 +132,11 @@ def locate(text: str, needle: str, start: int = 0, end: int | None = None) -> in
 # reasoning tags, the 7,000 `<think>` blocks of a long reply, each harmony message's tokens) asks
 # locate once an occurrence or more, and each asking paid a Python step per place of the token's
 # rare character looked at, where the plain search reads the few characters to the next occurrence
-# in less. From the _WALK-th asking whose first probe missed, the search is plain: a walk's searches
-# pass each character once, so together they read the text once more at most (some 0.3 ms a
-# megabyte) than the probes would. A text where the rare character proves dense (_DENSE_TRIES places
-# or more, under _DENSE_GAP characters apart on average) goes plain at once. (The same answers: only
-# the work differs, so a stale entry, another text at that id, costs at most a plain search where a
+# in less. From the _WALK-th asking whose probes missed at places under _DENSE_GAP characters apart
+# on average, the search is plain: a walk's searches pass each character once, so together they
+# read the text once more at most (some 0.3 ms a megabyte) than the probes would. An asking that
+# misses _DENSE_TRIES close places or more counts as a walk at once. (The same answers: only the
+# work differs, so a stale entry, another text at that id, costs at most a plain search where a
 # probe would do; an asking whose first probe hits is no walk's burden and is not counted.)
 _ASKED: tuple[int, int, dict[str, int]] = (0, -1, {})
 _WALK = 4
@@ -147,9 +147,13 @@ _DENSE_GAP = 512
 
 
 def _asked(text: str, needle: str, tries: int, passed: int) -> None:
-    """Count an asking of `needle` whose probes missed `tries` times over `passed` characters."""
+    """Count an asking of `needle` whose probes missed `tries` times over `passed` characters: when
+    the places were close (a plain search would have read the few characters between in less), not
+    when the probes crossed a long stretch (an argument of 10 KB, where they beat the plain search)."""
     global _ASKED
-    times = _WALK if tries >= _DENSE_TRIES and passed < tries * _DENSE_GAP else 1
+    if passed >= tries * _DENSE_GAP:
+        return
+    times = _WALK if tries >= _DENSE_TRIES else 1
     asked = _ASKED
     if asked[0] == id(text) and asked[1] == len(text):
         asked[2][needle] = asked[2].get(needle, 0) + times

@@ -54,12 +54,15 @@ def test_a_walk_and_the_searches_after_it_answer_as_find(text: str, needle: str,
 
 
 class _Finds(str):
-    """A reply that counts its `find` calls (each a search, of a character or of a token)."""
+    """A reply that counts its `find` calls (each a search, of a character or of a token), and the
+    token searches over a long stretch of it."""
 
-    finds = 0
+    finds = tokens = 0
 
     def find(self, sub, *args):  # noqa: ANN001, ANN002, ANN201
         type(self).finds += 1
+        span = (args[1] if len(args) > 1 else len(self)) - (args[0] if args else 0)
+        type(self).tokens += len(sub) > 1 and span >= _seen.SHORT  # a token searched over a long stretch
         return str.find(self, sub, *args)
 
 
@@ -76,18 +79,24 @@ def test_a_walk_over_a_token_in_dense_markup_searches_once_an_occurrence(monkeyp
     assert _Finds.finds <= n + 2 * _seen._PROBES, _Finds.finds
 
 
-def test_a_few_searches_of_a_sparse_character_are_probed(monkeypatch) -> None:
-    """Tokens far apart in prose (a `|` some 12,000 characters from the next): a search asked a few
-    times goes by the places of `|` (two finds of a character past <|x|>, one hit), no token search
-    crossing the prose; from the walk's fourth asking on, one plain search each."""
+def test_a_sparse_character_is_still_probed(monkeypatch) -> None:
+    """Tokens far apart in prose (a `|` some 12,000 characters from the next): a walk over them
+    goes by the places of `|` to its end (a few finds of a character each asking), no token search
+    crossing the prose; the same walk with the tokens a few hundred characters apart turns plain."""
     text = _Finds(("lorem ipsum " * 1000 + "<|x|><|channel|>") * 40)
     monkeypatch.setattr(_Finds, "finds", 0)
-    for _ in range(_seen._WALK):
-        assert _seen.locate(text, "<|channel|>", 5) == str.find(text, "<|channel|>", 5)
-    assert _Finds.finds == 3 * _seen._WALK
+    monkeypatch.setattr(_Finds, "tokens", 0)
+    n, pos = 0, 0
+    while (i := _seen.locate(text, "<|channel|>", pos)) >= 0:
+        n, pos = n + 1, i + 1
+    assert n == 40 and _Finds.finds <= 4 * (n + 1)
+    assert _Finds.tokens == 0  # no token search crossed the prose
+    close = _Finds(("lorem ipsum " * 30 + "<|x|><|channel|>") * 400)
     monkeypatch.setattr(_Finds, "finds", 0)
-    assert _seen.locate(text, "<|channel|>", 5) == str.find(text, "<|channel|>", 5)
-    assert _Finds.finds == 1
+    n, pos = 0, 0
+    while (i := _seen.locate(close, "<|channel|>", pos)) >= 0:
+        n, pos = n + 1, i + 1
+    assert n == 400 and _Finds.finds <= 3 * _seen._WALK + 400 + 1, _Finds.finds
 
 
 def _old_regions(text: str) -> list[tuple[int, int]]:
