@@ -349,12 +349,14 @@ def _orphan_close(text: str, open_tag: str, close_tag: str, start: int = 0, call
     answer, not a reasoning's end)."""
     depth, pos, paired = 0, start, False
     find = finder(text, SHORT)
+    c = -1  # the first close from `pos` on outside calls: still it after an opener before it
     while True:
-        c = find(close_tag, pos)
-        while c >= 0 and calls is not None and calls.inside(c):
-            c = find(close_tag, c + len(close_tag))
-        if c < 0:
-            return -1
+        if c < pos:
+            c = find(close_tag, pos)
+            while c >= 0 and calls is not None and calls.inside(c):
+                c = find(close_tag, c + len(close_tag))
+            if c < 0:
+                return -1
         o = find(open_tag, pos, c)
         if o >= 0:
             depth += 1

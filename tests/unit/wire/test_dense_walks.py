@@ -370,3 +370,51 @@ def test_a_changed_long_text_asks_one_probe_a_pair(monkeypatch) -> None:
     text = "<think>plan</think>" + "lorem ipsum | <x> " * 3000 + "<think>more</think> done"
     assert pipeline.split_thinking(text, pipeline._seen(text))[1] == "plan\n\nmore"
     assert "THINK]" in asked and "[THINK]" not in asked and "[/THINK]" not in asked
+
+
+def _old_orphan_close(text: str, open_tag: str, close_tag: str, start: int, calls: Any) -> int:
+    """_orphan_close as it stood: the close searched again after every opener."""
+    depth, pos, paired = 0, start, False
+    while True:
+        c = text.find(close_tag, pos)
+        while c >= 0 and calls is not None and calls.inside(c):
+            c = text.find(close_tag, c + len(close_tag))
+        if c < 0:
+            return -1
+        o = text.find(open_tag, pos, c)
+        if o >= 0:
+            depth += 1
+            pos = o + len(open_tag)
+            continue
+        if depth == 0:
+            return -1 if paired and not text[c + len(close_tag):].strip() else c
+        depth -= 1
+        paired = True
+        pos = c + len(close_tag)
+
+
+THINKS = ["<think>", "</think>", "<tool_call>", "</tool_call>", "x", " ", "\n", "<", ">"]
+
+
+@_examples
+@given(st.lists(st.sampled_from(THINKS), max_size=80).map("".join), st.integers(0, 2), st.integers(0, 20))
+def test_the_orphan_close_is_the_old_walks(text: str, longer: int, start: int) -> None:
+    """Nested and quoted reasoning tags, inside calls or not, short and past SHORT: the first
+    close with no opener is the one the walk that searched the close after every opener found."""
+    text = text + "lorem ipsum " * (400 * longer)
+    start = min(start, len(text))
+    for calls in (None, pipeline._CallSpans(text)):
+        assert pipeline._orphan_close(text, "<think>", "</think>", start, calls) == \
+            _old_orphan_close(text, "<think>", "</think>", start, calls)
+
+
+def test_nested_pairs_search_their_close_once(monkeypatch) -> None:
+    """1,000 pairs (a reasoning quoting one, then its close): each close is searched for once, not
+    again after the opener before it."""
+    asked: list[str] = []
+    real = pipeline.finder
+    monkeypatch.setattr(pipeline, "finder", lambda text, below=_seen.TWO_WAY: (
+        lambda needle, *a: asked.append(needle) or real(text, below)(needle, *a)))
+    text = "<think>a</think>" * 1000 + "</think>tail"
+    assert pipeline._orphan_close(text, "<think>", "</think>") == len(text) - len("</think>tail")
+    assert asked.count("</think>") <= 1001, asked.count("</think>")
