@@ -42,7 +42,13 @@ from agentcli.wire.types import Candidate, NativeParse, ParseContext
 
 class _CallSpans:
     """The [start, end) regions of `text` inside call wrappers (an unclosed one runs to the end),
-    merged; found in one pass per wrapper and asked by position with a binary search."""
+    merged; found in one pass per wrapper and asked by position with a binary search.
+
+    An unclosed wrapper covers the text from its opener to the end, so every later wrapper is read
+    only up to there (`cover`): a region starting inside the cover adds nothing to the merged
+    regions, and a close at or past it ends a region where the cover goes on anyway. A reply dense
+    in wrappers' openers with their closes absent (each close looked for over the whole reply, ten
+    times) pays that walk once."""
 
     def __init__(self, text: str, seen: Seen | None = None, extra: tuple[tuple[str, str], ...] = ()) -> None:
         """`seen`: the text's marker index, when the caller holds one (it answers each wrapper from
@@ -53,16 +59,22 @@ class _CallSpans:
             wrappers = ()  # a short reply with no wrapper at all (one regex pass, not a scan per wrapper)
         if extra:
             wrappers = (*wrappers, *extra)
+        cover = len(text) + 1  # from here on lies within an unclosed wrapper's region (past the end: none yet)
         for open_tag, close_tag in wrappers:
             # most wrappers are absent: a memchr on a rare character says so
             if not (open_tag in seen if seen is not None else holds(text, open_tag)):
                 continue
             pos = 0
-            while (o := text.find(open_tag, pos)) != -1:
-                c = text.find(close_tag, o + len(open_tag))
-                spans.append((o + len(open_tag), len(text) if c == -1 else c))
+            # an opener whose region would start at the cover or past it adds nothing
+            while (o := text.find(open_tag, pos, cover - 1)) != -1:
+                start = o + len(open_tag)
+                # a close starting at the cover or past it ends the region within the cover: as none
+                c = text.find(close_tag, start, cover - 1 + len(close_tag))
                 if c == -1:
+                    spans.append((start, len(text)))
+                    cover = start
                     break
+                spans.append((start, c))
                 pos = c + len(close_tag)
         merged: list[tuple[int, int]] = []
         for a, b in sorted(spans):
@@ -117,6 +129,8 @@ def split_thinking(text: str, seen: Seen | None = None, extra: tuple[tuple[str, 
                 probed = (text, _probes_in(text))
             if probed[1].isdisjoint(probes):
                 continue
+        elif probes and (live is None or live.text is not text) and not any(holds(text, p) for p in probes):
+            continue  # a long text a split changed (no index answers for it): one scan for both tags
         if not has(close_tag) and not has(open_tag):
             continue
         calls = _CallSpans(text, live if live is not None and live.text is text else None, extra)
@@ -338,12 +352,14 @@ def _orphan_close(text: str, open_tag: str, close_tag: str, start: int = 0, call
     answer, not a reasoning's end)."""
     depth, pos, paired = 0, start, False
     find = finder(text, SHORT)
+    c = -1  # the first close from `pos` on outside calls: still it after an opener before it
     while True:
-        c = find(close_tag, pos)
-        while c >= 0 and calls is not None and calls.inside(c):
-            c = find(close_tag, c + len(close_tag))
-        if c < 0:
-            return -1
+        if c < pos:
+            c = find(close_tag, pos)
+            while c >= 0 and calls is not None and calls.inside(c):
+                c = find(close_tag, c + len(close_tag))
+            if c < 0:
+                return -1
         o = find(open_tag, pos, c)
         if o >= 0:
             depth += 1
@@ -482,6 +498,8 @@ def _run_dialects(text: str, names: list[str] | tuple[str, ...], ctx: ParseConte
         gate = runnable.gate() if isinstance(runnable, _Asked) else runnable
         for name, own_turn in turns:
             if stale:
+                if len(found) >= limit:
+                    break  # a flood of calls: what is left stays text (and is not asked about again)
                 seen = _seen(text)
                 if lending:
                     _lend(seen)  # (a stale one lent before answers only for its own text)
@@ -1078,9 +1096,16 @@ def _empty_lists(names: tuple[str, ...]) -> tuple[tuple[str, ...], re.Pattern[st
     # Not quoted in backticks: the character before the opener is asked once its first character is
     # read (`<(?<!`<)`), not before it: a pattern opening with a look-behind has no first character
     # the engine can skip ahead to, and is tried in full at every place of the text (25 us a KB).
-    alts = [re.escape(o[0]) + "(?<!`" + re.escape(o[0]) + ")" + re.escape(o[1:])
-            + (r"[ \t]*\[[ \t]*\]" if not c else r"\s*(?:\[\s*\]\s*)?" + re.escape(c))
-            for o, c in sorted(pairs, key=lambda p: (-len(p[0]), -len(p[1])))]
+    # The openers sharing a first character share that test: at each `<` of a reply dense in tags
+    # the look-behind runs once and each opener's branch is skipped at its second character (an
+    # alternation of whole pairs ran it once a pair, a dozen times: 12 ms over a megabyte). Pairs
+    # opening with different characters never match at one place, so the grouping finds what the
+    # alternation in its order found.
+    groups: dict[str, list[str]] = {}
+    for o, c in sorted(pairs, key=lambda p: (-len(p[0]), -len(p[1]))):
+        groups.setdefault(o[0], []).append(
+            re.escape(o[1:]) + (r"[ \t]*\[[ \t]*\]" if not c else r"\s*(?:\[\s*\]\s*)?" + re.escape(c)))
+    alts = [re.escape(first) + "(?<!`" + re.escape(first) + ")(?:" + "|".join(rests) + ")" for first, rests in groups.items()]
     return tuple(sorted({o for o, _ in pairs})), lazy_pattern(r"(?:" + "|".join(alts) + r")(?!`)")
 
 
@@ -1720,7 +1745,9 @@ def finalize(native: NativeParse, ctx: ParseContext, parsers: tuple[str, ...]) -
         found, rest, capped = _run_dialects(text, chain, ctx, MAX_CALLS - len(native_cands),
                                             marks if text is masked.text else None)
         if masked.changed:
-            found, rest, text = masked.restore_candidates(found), masked.restore(rest), masked.restore(text)
+            found, rest = masked.restore_candidates(found), masked.restore(rest)
+            if native_cands:  # the text is read again only beside native calls (their echoes, below)
+                text = masked.restore(text)
     budget = repair.RepairBudget()
     if not found and not native_cands and ctx.tools and ctx.repair and rest.lstrip()[:1] in ("{", "`", "~", "f", "t", "["):
         whole = whole_call.whole_reply_call(rest, ctx.tools, budget)  # one malformed call is the whole reply

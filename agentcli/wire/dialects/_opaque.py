@@ -18,8 +18,8 @@ import dataclasses
 import functools
 import operator
 import re
-from collections.abc import Iterator
-from itertools import islice, product, repeat
+from collections.abc import Callable, Iterator
+from itertools import islice, product, repeat, takewhile
 from typing import Any, Literal
 
 from agentcli.core.lazy import lazy_pattern
@@ -147,8 +147,6 @@ def _placeholders(n: int) -> list[str]:
     return made
 
 
-# a match's text and ends, taken in C over a list of matches (map)
-_GROUP, _START, _END = operator.methodcaller("group"), operator.methodcaller("start"), operator.methodcaller("end")
 _WALK_FROM = 2048  # characters from which mask walks the markup tokens before any full pass
 
 
@@ -312,30 +310,50 @@ def _places_even(text: str, places: list[int], quote: str) -> bool:
 def _mask_strings(text: str, rx: re.Pattern[str]) -> Masked:
     """mask's full pass: the strings and parameter values holding markup, found and hidden. Each
     is rx.sub(piece) with each token swapped for its placeholder, done with no Python step a token:
-    the matches read in place (finditer within the span), their places and text taken in C (map),
-    and the masked text joined once from the slices between them and the placeholders."""
+    each piece cut at its tokens by a split on the pattern captured (the text between them and the
+    tokens, alternately, in C; a match object per token and its places read back cost twice that),
+    and the masked text joined once from those parts with the placeholders at the tokens' places."""
     values = _param_values(text, rx is markup_pattern()) if holds(text, "<parameter") else []
     # a string span holds markup (_string_spans keeps no other); a parameter's value is asked
     spans = [(a, b, False) for a, b in values]
     if '"' in text or "'" in text:
         spans = sorted(spans + [(a, b, True) for a, b in _string_spans(text, rx)])
-    matches: list[re.Match[str]] = []
+    cut = rx.split if rx is markup_pattern() else _cutter(rx)
+    parts = [""]  # the text between tokens, and the tokens at the odd places
     pos = 0
     for a, b, holding in spans:
         if a < pos:
             continue  # a string inside a parameter's value: hidden with the value
         if holding or _holds_markup(text[a:b], rx):
-            matches += rx.finditer(text, a, b)  # as in text[a:b]: the pattern looks at nothing around
+            piece = cut(text[a:b])  # as in text[a:b]: the pattern looks at nothing around
+            parts[-1] = parts[-1] + text[pos:a] + piece[0]
+            parts += islice(piece, 1, None)
             pos = b
-    if not matches:
+    if len(parts) == 1:
         return Masked(text, [])
-    tokens = list(map(_GROUP, matches))
-    between = list(map(text.__getitem__, map(slice, [0, *map(_END, matches)], [*map(_START, matches), len(text)])))
+    parts[-1] += text[pos:]
+    tokens = parts[1::2]
     placeholders = _placeholders(len(tokens))
-    spliced = [""] * (2 * len(tokens) + 1)
-    spliced[0::2] = between
-    spliced[1::2] = placeholders
-    return Masked("".join(spliced), tokens, text, placeholders)
+    parts[1::2] = placeholders
+    return Masked("".join(parts), tokens, text, placeholders)
+
+
+def _cutter(rx: re.Pattern[str]) -> Callable[[str], list[str]]:
+    """For a pattern given to mask: a piece cut at its matches, as markup_pattern's split cuts it
+    (the text between them and the matches, alternately)."""
+    if not rx.groups:
+        return re.compile("(" + rx.pattern + ")", rx.flags).split
+
+    def cut(piece: str) -> list[str]:
+        out: list[str] = []
+        pos = 0
+        for m in rx.finditer(piece):
+            out += (piece[pos : m.start()], m.group())
+            pos = m.end()
+        out.append(piece[pos:])
+        return out
+
+    return cut
 
 
 _HITS_CHECKED = 8  # markup tokens looked at one by one before the strings are scanned instead
@@ -621,14 +639,16 @@ def _string_spans(text: str, rx: re.Pattern[str]) -> list[tuple[int, int]]:
     if passed is not None and passed.end() == len(text):
         return []  # no string that may hold markup: nothing to walk
     spans: list[tuple[int, int]] = []
-    stack: list[str] = []
+    stack: list[str] = []  # the open brackets, innermost last
     walk = _scanner("walk", known)
     matches = walk.finditer(text)
     while (m := next(matches, None)) is not None:
         kind = m.lastindex
-        if kind == 1:  # a bracket
+        if kind == 1:  # a bracket, or a run of them (a megabyte of nesting: a step a run, not a bracket)
             ch = m.group(1)
-            if ch in _OPENERS:
+            if len(ch) > 1:
+                _stack_runs(stack, ch)
+            elif ch in _OPENERS:
                 stack.append(ch)
             elif stack and stack[-1] == _PAIRS[ch]:
                 stack.pop()
@@ -640,6 +660,31 @@ def _string_spans(text: str, rx: re.Pattern[str]) -> list[tuple[int, int]]:
             elif len(tok) > 1 and tok[-1] == c and stack and (c == '"' or stack[-1] == "(") and _holds_markup(tok, rx):
                 spans.append(m.span(2))
     return spans
+
+
+_SAME_BRACKETS = lazy_pattern(r"\{+|\}+|\[+|\]+|\(+|\)+")  # a run of brackets cut into runs of one bracket
+_SHORT_RUN = 8
+
+
+def _stack_runs(stack: list[str], run: str) -> None:
+    """_string_spans' bracket stack after a run of brackets, as if each were taken in turn, a run
+    of one bracket at a time, in C: openers pushed at once; closers pop their opener while it is
+    innermost (as many as they are), and the ones left, facing another bracket, are passed over.
+    A short run (`)]`, `[{`) is taken a bracket at a time: fewer steps than cutting it."""
+    if len(run) <= _SHORT_RUN:
+        for ch in run:
+            if ch in _OPENERS:
+                stack.append(ch)
+            elif stack and stack[-1] == _PAIRS[ch]:
+                stack.pop()
+        return
+    for same in _SAME_BRACKETS.findall(run):
+        ch = same[0]
+        if ch in _OPENERS:
+            stack.extend(same)
+        elif stack and stack[-1] == _PAIRS[ch]:
+            closed = len(list(islice(takewhile(_PAIRS[ch].__eq__, reversed(stack)), len(same))))
+            del stack[len(stack) - closed :]
 
 
 _OPENERS = frozenset("{[(")
@@ -678,7 +723,7 @@ def _scanner(kind: Literal["skip", "walk", "values"], known: bool) -> re.Pattern
     parameter tag never compiles `values`; one with no string that may hold markup, `walk`).
     `skip`, matched at the start, runs over the text and the strings that cannot hold markup and
     stops at the quote of the first string that may (or at the end); `walk` finds, one match
-    each, the brackets outside strings (group 1) and the strings that may hold markup (group 2),
+    each, the runs of brackets outside strings (group 1) and the strings that may hold markup (group 2),
     passing over the rest in the match, and last the tail (no group); `values` finds the open
     tags of the parameters whose values may hold markup (see _param_values).
 
@@ -718,10 +763,13 @@ def _scanner(kind: Literal["skip", "walk", "values"], known: bool) -> re.Pattern
 
     # A single-quoted string holding a bracket or a double quote is not passed over: its quote may
     # be an apostrophe (no parenthesis innermost), after which the walk reads on (_walk_tokens).
-    passed = r'<\|"\|>|<|' + plain('"') + "|" + plain("'", r'"{}()')
+    # Gemma 4's `<|"|>` (markup, no quote) is known at its quote, by the two characters before it:
+    # outside strings they were read in the character-class run, so a `<` costs the run no step of
+    # its own (a reply dense in tags holds one every dozen characters).
+    passed = r'(?<=<\|)"\|>|' + plain('"') + "|" + plain("'", r'"{}()')
     if kind == "skip":
-        return re.compile(r"(?:[^\"'<]++|" + passed + ")*+")
-    return re.compile(r"(?:[^\"'<{}\[\]()]++|" + passed + r")*+(?:([{}\[\]()])|(" + _STRING + r")|\Z)")
+        return re.compile(r"(?:[^\"']++|" + passed + ")*+")
+    return re.compile(r"(?:[^\"'{}\[\]()]++|" + passed + r")*+(?:([{}\[\]()]++)|(" + _STRING + r")|\Z)")
 
 
 _markup.on_change(_scanner.cache_clear)
@@ -767,8 +815,9 @@ def _few_param_values(text: str, opens: list[re.Match[str]]) -> list[tuple[int, 
 
 @functools.cache
 def markup_pattern() -> re.Pattern[str]:
-    """Every dialect's markup worth hiding: markers, their close tags, reasoning and turn tokens."""
-    return re.compile(_trie_pattern(list(_markup_words())))
+    """Every dialect's markup worth hiding: markers, their close tags, reasoning and turn tokens.
+    Captured whole: its split cuts a piece at its tokens and gives them (_mask_strings)."""
+    return re.compile("(" + _trie_pattern(list(_markup_words())) + ")")
 
 
 @functools.cache

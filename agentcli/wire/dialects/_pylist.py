@@ -59,6 +59,14 @@ def call_list(src: str, budget: AstBudget) -> list[Call] | None:
     return _list_calls(node)
 
 
+def spend_as_read(src: str, budget: AstBudget) -> None:
+    """What call_list(src, budget) spends of the budget, without reading `src`: a list passed over
+    (an example in a code fence) costs the parse what reading it did, so the lists after it are
+    read or left exactly as before."""
+    if src.startswith("[") and src.endswith("]") and len(src) <= _MAX:
+        budget.take(src)
+
+
 def _parse_expr(src: str) -> ast.AST | None:
     """The expression `src` parses to, or None. Its string literals are read by memchr where they
     are plainly their text (skeleton): the parser is handed a few characters per literal."""

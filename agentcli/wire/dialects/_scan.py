@@ -104,6 +104,12 @@ class AstBudget:
         self.left -= count
         return self.left >= 0
 
+    @property
+    def spent(self) -> bool:
+        """Whether every later take() fails (what is left only goes down): a walk over candidates
+        that each need a take() to be read can stop."""
+        return self.left < 0
+
     def spend(self, count: int) -> bool:
         """take() of a source whose tokens were counted another way (`count` of them)."""
         self.left -= min(count, self.left + 1)

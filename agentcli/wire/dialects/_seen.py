@@ -99,9 +99,13 @@ def locate(text: str, needle: str, start: int = 0, end: int | None = None) -> in
     """`text.find(needle, start, end)`, found where the needle's rarest character stands: a search
     for a multi-character needle walks the text at 0.2-0.5 ns a character (more in text holding
     wide characters), a memchr for one character some twenty times faster. After _PROBES places
-    that start no occurrence, the plain search from there decides."""
+    that start no occurrence, the plain search from there decides. A needle asked again and again
+    of one text (a walk over its occurrences) is searched plainly (see _ASKED)."""
     stop = len(text) if end is None else end
     if len(needle) < 2 or stop - start < SHORT:
+        return text.find(needle, start, stop)
+    asked = _ASKED
+    if asked[0] == id(text) and asked[1] == len(text) and asked[2].get(needle, 0) >= _WALK:
         return text.find(needle, start, stop)
     ch, off = key(needle)
     lent = _LENT
@@ -112,12 +116,49 @@ def locate(text: str, needle: str, start: int = 0, end: int | None = None) -> in
     while i >= 0:
         at = i - off
         if text.startswith(needle, at, stop):
+            if tries:
+                _asked(text, needle, tries, at - start)
             return at
         tries += 1
         if tries == _PROBES:
+            _asked(text, needle, tries, at - start)
             return text.find(needle, at + 1, stop)
         i = text.find(ch, i + 1, stop)
     return -1
+
+
+# How many times each needle's probes missed in the text searched last (known by its id and
+# length). A walk over the occurrences of a token (every `<|channel|>` of a reply, each pair of
+# reasoning tags, the 7,000 `<think>` blocks of a long reply, each harmony message's tokens) asks
+# locate once an occurrence or more, and each asking paid a Python step per place of the token's
+# rare character looked at, where the plain search reads the few characters to the next occurrence
+# in less. From the _WALK-th asking whose probes missed at places under _DENSE_GAP characters apart
+# on average, the search is plain: a walk's searches pass each character once, so together they
+# read the text once more at most (some 0.3 ms a megabyte) than the probes would. An asking that
+# misses _DENSE_TRIES close places or more counts as a walk at once. (The same answers: only the
+# work differs, so a stale entry, another text at that id, costs at most a plain search where a
+# probe would do; an asking whose first probe hits is no walk's burden and is not counted.)
+_ASKED: tuple[int, int, dict[str, int]] = (0, -1, {})
+_WALK = 4
+_DENSE_TRIES = 4
+# The spacing below which a place costs more to probe (a Python step, some 100 ns) than the plain
+# search costs to read the characters up to the next (0.2-0.5 ns each).
+_DENSE_GAP = 512
+
+
+def _asked(text: str, needle: str, tries: int, passed: int) -> None:
+    """Count an asking of `needle` whose probes missed `tries` times over `passed` characters: when
+    the places were close (a plain search would have read the few characters between in less), not
+    when the probes crossed a long stretch (an argument of 10 KB, where they beat the plain search)."""
+    global _ASKED
+    if passed >= tries * _DENSE_GAP:
+        return
+    times = _WALK if tries >= _DENSE_TRIES else 1
+    asked = _ASKED
+    if asked[0] == id(text) and asked[1] == len(text):
+        asked[2][needle] = asked[2].get(needle, 0) + times
+    else:
+        _ASKED = (id(text), len(text), {needle: times})
 
 
 # From this length CPython searches for a needle of 6 characters or more with its two-way algorithm,

@@ -12,9 +12,11 @@ final/commentary bodies and prose outside messages are kept.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from agentcli.core.lazy import lazy_pattern
 from agentcli.wire.dialects._base import Dialect, ReasoningSplit, split_by
 from agentcli.wire.dialects._scan import ParseResult, json_object_complete, total
 from agentcli.wire.dialects._seen import TWO_WAY, finder
@@ -27,19 +29,18 @@ _HEADER_STOP = " \t\r\n<"
 _NOT_TOOLS = frozenset(("assistant", "user", "all"))
 
 
+# After a header's key: the spaces, then its word (up to whitespace or a special token), read in C.
+_WORD = lazy_pattern(r" *([^" + re.escape(_HEADER_STOP) + r"]*)")
+
+
 def _word_after(header: str, key: str) -> str:
     """The token following the last `key` in a message header, up to whitespace or a special token
     (a header may name a channel twice: `<|channel|>commentary to=assistant<|channel|>analysis`)."""
     i = header.rfind(key)
     if i == -1:
         return ""
-    i += len(key)
-    while i < len(header) and header[i] == " ":
-        i += 1
-    j = i
-    while j < len(header) and header[j] not in _HEADER_STOP:
-        j += 1
-    return header[i:j]
+    word = _WORD.match(header, i + len(key))  # (it always matches: every part may be empty)
+    return word.group(1) if word is not None else ""
 
 
 def _split_header(region: str) -> tuple[str, str]:
@@ -58,8 +59,21 @@ def _split_header(region: str) -> tuple[str, str]:
     return region, ""
 
 
+# The terminators and <|start|>, as one search: none is a prefix of another and none holds a `<`
+# past its first character, so the first match is the first of their places.
+_BODY_ENDS = lazy_pattern("|".join(re.escape(t) for t in (*ENDS, START)))
+# Characters past a body's start that search reads: a body in a run of messages ends within a few
+# dozen (one search in C, where a search per token costs a Python step each, 12,000 messages in a
+# 1 MB reply); a longer one is crossed by the searches for each token, by the places of its `|`.
+_BODY_AHEAD = 2048
+
+
 def _body_end(text: str, start: int, cache: dict[str, int], find: Callable[..., int]) -> tuple[int, int]:
     """(end of body, position after its terminator); a following <|start|> is not consumed."""
+    near = _BODY_ENDS.search(text, start, start + _BODY_AHEAD)
+    if near is not None:  # the first token: no other stands before it (nor ends past the window)
+        at = near.start()
+        return at, at if near.group() == START else near.end()
     best, after = len(text), len(text)
     for tok in (*ENDS, START):
         at = cache.get(tok, -2)

@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Any
 from agentcli.core.lazy import lazy_pattern
 from agentcli.wire.dialects import _prompt
 from agentcli.wire.dialects._base import MAX_CALLS, Dialect
-from agentcli.wire.dialects._callscan import fences
-from agentcli.wire.dialects._pylist import TOKEN_BUDGET, Call, call_list
+from agentcli.wire.dialects._callscan import fences_in_order
+from agentcli.wire.dialects._pylist import TOKEN_BUDGET, Call, call_list, spend_as_read
 from agentcli.wire.dialects._scan import AstBudget
 from agentcli.wire.types import Candidate
 
@@ -123,10 +123,12 @@ class PythonicDialect(Dialect):
 
     def _inline(self, text: str, budget: AstBudget) -> tuple[list[Candidate], str]:
         """Call lists inside sentences, outside code fences and inline code: embedded candidates.
-        The bracket scans share a budget of twice the text, so many unclosed openers stay linear."""
+        The bracket scans share a budget of twice the text, so many unclosed openers stay linear; once
+        the parse's token budget is spent no list reads as calls, so the walk ends there (a megabyte of
+        fenced examples holds some 12,000 lists, each a bracket scan in Python)."""
         if "[" not in text:
             return [], text
-        skip: list[tuple[int, int]] | None = None  # fence spans, found only once a list reads as calls
+        skip: _Fenced | None = None  # the fences, asked only once a list reads as calls
         out: list[Candidate] = []
         kept: list[str] = []
         pos = 0
@@ -135,20 +137,22 @@ class PythonicDialect(Dialect):
             p = m.start()
             if p < pos or (p > 0 and text[p - 1] == "`"):
                 continue
-            if scan_left <= 0 or len(out) > MAX_CALLS:
-                break
+            if scan_left <= 0 or len(out) > MAX_CALLS or budget.spent:
+                break  # (a spent budget reads no list: every later one would be passed over)
             end = _list_end(text, p, min(len(text), p + _SPAN_MAX))
             scan_left -= (end or min(len(text), p + _SPAN_MAX)) - p
             if end is None:
+                continue
+            if skip is not None and skip.inside(p):
+                spend_as_read(text[p:end], budget)  # an example: passed over, its tokens spent as before
                 continue
             calls = call_list(text[p:end], budget)
             if calls is None or any(err for _, _, err in calls):
                 continue  # inside prose only a list read whole is taken
             if skip is None:
-                skip = [(fs, fe) for fs, fe, *_ in fences(text)]
-            k = bisect.bisect_right(skip, (p, len(text)))
-            if k and skip[k - 1][0] <= p < skip[k - 1][1]:
-                continue  # inside a code fence: an example
+                skip = _Fenced(text)
+                if skip.inside(p):
+                    continue  # inside a code fence: an example
             out.extend(_cands(calls, text[p:end], self.name, embedded=True))
             kept.append(text[pos:p])
             pos = end
@@ -184,6 +188,30 @@ def _py(value: Any) -> str:
 
 def _cands(calls: list[Call], raw: str, dialect: str, *, embedded: bool = False) -> list[Candidate]:
     return [Candidate(n, a, raw, dialect, error=err, embedded=embedded) for n, a, err in calls]
+
+
+class _Fenced:
+    """Whether a place of a text stands in a code fence, the fences taken in order (fences_in_order)
+    only as far as the places asked: a list in a fence is an example, and the lists of a megabyte
+    of examples stop being read where the parse's token budget runs out."""
+
+    __slots__ = ("spans", "_more", "_size")
+
+    def __init__(self, text: str) -> None:
+        self.spans: list[tuple[int, int]] = []
+        self._more = fences_in_order(text) if "```" in text or "~~~" in text else None
+        self._size = len(text)
+
+    def inside(self, p: int) -> bool:
+        spans = self.spans
+        while self._more is not None and (not spans or spans[-1][0] <= p):  # every fence opening by `p`
+            got = next(self._more, None)
+            if got is None:
+                self._more = None
+            else:
+                spans.append((got[0], got[1]))
+        k = bisect.bisect_right(spans, (p, self._size))
+        return bool(k) and spans[k - 1][0] <= p < spans[k - 1][1]
 
 
 def _list_end(text: str, start: int, stop: int) -> int | None:

@@ -50,3 +50,13 @@ def test_a_quoted_empty_list_stays_and_a_bare_one_goes() -> None:
     assert got is not None
     assert got[1].sub("", "say `<TOOLCALL>[]</TOOLCALL>` to call none") == "say `<TOOLCALL>[]</TOOLCALL>` to call none"
     assert got[1].sub("", "none: <TOOLCALL>[]</TOOLCALL>.") == "none: ."
+
+
+def test_openers_sharing_a_first_character_share_one_look_behind() -> None:
+    """At each `<` of a reply dense in tags the backtick before it is asked once, not once per pair
+    opening with `<` (a dozen: the alternation of whole pairs ran it a dozen times a `<`)."""
+    got = pipeline._empty_lists(NAMES)
+    assert got is not None
+    firsts = {o[0] for o, _ in PAIRS}
+    assert len(firsts) < len(PAIRS)
+    assert got[1].pattern.count("(?<!") == len(firsts)
