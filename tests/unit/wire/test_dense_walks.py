@@ -22,6 +22,7 @@ from agentcli.wire.dialects._base import MAX_CALLS
 from agentcli.wire.dialects._callscan import fences
 from agentcli.wire.dialects._pylist import call_list
 from agentcli.wire.dialects._scan import AstBudget
+from tests.unit.wire.test_mask_fast import _string_spans_old  # the per-token walk, brackets one by one
 
 _examples = settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
 
@@ -274,30 +275,6 @@ def test_fenced_examples_are_not_parsed_one_by_one(monkeypatch) -> None:
     assert len(ends) < 3000 // 2, len(ends)
 
 
-
-def _old_string_spans(text: str, rx: Any) -> list[tuple[int, int]]:
-    """mask's strings holding markup, the brackets stacked one by one (the walk before runs); a
-    single quote with no parenthesis innermost is an apostrophe, no string (the walk reads on)."""
-    spans: list[tuple[int, int]] = []
-    stack: list[str] = []
-    pos = 0
-    while (m := _opaque._TOKENS.search(text, pos)) is not None:
-        tok = m.group()
-        c = tok[0]
-        pos = m.end()
-        if c in "{[(":
-            stack.append(c)
-        elif c in "}])":
-            if stack and stack[-1] == {"}": "{", "]": "[", ")": "("}[c]:
-                stack.pop()
-        elif c == "'" and not (stack and stack[-1] == "("):
-            pos = m.start() + 1
-        elif c in "\"'" and stack and len(tok) > 1 and tok[-1] == c and (c == '"' or stack[-1] == "(") \
-                and rx.search(tok) is not None:
-            spans.append(m.span())
-    return spans
-
-
 BRACKETS = ["{", "}", "[", "]", "(", ")", "{{{{", "}}}}", "((((", "))", "[[[", "]]]]", "{[(", ")]}", "({", "})",
             '"</think>"', "'<tool_call>'", '"a"', " ", "\n", "x", "<tool_call>", '<|"|>', "<|", "|>", '"', "'", "<",
             "\\", '<|"|></think><|"|>']
@@ -314,7 +291,7 @@ def test_runs_of_brackets_stack_as_brackets_one_by_one(text: str, depth: int) ->
     few = _opaque._FEW_TOKENS
     try:
         _opaque._FEW_TOKENS = 0  # the scanner, whatever the reply's size
-        assert _opaque._string_spans(text, rx) == _old_string_spans(text, rx)
+        assert _opaque._string_spans(text, rx) == _string_spans_old(text, rx)
     finally:
         _opaque._FEW_TOKENS = few
 
