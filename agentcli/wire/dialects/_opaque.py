@@ -757,7 +757,7 @@ def _scanner(kind: Literal["skip", "walk", "values"], known: bool) -> re.Pattern
 
     def plain(q: str, also: str = "") -> str:
         escaped = rf"(?![{also}]|{heads})" if also else rf"(?!{heads})"
-        body = rf"(?:[^{q}\\\n{firsts}{also}]++|(?!{heads})[{firsts}]|\\{escaped}[^\n])*+"
+        body = rf"(?:[^{q}\\\n{firsts}{also}]++|{escaped}[{firsts}]|\\{escaped}[^\n])*+"
         # a string of plain characters first: most strings, one character class run
         return rf"{q}[^{q}\\\n{firsts}{also}]*+{q}|{q}{body}(?:{q}|{ends})"
 
@@ -766,7 +766,7 @@ def _scanner(kind: Literal["skip", "walk", "values"], known: bool) -> re.Pattern
     # Gemma 4's `<|"|>` (markup, no quote) is known at its quote, by the two characters before it:
     # outside strings they were read in the character-class run, so a `<` costs the run no step of
     # its own (a reply dense in tags holds one every dozen characters).
-    passed = r'(?<=<\|)"\|>|' + plain('"') + "|" + plain("'", r'"{}()')
+    passed = r'(?<=<\|)"\|>|' + plain('"') + "|" + plain("'", r'"{}()\[\]')
     if kind == "skip":
         return re.compile(r"(?:[^\"']++|" + passed + ")*+")
     return re.compile(r"(?:[^\"'{}\[\]()]++|" + passed + r")*+(?:([{}\[\]()]++)|(" + _STRING + r")|\Z)")

@@ -177,6 +177,7 @@ def _check(text: str) -> _opaque.Masked:
 @example("it's [{'a': 1}, {\"b\": \"<think>\"}]")
 @example('{"name": "f", "arguments": {"a": {"\u25c1think\u25b7": null}}}')  # Kimi's tag opens with no bracket
 @example("['<think>']")  # a single-quoted string hides only within parentheses
+@example('[I\'ll ]\n"</TOOLCALL>"')  # the apostrophe's "string" holds the `]` that closes the list
 @example('{"a": "<t", "b": "<think>"}')  # a near miss before a token
 @example('(<|"|>"</tool_call>"')
 @example('{"a": "<tool_call>"')  # unclosed object; closed string
