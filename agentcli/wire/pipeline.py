@@ -992,16 +992,20 @@ class _Asked:
         need = self.need.get(name)  # type: ignore[call-overload]
         if need is None:
             return False
-        groups = self.groups
         for g, markers in need:
-            found = groups.get(g)
-            if found is None:
-                ch, group, reach = self.spans[g]
-                seen = self.seen
-                found = groups[g] = self.NONE if ch not in seen.text else self.asked_group(seen, ch, group, reach)
-            if found and not markers.isdisjoint(found):
+            if self._stands(g, markers):
                 return True
         return False
+
+    def _stands(self, g: int, markers: frozenset[str]) -> bool:
+        """Whether one of `markers` (the dialect's, of group `g`) stands in the text: the whole
+        group asked once per text (`groups`, shared by the owners' and the runnables' questions)."""
+        found = self.groups.get(g)
+        if found is None:
+            ch, group, reach = self.spans[g]
+            seen = self.seen
+            found = self.groups[g] = self.NONE if ch not in seen.text else self.asked_group(seen, ch, group, reach)
+        return bool(found) and not markers.isdisjoint(found)
 
     @staticmethod
     def asked_group(seen: Seen, ch: str, group: tuple[str, ...], reach: tuple[int, int] | None) -> frozenset[str]:
@@ -1028,19 +1032,10 @@ class _WideAsked(_Asked):
 
     __slots__ = ()
 
-    def __contains__(self, name: object) -> bool:
-        if name in self.known:
-            return True
-        need = self.need.get(name)  # type: ignore[call-overload]
-        if need is None:
-            return False
-        seen = self.seen
-        absent = seen.absent
-        for g, markers in need:  # only the dialect's own markers: the index keeps each answer
-            ch, _, reach = self.spans[g]
-            if ch not in absent and self.asked_group(seen, ch, markers, reach):
-                return True
-        return False
+    def _stands(self, g: int, markers: tuple[str, ...]) -> bool:  # type: ignore[override]
+        """Only the dialect's own markers of the group are asked: the index keeps each answer."""
+        ch, _, reach = self.spans[g]
+        return ch not in self.seen.absent and bool(self.asked_group(self.seen, ch, markers, reach))
 
     @staticmethod
     def asked_group(seen: Seen, ch: str, group: tuple[str, ...], reach: tuple[int, int] | None) -> frozenset[str]:
@@ -1738,7 +1733,8 @@ def finalize(native: NativeParse, ctx: ParseContext, parsers: tuple[str, ...]) -
         if masked.text is not raw:
             marks = _seen(masked.text)
         index = marks if isinstance(marks, Seen) else None
-        tagged = _reads_tool_tags(chain) and (index.has("<") if index is not None and index.wide else "<" in masked.text)
+        # (a memchr, or the index's kept answer, before the chain's cached lookup: it hashes every name)
+        tagged = (index.has("<") if index is not None and index.wide else "<" in masked.text) and _reads_tool_tags(chain)
         text, thought = split_thinking(masked.text, index, _tool_tags(ctx) if tagged else ())
         own, thought = (native.thinking or "").strip(), masked.restore(thought)
         thinking = f"{own}\n\n{thought}" if own and thought else own or thought  # the ones written, joined
@@ -1813,7 +1809,7 @@ def _call_markup() -> tuple[str, ...]:
 
 # Everything above built from the dialect table is rebuilt when the table changes (_markup.forget).
 for _clear in (_reasoning_markup.cache_clear, _leading_openers.cache_clear, _markup_groups.cache_clear, _wrapper_opens.cache_clear, _probe_groups.cache_clear, _pair_probes.cache_clear, _chain.cache_clear, _chain_index.cache_clear, _all_tags.cache_clear, _empty_lists.cache_clear, _plain_tags.cache_clear,
-               _call_markup.cache_clear, _lane_of.cache_clear, _chain_openers.cache_clear, _owner_lanes.cache_clear, _unmasked_reasoning.cache_clear, _PREPARED.clear,
+               _call_markup.cache_clear, _lane_of.cache_clear, _chain_openers.cache_clear, _owner_lanes.cache_clear, _reads_tool_tags.cache_clear, _unmasked_reasoning.cache_clear, _PREPARED.clear,
                lambda: _LAST_OPENERS.__setitem__(slice(None), (None, None))):
     _markup.on_change(_clear)
 
