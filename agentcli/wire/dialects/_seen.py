@@ -27,10 +27,6 @@ _COMMON_PUNCT = ".,:;\"'()-!?/+"
 
 def rank(ch: str) -> int:
     """How common `ch` is in a reply, lowest first (see _RARE)."""
-    return _rank(ch)
-
-
-def _rank(ch: str) -> int:
     if ord(ch) > 127:
         return 0
     if ch in _RARE:
@@ -45,7 +41,7 @@ def _rank(ch: str) -> int:
 @functools.lru_cache(maxsize=1024)
 def key(needle: str) -> tuple[str, int]:
     """(the needle's rarest character, its offset in the needle); the first of equals."""
-    best = min(range(len(needle)), key=lambda i: _rank(needle[i]))
+    best = min(range(len(needle)), key=lambda i: rank(needle[i]))
     return needle[best], best
 
 
@@ -268,7 +264,7 @@ class Seen:
     scan or at most len/1024 bounded searches per marker.
     """
 
-    __slots__ = ("text", "wide", "_memo", "_at", "_told", "_first", "_absent", "_count", "_few", "absent")
+    __slots__ = ("text", "wide", "_memo", "_at", "_told", "_first", "_count", "_few", "absent")
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -280,8 +276,7 @@ class Seen:
         self._at: dict[str, list[tuple[int, int]] | None] = {}
         self._told: tuple[frozenset[str], frozenset[str]] | None = None
         self._first: dict[str, int] = {}
-        self._absent: set[str] = set()  # the characters `first` found nowhere
-        self.absent = self._absent  # (read-only to callers)
+        self.absent: set[str] = set()  # the characters `first` found nowhere (callers only read it)
         self._count: dict[str, int] = {}  # how many times a character stands, where its stretches were found
         self._few: dict[str, list[tuple[int, int]]] = {}  # the characters of no more than _FEW_STRETCHES stretches
 
@@ -294,7 +289,7 @@ class Seen:
         if at is None:
             at = self._first[ch] = self.text.find(ch)
             if at < 0:
-                self._absent.add(ch)
+                self.absent.add(ch)
         return at
 
     def has(self, ch: str) -> bool:
@@ -312,14 +307,14 @@ class Seen:
         question about `ch` (an occurrence of a marker holds `ch` where the marker first does, and
         that place lies in a stretch, which bounds the search). Where `ch` stands densely, a marker
         is asked as `__contains__` asks it (by its own rarest character)."""
-        if ch in self._absent:
+        if ch in self.absent:
             return _NONE
         found: list[str] = []
         memo, text = self._memo, self.text
         for m in markers:
             known = memo.get(m)
             if known is None:
-                if not self._absent.isdisjoint(m):
+                if not self.absent.isdisjoint(m):
                     known = False
                 else:
                     c, off = (ch, m.index(ch)) if ch in self._at else self._placed(m, ch, m.index(ch))
@@ -390,7 +385,7 @@ class Seen:
     def find(self, ch: str, start: int = 0, end: int | None = None) -> int:
         """`text.find(ch, start, end)` for one character: -1 at once for one found nowhere, within
         its stretches when they are known (no scan of the text between them)."""
-        if ch in self._absent:
+        if ch in self.absent:
             return -1
         text = self.text
         stop = len(text) if end is None else end
@@ -410,7 +405,7 @@ class Seen:
                 known = marker in told[1]
             elif not marker:
                 known = True
-            elif self._absent and not self._absent.isdisjoint(marker):
+            elif self.absent and not self.absent.isdisjoint(marker):
                 known = False  # a character of it was looked for already, and stands nowhere
             else:
                 ch, off = key(marker)
