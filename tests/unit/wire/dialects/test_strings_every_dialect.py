@@ -301,3 +301,21 @@ def test_forced_and_auto_agree_on_several_calls_offered_or_not(which, keep, pref
 def test_a_deepseek_call_to_a_tool_not_offered_is_a_call_forced_as_under_auto():
     got = _agree("deepseek_v3", DS_UNOFFERED, [_tool("write_file", {"path": "", "content": ""})], False)
     assert [(n, a) for n, a, _ in got] == [("write_file", {"path": "a", "content": "b"}), ("nope", {"q": 1})]
+
+
+K3_RAW_BRACE = ('<|open|>response<|sep|>Let me run it.<|close|>response<|sep|><|open|>tools<|sep|>'
+                '<|open|>call tool="python" index="1"<|sep|><|open|>argument key="code" type="string"<|sep|>a\n{"z'
+                '<|close|>argument<|sep|><|open|>argument key="opts" type="object"<|sep|>{"a": 1}'
+                '<|close|>argument<|sep|><|close|>call<|sep|><|close|>tools<|sep|>')
+
+
+@pytest.mark.xfail(strict=True, reason="known: a raw string value opening `{\"` pairs with the next argument's "
+                   "`key=\"` as one JSON string for the mask, which hides the close token between them")
+def test_a_raw_value_opening_a_brace_and_a_quote_ends_at_its_close_token() -> None:
+    """Found by the property above (Kimi K3): the form's own reader reads it right; the mask, which
+    cannot tell a raw value from JSON, hides `<|close|>argument<|sep|>` inside what looks like a
+    string within `{`. Strict: it fails the day the mask or the pipeline reads raw values apart."""
+    ctx = ParseContext.of([Tool("python", "", {"type": "object", "properties": {
+        "code": {"type": "string"}, "opts": {"type": "object"}}})])
+    assert dialects.get("kimi_k3").parse(K3_RAW_BRACE)[0][0].arguments == {"code": 'a\n{"z', "opts": {"a": 1}}
+    assert _calls(parse_text(K3_RAW_BRACE, ctx, ("kimi_k3",))) == [("python", {"code": 'a\n{"z', "opts": {"a": 1}})]
