@@ -163,13 +163,51 @@ def mask(text: str, markup: re.Pattern[str] | None = None, seen: Seen | None = N
             return Masked(text, [])
     elif seen.has(_OPEN) or (not seen.has("<") and not seen.has("[") and not seen.has("\u25c1")):
         return Masked(text, [])
-    if markup is None and _plainly_outside_strings(text, seen):
+    if markup is None and (_quotes_clear(text) or _plainly_outside_strings(text, seen)):
         return Masked(text, [])
     rx = markup or markup_pattern()
     # a short reply: past the cheap checks, the token walk costs more than the full pass
     if len(text) >= _WALK_FROM and _tokens_outside_strings(text, rx):
         return Masked(text, [])
     return _mask_strings(text, rx)
+
+
+_QUOTES_SPAN_BELOW = 32_768  # characters up to which mask first asks whether any string can hold markup
+
+
+def _quotes_clear(text: str) -> bool:
+    """No string mask hides can hold a markup token, from where the quotes stand alone: a string
+    it hides is closed (its token ends with its quote), so it lies between the first and the last
+    quote of its kind, and the token in it opens with a character of _FIRSTS there. With none of
+    those between the first and the last quote of each kind (and no parameter tag, whose value is
+    hidden whatever its quotes), there is nothing to hide, however the quotes pair up: apostrophes,
+    escapes, lines and `<|"|>` (which holds `<`) included. A few memchr over the quoted stretch,
+    where the strings' own reading (_plainly_outside_strings) costs Python steps a place, and a
+    single-quoted string with a parenthesis before it (a Python call's argument) sends it to the
+    full pass. A long reply is left to the index-aware checks."""
+    if len(text) >= _QUOTES_SPAN_BELOW or "<parameter" in text:
+        return False
+    find = text.find
+    for q in "\"'":
+        b = text.rfind(q)
+        if b < 0:
+            continue
+        # and it opens past a bracket (a parenthesis, for a single quote): the walk hides a string
+        # only inside one, so the stretch starts at the later of the first quote and that bracket
+        o = find("(", 0, b)
+        if q == '"':
+            for ch in "{[":
+                i = find(ch, 0, o if o >= 0 else b)
+                if i >= 0:
+                    o = i
+        if o < 0:
+            continue  # no bracket before its last quote: no string of this kind is hidden
+        a = find(q)
+        if a < o:
+            a = o
+        if (find("<", a, b) >= 0 or find("[", a, b) >= 0 or find("]", a, b) >= 0 or find("\u25c1", a, b) >= 0):
+            return False
+    return True
 
 
 def _tokens_outside_strings(text: str, rx: re.Pattern[str]) -> bool:

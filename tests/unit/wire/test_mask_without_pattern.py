@@ -27,6 +27,8 @@ def test_the_mask_is_the_pattern_firsts(text: str) -> None:
     assert quick.restore(quick.text) == full.restore(full.text) == text
     if _opaque._plainly_outside_strings(text):  # answered without the pattern: nothing for the full pass to hide
         assert not _opaque._mask_strings(text, rx).changed
+    if _opaque._quotes_clear(text):  # the quoted stretches hold no bracket: nothing to hide either
+        assert not _opaque._mask_strings(text, rx).changed
 
 
 def _masked_without_compiling(text: str) -> bool:
@@ -46,7 +48,18 @@ def test_a_reply_with_its_markup_outside_strings_compiles_no_pattern() -> None:
 def test_markup_that_may_stand_in_a_string_needs_the_pattern() -> None:
     assert not _masked_without_compiling('{"a": "x </tool_call> y"}')
     assert not _masked_without_compiling("<parameter=a>x</parameter>")
-    assert not _masked_without_compiling("[" * (_opaque._PLACES_WALKED + 1) + '"\'')  # past the places read one by one
+    # past the places read one by one, a bracket between the quotes
+    assert not _masked_without_compiling('["' + "[" * (_opaque._PLACES_WALKED + 1) + '"\'')
+    assert not _masked_without_compiling("[I'll ]\n(f('</TOOLCALL>'))")  # a Python string after an apostrophe
+
+
+def test_quoted_stretches_clear_of_brackets_need_no_pattern() -> None:
+    """However its quotes pair up (apostrophes, a Python call's arguments), a reply with no bracket
+    between its first and last quote of a kind (past the first bracket a string of it needs) hides
+    nothing."""
+    assert _masked_without_compiling("<|tool_call_start|>[f(a='x y', b='it''s')]<|tool_call_end|>")
+    assert _masked_without_compiling("<think>I'll help.</think>[{\"name\": \"f\", \"arguments\": {\"a\": \"b\"}}]")
+    assert _masked_without_compiling('<steptml:invoke name="f"><steptml:parameter name="a">x</steptml:parameter>')
 
 
 def _outside_strings_per_place(text: str) -> bool:
