@@ -1596,13 +1596,17 @@ _Openers = tuple[tuple[str, ...], tuple[tuple[str, str], ...]]
 @functools.lru_cache(maxsize=64)
 def _chain_openers(chain: tuple[str, ...]) -> _Openers:
     """(every section opener of the chain, (opener, dialect) in chain order), from the declared
-    table: no dialect is imported to know them."""
+    table: no dialect is imported to know them. An opener its dialect owns reads first (the owners
+    take the first turns); one it shares with other forms (Hermes' `<tool_call>`, which Laguna,
+    Granite and others write too) only when the dialect opens the chain: else an earlier dialect
+    reads such a reply first, and names its calls."""
     pairs: list[tuple[str, str]] = []
-    for name in chain:
+    for i, name in enumerate(chain):
         try:
-            pairs.extend((o, name) for o in dialects.declared(name).section_openers if o)
+            row = dialects.declared(name)
         except (KeyError, ImportError, AttributeError):
             continue
+        pairs.extend((o, name) for o in row.section_openers if o and (i == 0 or o in row.owns))
     return tuple(o for o, _ in pairs), tuple(pairs)
 
 

@@ -314,6 +314,7 @@ def test_a_dialect_that_raises_is_counted_and_shown(tmp_path, monkeypatch):
         raise KeyError("a parser bug")
 
     monkeypatch.setattr(hermes, "parse", broken)
+    monkeypatch.setattr(hermes, "lane", broken)  # the usual reply's own reading too
     failures.reset()
     raw = tmp_path / "t.txt"
     raw.write_text('<tool_call>{"name": "read_file", "arguments": {"path": "a"}}</tool_call>')

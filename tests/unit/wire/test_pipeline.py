@@ -95,6 +95,7 @@ def test_dialect_errors_degrade_to_text(monkeypatch):
         raise RuntimeError("parser bug")
 
     monkeypatch.setattr(dialects.get("hermes"), "parse", boom)
+    monkeypatch.setattr(dialects.get("hermes"), "lane", boom)  # the usual reply's own reading too
     resp = parse_text(HERMES, CTX, ("hermes",))
     assert resp.tool_calls == [] and "get_weather" in resp.text
 

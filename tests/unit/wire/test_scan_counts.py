@@ -234,7 +234,9 @@ def test_fences_of_a_long_reply_are_found_without_reading_its_lines() -> None:
 
 @pytest.mark.parametrize("parsers", [("hermes",), None])
 def test_the_marker_index_of_the_reply_is_built_once(monkeypatch, parsers) -> None:  # noqa: ANN001
-    """The reasoning split and the dialect chain share one index of the long reply."""
+    """The reasoning split and the dialect chain share one index of the long reply (one the lane
+    leaves to them: prose with brackets before the call; the lane itself builds none)."""
+    text = "Writing it (as asked):\n" + REPLY
     built: list[int] = []
     real = _seen.Seen.__init__
 
@@ -243,9 +245,12 @@ def test_the_marker_index_of_the_reply_is_built_once(monkeypatch, parsers) -> No
         real(self, text)
 
     monkeypatch.setattr(_seen.Seen, "__init__", counting)
-    resp = pipeline.parse_text(REPLY, ParseContext(), parsers)
+    resp = pipeline.parse_text(text, ParseContext(), parsers)
     assert len(resp.tool_calls) == 1
-    assert built.count(len(REPLY)) == 1
+    assert built.count(len(text)) == 1
+    built.clear()
+    assert len(pipeline.parse_text(REPLY, ParseContext(), parsers).tool_calls) == 1
+    assert built == []  # the usual reply: the lane reads it
 
 
 def test_a_dialect_returning_a_copy_of_the_text_rebuilds_no_index(monkeypatch) -> None:
