@@ -31,6 +31,7 @@ from agentcli.wire.dialects._seen import (
     grouped,
     holds,
     holds_any,
+    holds_placed,
     locate,
     near,
     rank,
@@ -277,20 +278,10 @@ def _overlaps(tag: str, own: tuple[str, str], ch: str) -> bool:
 
 
 def _holds_markup(text: str) -> bool:
-    """holds_any(text, _reasoning_markup()) for a short text, as plain loops over the groups made
-    once. The markup, not the probes: a probe in letters only (`channel`) has a common rarest
-    character and would be looked for in nearly every reply, where its tags hold a `|`."""
-    for ch, group in _markup_groups():
-        if ch in text:
-            for piece in group:
-                if piece in text:
-                    return True
-    return False
-
-
-@functools.cache
-def _markup_groups() -> tuple[tuple[str, tuple[str, ...]], ...]:
-    return grouped(_reasoning_markup())
+    """holds_any(text, _reasoning_markup()) for a short text, asked where each group's character
+    stands (holds_placed). The markup, not the probes: a probe in letters only (`channel`) has a
+    common rarest character and would be looked for in nearly every reply, where its tags hold a `|`."""
+    return holds_placed(text, _reasoning_markup())
 
 
 def _probes_in(text: str) -> frozenset[str]:
@@ -1570,13 +1561,15 @@ _PLAIN_NAME = lazy_pattern(r"[A-Za-z0-9_][A-Za-z0-9_.\-]{0,127}")
 
 @functools.cache
 def _lane_of(name: str) -> dialects.Dialect | None:
-    """Dialect `name` when it reads a lane (its class defines Dialect.lane) and keeps every call it
-    reads (not offered_only); None for the rest, asked once: a forced parse pays a lookup."""
+    """Dialect `name` when it reads a lane (its class defines Dialect.lane, or its parse reads in
+    place) and keeps every call it reads (not offered_only); None for the rest, asked once: a
+    forced parse pays a lookup."""
     try:
         d = dialects.get(name)
     except (KeyError, ImportError, AttributeError):
         return None
-    return d if type(d).lane is not dialects.Dialect.lane and not d.offered_only else None
+    reads = d.reads_in_place or type(d).lane is not dialects.Dialect.lane
+    return d if reads and not d.offered_only else None
 
 
 @functools.cache
@@ -1812,7 +1805,7 @@ def _call_markup() -> tuple[str, ...]:
 
 
 # Everything above built from the dialect table is rebuilt when the table changes (_markup.forget).
-for _clear in (_reasoning_markup.cache_clear, _leading_openers.cache_clear, _markup_groups.cache_clear, _wrapper_opens.cache_clear, _probe_groups.cache_clear, _pair_probes.cache_clear, _chain.cache_clear, _chain_index.cache_clear, _all_tags.cache_clear, _empty_lists.cache_clear, _plain_tags.cache_clear,
+for _clear in (_reasoning_markup.cache_clear, _leading_openers.cache_clear, _wrapper_opens.cache_clear, _probe_groups.cache_clear, _pair_probes.cache_clear, _chain.cache_clear, _chain_index.cache_clear, _all_tags.cache_clear, _empty_lists.cache_clear, _plain_tags.cache_clear,
                _call_markup.cache_clear, _lane_of.cache_clear, _chain_openers.cache_clear, _owner_lanes.cache_clear, _reads_tool_tags.cache_clear, _unmasked_reasoning.cache_clear, _PREPARED.clear,
                lambda: _LAST_OPENERS.__setitem__(slice(None), (None, None))):
     _markup.on_change(_clear)

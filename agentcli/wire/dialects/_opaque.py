@@ -185,7 +185,9 @@ def _quotes_clear(text: str) -> bool:
     where the strings' own reading (_plainly_outside_strings) costs Python steps a place, and a
     single-quoted string with a parenthesis before it (a Python call's argument) sends it to the
     full pass. A long reply is left to the index-aware checks."""
-    if len(text) >= _QUOTES_SPAN_BELOW or "<parameter" in text:
+    # (the tag looked for where `<` stands: a plain search of a long reply skips by its last
+    # letter, which prose holds every few characters)
+    if len(text) >= _QUOTES_SPAN_BELOW or holds(text, "<parameter"):
         return False
     find = text.find
     for q in "\"'":
