@@ -106,6 +106,12 @@ class Dialect:
     # whose prose before the first holds no markup): such a lane may answer in a chain of several
     # dialects too, where this dialect owns the reply's first markup (pipeline._owner_lane).
     lane_tokens: tuple[str, ...] = ()
+    # Declared by a dialect whose parse reads each call where it stands, in order: its JSON decoded
+    # in place and what follows looked for past the call's end (prefixed_json_calls and the like),
+    # or its values ended by its own close tags, which the mask never hides, so what the mask would
+    # hide steers nothing. Such a parse is its own lane (Dialect.lane); tests/unit/wire/
+    # test_lane_every.py holds every such dialect to the full path's response.
+    reads_in_place: bool = False
     reasoning_split: ReasoningSplit | None = None
     name_strict: bool = False
 
@@ -120,7 +126,7 @@ class Dialect:
         in a string steered the reading); nothing between its calls but whitespace; names and the
         text left as written. The pipeline takes the answer only when that text and the names are
         plain prose; then masking, the reasoning split and the chain have nothing to find."""
-        return None
+        return self.parse(text) if self.reads_in_place else None
 
     def render_prompt(self, tools: list[Tool], compact: bool = False) -> str:
         raise NotImplementedError(f"{self.name} is not an emulation dialect")

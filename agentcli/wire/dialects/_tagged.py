@@ -8,6 +8,9 @@ a tag left open at the end of the text with unfinished JSON is a truncated call 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from agentcli.wire.dialects._base import MAX_CALLS, Dialect
 from agentcli.wire.dialects._callscan import (
     SCAN_ONCE,
@@ -58,6 +61,48 @@ def _json_close(text: str, body_start: int, open_tag: str, close_tag: str, close
     if k == close_at or not text.startswith(close_tag, k):
         return None
     return k
+
+
+def frame_lane(text: str, open_tag: str, close_tag: str,
+               read: Callable[[Any, str], list[Candidate]]) -> tuple[list[Candidate], str] | None:
+    """(calls, text left) of a reply whose calls are each one JSON value in a tag (Dialect.lane):
+    from the first open tag, the value decoded in place past whitespace, its close tag right after
+    it (past whitespace again), and the next tag, if any, after whitespace alone; `read(value, raw
+    tag)` gives the value's calls (none: not the usual reply). The decoder reads each value once,
+    so a tag quoted in one of its strings is read as text, where the full path's searches need the
+    mask. None for any other reply (the full path reads it)."""
+    start = text.find(open_tag)
+    if start < 0:
+        return None
+    olen, clen = len(open_tag), len(close_tag)
+    starts = text.startswith
+    cands: list[Candidate] = []
+    kept = [text[:start]]
+    pos = start
+    while True:
+        body = skip_ws(text, pos + olen)
+        if not (starts("{", body) or starts("[", body)):
+            return None
+        try:
+            value, end = SCAN_ONCE(text, body)
+        except (ValueError, RecursionError, StopIteration):
+            return None
+        end = skip_ws(text, end)
+        if not starts(close_tag, end):
+            return None
+        stop = end + clen
+        found = read(value, text[pos:stop])
+        if not found:
+            return None
+        cands.extend(found)
+        if len(cands) >= MAX_CALLS:
+            return None  # a flood: the full path keeps the first MAX_CALLS
+        nxt = skip_ws(text, stop)
+        if not starts(open_tag, nxt):
+            kept.append(text[stop:])
+            return cands, "".join(kept)
+        kept.append(text[stop:nxt])
+        pos = nxt
 
 
 class TaggedJsonDialect(Dialect):
@@ -128,47 +173,12 @@ class TaggedJsonDialect(Dialect):
         return out, "".join(kept)
 
     def lane(self, text: str) -> tuple[list[Candidate], str] | None:
-        """The usual reply read from the raw text (Dialect.lane): from the first open tag, each tag
-        holds one JSON value of calls (an object or a list of them), decoded in place past
-        whitespace, with its close tag right after it (past whitespace again), and the next tag, if
-        any, after whitespace alone. The decoder reads each value once, so a tag quoted in one of
-        its strings is read as text, where the full path's searches need the mask. What the full
-        path's bodies read besides (several values in one tag, salvaged JSON, another body form)
-        and anything past the calls other than text is left to it: None."""
-        open_tag, close_tag = self.open, self.close
-        start = text.find(open_tag)
-        if start < 0:
-            return None
-        olen, clen = len(open_tag), len(close_tag)
-        starts = text.startswith
-        cands: list[Candidate] = []
-        kept = [text[:start]]
-        pos = start
-        while True:
-            body = skip_ws(text, pos + olen)
-            if not (starts("{", body) or starts("[", body)):
-                return None
-            try:
-                value, end = SCAN_ONCE(text, body)
-            except (ValueError, RecursionError, StopIteration):
-                return None
-            calls = calls_from_value(value, need_args=False)
-            if calls is None:
-                return None
-            end = skip_ws(text, end)
-            if not starts(close_tag, end):
-                return None
-            stop = end + clen
-            raw = text[pos:stop]
-            cands.extend(Candidate(name, args, raw, self.name, id=cid) for name, args, cid in calls)
-            if len(cands) >= MAX_CALLS:
-                return None  # a flood: the full path keeps the first MAX_CALLS
-            nxt = skip_ws(text, stop)
-            if not starts(open_tag, nxt):
-                kept.append(text[stop:])
-                return cands, "".join(kept)
-            kept.append(text[stop:nxt])
-            pos = nxt
+        """The usual reply read from the raw text (Dialect.lane, frame_lane): what the full path's
+        bodies read besides (several values in one tag, salvaged JSON, another body form) is left
+        to it."""
+        name = self.name
+        return frame_lane(text, self.open, self.close, lambda value, raw: [
+            Candidate(n, args, raw, name, id=cid) for n, args, cid in calls_from_value(value, need_args=False) or ()])
 
     def _parse_body(self, body: str, raw: str, closed: bool) -> list[Candidate] | None:
         src = body.strip()

@@ -20,6 +20,7 @@ class _FunctionGemma(BlockDialect):
     markers = (BEGIN,)
     owns = (BEGIN,)
     call_wrappers = ((BEGIN, END),)  # a reasoning tag in a value is the value's text
+    reads_in_place = True  # each block read from its token to the first end token after it
     begin, end = BEGIN, END
 
     def read_block(self, text: str, blk: Block) -> BlockRead | None:

@@ -29,6 +29,8 @@ class _GigaChat(Dialect):
     markers = (FUNCTION_CALL, ROLE_SEP)
     owns = (FUNCTION_CALL, ROLE_SEP)
     stream_markers = ("<|message_sep|>",)  # the v3 header opens with it: a stream holds from there
+    # each call's JSON decoded where its header ends, the next header looked for past it
+    reads_in_place = True
 
     @total
     def parse(self, text: str) -> ParseResult:

@@ -28,6 +28,7 @@ from agentcli.wire.dialects._scan import (
     total,
 )
 from agentcli.wire.dialects._seen import holds_any
+from agentcli.wire.dialects._tagged import frame_lane
 from agentcli.wire.types import Candidate
 
 BEGIN, END = "<tool_calls>", "</tool_calls>"
@@ -58,6 +59,12 @@ class _Hunyuan(BlockDialect):
         if not cands:
             return [], original  # the folded tokens are for reading, not for the text left
         return cands, remove_spans(text, spans)
+
+    def lane(self, text: str) -> ParseResult | None:
+        """A13B's usual reply (Dialect.lane): each `<tool_calls>` holding one JSON list of calls,
+        decoded in place (frame_lane); HY3/HY4's tags and suffixed tokens go the full way."""
+        name = self.name
+        return frame_lane(text, BEGIN, END, lambda value, raw: calls_from_json(value, raw, name) or [])
 
     def read_block(self, text: str, blk: Block) -> BlockRead | None:
         found, end = self._section(text, blk.body_start, blk.body_end, blk.closed)

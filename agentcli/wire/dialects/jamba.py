@@ -13,6 +13,7 @@ class _Jamba(Dialect):
     name = "jamba"
     markers = ("<tool_calls>",)
     empty_lists = (("<tool_calls>", "</tool_calls>"),)
+    reads_in_place = True  # prefixed_json_calls: each array decoded where it stands
 
     @total
     def parse(self, text: str) -> ParseResult:

@@ -30,6 +30,8 @@ class _Step3(Dialect):
     markers = (BEGIN,)
     owns = (BEGIN, INVOKE_BEGIN)
     call_wrappers = ((INVOKE_BEGIN, INVOKE_END),)  # a reasoning tag in a value is the value's text
+    # each section, invoke and parameter read in order from where the last ended, by its own tags
+    reads_in_place = True
 
     @total
     def parse(self, text: str) -> ParseResult:

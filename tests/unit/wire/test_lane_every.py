@@ -1,0 +1,98 @@
+"""Every dialect that reads a lane (pipeline._lane_of: its own lane, or a parse that reads in place,
+Dialect.reads_in_place) gives through it the response the full path gives, on its whole fixture
+corpus and on generated variants of it: a string argument replaced by any family's markup (as the
+form writes it), prose of any markup around the reply, the reply cut anywhere, any subset of its
+tools offered, the dialect forced, preferred or left to the auto chain. No hand-written case per
+dialect: a dialect that gains a lane is checked here at once.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from agentcli.core.types import Tool
+from agentcli.wire import dialects, pipeline
+from agentcli.wire.types import NativeParse, ParseContext
+from tests.unit.wire.dialects.dialect_corpus import load_fixture
+from tests.unit.wire.dialects.test_strings_every_dialect import (
+    MARKUP,
+    TEXT_PIECES,
+    _bracketed,
+    _written,
+    carried,
+    grown,
+    own_markup,
+)
+from tests.unit.wire.test_lane import _full
+
+LANES = tuple(n for n in dialects.names() if pipeline._lane_of(n) is not None)
+ALL = tuple(dialects.names())
+
+
+@functools.cache
+def _cases(name: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """(reply, the names it calls) of each fixture case of `name`."""
+    out = []
+    for case in (load_fixture(name) or {}).get("cases", ()):
+        names = tuple(c.get("name") for c in case.get("calls") or () if isinstance(c.get("name"), str))
+        out.append((case["text"], names))
+    return tuple(out)
+
+
+def _tools(names: tuple[str, ...]) -> list[Tool]:
+    return [Tool(n, "", {"type": "object", "properties": {}}) for n in dict.fromkeys(names)]
+
+
+_plain = st.text(alphabet="abc XYZ019.,:;!?\n\t-_名", max_size=12)
+_prose = st.one_of(_plain, _plain, st.lists(st.one_of(_plain, st.sampled_from(MARKUP + TEXT_PIECES)), max_size=3).map("".join))
+
+
+@st.composite
+def _reply(draw: st.DrawFn) -> tuple[str, str, tuple[str, ...]]:
+    name = draw(st.sampled_from(LANES))
+    cases = _cases(name)
+    text, names = draw(st.sampled_from(cases)) if cases else ("", ())
+    g = grown(name)
+    if g is not None and draw(st.booleans()):  # the grown case, its string argument any markup
+        text, call, _, written, how = g
+        names = (call["name"],)
+        pieces = carried(name, how == "raw" or not _bracketed(text, written))
+        value = "".join(draw(st.lists(st.sampled_from(pieces + TEXT_PIECES), min_size=1, max_size=3)))
+        if how == "raw" and draw(st.booleans()):  # its own markup quoted in JSON in a raw value: the
+            # mask hides it (a string within a bracket), where a reading of the raw text meets it
+            value = json.dumps({"k": draw(st.sampled_from(sorted(own_markup(name))))})
+        text = _written(text, written, how, f"a{value}z" if how == "raw" else value)
+    if draw(st.integers(0, 3)) == 0:
+        text = draw(_prose) + text
+    if draw(st.integers(0, 3)) == 0:
+        text += draw(_prose)
+    if draw(st.integers(0, 7)) == 0:
+        text = text[: draw(st.integers(0, len(text)))]
+    return name, text, names
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_every_lane_answers_as_the_full_path(data: st.DataObject, monkeypatch: pytest.MonkeyPatch) -> None:
+    name, text, names = data.draw(_reply())
+    offered = data.draw(st.sampled_from(((), names, names[:1], ("other",))))
+    ctx = ParseContext.of(_tools(offered)) if offered else ParseContext()
+    prefer = data.draw(st.sampled_from(((), (name,), (data.draw(st.sampled_from(ALL)),))))
+    if prefer:
+        ctx = ParseContext(tools=ctx.tools, prefer=prefer)
+    chain = data.draw(st.sampled_from(((name,), (name,), tuple(dialects.DIALECTS))))
+    assert pipeline.finalize(NativeParse(text=text), ctx, chain) == _full(text, ctx, chain, monkeypatch), (name, text)
+
+
+@pytest.mark.parametrize("name", LANES)
+def test_the_corpus_reads_the_same_through_the_lane(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each fixture case, forced and under auto, with its tools offered and with none."""
+    for text, names in _cases(name):
+        for ctx in (ParseContext.of(_tools(names)) if names else ParseContext(), ParseContext()):
+            for chain in ((name,), tuple(dialects.DIALECTS)):
+                assert pipeline.finalize(NativeParse(text=text), ctx, chain) == _full(text, ctx, chain, monkeypatch), text
