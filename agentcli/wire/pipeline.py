@@ -21,7 +21,7 @@ from agentcli.core.types import ParsedResponse, Repair, ToolCall
 from agentcli.wire import dialects, failures, repair, whole_call
 from agentcli.wire.dialects import _markup
 from agentcli.wire.dialects._base import MAX_CALLS
-from agentcli.wire.dialects._opaque import MASK_OFF, MASKED_FIRSTS, mask
+from agentcli.wire.dialects._opaque import MASK_OFF, MASKED_FIRSTS, mask, quotes_clear
 from agentcli.wire.dialects._seen import (
     SHORT,
     Seen,
@@ -259,6 +259,13 @@ def _leading_openers() -> dict[str, tuple[_Leading, ...]]:
                            tuple(t for t in group if t not in own)))
         out.setdefault(open_tag[0], []).append((open_tag, close_tag, tuple(groups)))
     return {c: tuple(v) for c, v in out.items()}
+
+
+@functools.cache
+def _leading_tags() -> dict[str, tuple[str, ...]]:
+    """First character -> the open tags of _leading_openers: what a reply opening with a block
+    _one_leading_pair may cut out opens with (one startswith of a reply)."""
+    return {c: tuple(lead[0] for lead in leads) for c, leads in _leading_openers().items()}
 
 
 def _overlaps(tag: str, own: tuple[str, str], ch: str) -> bool:
@@ -1614,7 +1621,7 @@ def _openers_of(chain: tuple[str, ...]) -> _Openers:
     return got
 
 
-def _lane(native: NativeParse, ctx: ParseContext, chain: tuple[str, ...]) -> tuple[list[Candidate], str] | None:
+def _lane(native: NativeParse, ctx: ParseContext, chain: tuple[str, ...]) -> tuple[list[Candidate], str, str] | None:
     """(calls, text left) of a reply a dialect reads in its usual shape (Dialect.lane), or None for
     the full path: a forced dialect's reply, or in a chain of several a reply that is nothing but
     the section of calls it opens with (its owner reads first, and no dialect reads from the empty
@@ -1625,10 +1632,29 @@ def _lane(native: NativeParse, ctx: ParseContext, chain: tuple[str, ...]) -> tup
     list to drop; every name is offered (or no tool is), so no call is a stray the chain would
     drop. A forced usual reply then costs its reader and the calls' build, not the mask's, the
     reasoning split's and the chain's questions of every character (a property test holds the two
-    paths to the same response)."""
+    paths to the same response). A reply opening with a reasoning block (`<think>..</think>`, the
+    usual reply of a reasoning model) has it cut out first, as the full path's split does
+    (_one_leading_pair), when the mask leaves the reply as it is (quotes_clear): then it leaves
+    the text after the block as it is too, and the split's answer is the block and that text.
+    (calls, text left, reasoning) or None."""
     text = native.text
     if native.candidates or not text or not chain:  # no chain: the native fields alone
         return None
+    thought = ""
+    i = 0 if not text[:1].isspace() else len(text) - len(text.lstrip())
+    leads = _leading_tags().get(text[i : i + 1])
+    if leads is not None and text.startswith(leads, i):
+        for ch in _unmasked_reasoning():  # (the block's text too: asked before it is cut out)
+            if ch in text:
+                return None
+        if not quotes_clear(text):
+            return None
+        split = _one_leading_pair(text, None)
+        if split is None:
+            return None
+        text, thought = split
+        if not text:
+            return None
     whole = owner = len(chain) > 1
     if whole:  # the owner of the section the reply opens with reads first, in chain order
         last = _LAST_OPENERS
@@ -1667,7 +1693,7 @@ def _lane(native: NativeParse, ctx: ParseContext, chain: tuple[str, ...]) -> tup
         more, left, _ = _run_dialects(rest, chain, ctx, MAX_CALLS - len(cands))
         if more or left != rest:
             return None
-    return cands, rest
+    return cands, rest, thought
 
 
 @functools.lru_cache(maxsize=64)
@@ -1719,8 +1745,9 @@ def finalize(native: NativeParse, ctx: ParseContext, parsers: tuple[str, ...]) -
     chain = _chain(tuple(ctx.prefer), tuple(parsers))
     lane = _lane(native, ctx, chain)
     if lane is not None:
-        (found, rest), capped = lane, False
-        text, thinking = native.text or "", (native.thinking or "").strip()
+        (found, rest, thought), capped = lane, False
+        text, own = native.text or "", (native.thinking or "").strip()
+        thinking = f"{own}\n\n{thought}" if own and thought else own or thought  # as the full path joins them
     else:
         raw = native.text or ""
         # one marker index for the mask, the reasoning split and (the text unchanged) the chain:
@@ -1805,7 +1832,7 @@ def _call_markup() -> tuple[str, ...]:
 
 
 # Everything above built from the dialect table is rebuilt when the table changes (_markup.forget).
-for _clear in (_reasoning_markup.cache_clear, _leading_openers.cache_clear, _wrapper_opens.cache_clear, _probe_groups.cache_clear, _pair_probes.cache_clear, _chain.cache_clear, _chain_index.cache_clear, _all_tags.cache_clear, _empty_lists.cache_clear, _plain_tags.cache_clear,
+for _clear in (_reasoning_markup.cache_clear, _leading_openers.cache_clear, _leading_tags.cache_clear, _wrapper_opens.cache_clear, _probe_groups.cache_clear, _pair_probes.cache_clear, _chain.cache_clear, _chain_index.cache_clear, _all_tags.cache_clear, _empty_lists.cache_clear, _plain_tags.cache_clear,
                _call_markup.cache_clear, _lane_of.cache_clear, _chain_openers.cache_clear, _owner_lanes.cache_clear, _reads_tool_tags.cache_clear, _unmasked_reasoning.cache_clear, _PREPARED.clear,
                lambda: _LAST_OPENERS.__setitem__(slice(None), (None, None))):
     _markup.on_change(_clear)

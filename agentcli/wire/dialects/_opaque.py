@@ -163,7 +163,7 @@ def mask(text: str, markup: re.Pattern[str] | None = None, seen: Seen | None = N
             return Masked(text, [])
     elif seen.has(_OPEN) or (not seen.has("<") and not seen.has("[") and not seen.has("\u25c1")):
         return Masked(text, [])
-    if markup is None and (_quotes_clear(text) or _plainly_outside_strings(text, seen)):
+    if markup is None and (quotes_clear(text) or _plainly_outside_strings(text, seen)):
         return Masked(text, [])
     rx = markup or markup_pattern()
     # a short reply: past the cheap checks, the token walk costs more than the full pass
@@ -175,7 +175,7 @@ def mask(text: str, markup: re.Pattern[str] | None = None, seen: Seen | None = N
 _QUOTES_SPAN_BELOW = 32_768  # characters up to which mask first asks whether any string can hold markup
 
 
-def _quotes_clear(text: str) -> bool:
+def quotes_clear(text: str) -> bool:
     """No string mask hides can hold a markup token, from where the quotes stand alone: a string
     it hides is closed (its token ends with its quote), so it lies between the first and the last
     quote of its kind, and the token in it opens with a character of _FIRSTS there. With none of

@@ -318,6 +318,7 @@ class _Lfm2(BlockDialect):
     markers = (BEGIN,)
     owns = (BEGIN,)
     call_wrappers = ((BEGIN, END),)
+    reads_in_place = True  # each block read from its token to the end token past its strings
     begin, end = BEGIN, END
 
     @total

@@ -58,6 +58,22 @@ class _XLam(Dialect):
             cands, spans = got
         return cands, remove_spans(text, spans)
 
+    def lane(self, text: str) -> ParseResult | None:
+        """The usual reply (Dialect.lane): one JSON array (or call object) of calls opening it,
+        decoded in place. The pipeline takes it only when the text left is plain prose, so no
+        prefix, fence or other wrapping stands outside the JSON for the parse to find first, and
+        inside it the full path's mask hides what those searches would find."""
+        start = skip_ws(text, 0)
+        if start >= len(text) or text[start] not in "[{":
+            return None
+        got = decode_json_from(text, start)
+        if got is None:
+            return None
+        found = calls_from_json(got[0], text[start : got[1]], self.name, require_args=True)
+        if not found:
+            return None
+        return found, remove_spans(text, [(start, got[1])])
+
     def _leading(self, text: str) -> tuple[list[Candidate], list[tuple[int, int]]] | None:
         """A JSON array (or single call object) that opens the answer."""
         think = _last(text, THINK_END)

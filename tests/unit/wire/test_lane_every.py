@@ -96,3 +96,28 @@ def test_the_corpus_reads_the_same_through_the_lane(name: str, monkeypatch: pyte
         for ctx in (ParseContext.of(_tools(names)) if names else ParseContext(), ParseContext()):
             for chain in ((name,), tuple(dialects.DIALECTS)):
                 assert pipeline.finalize(NativeParse(text=text), ctx, chain) == _full(text, ctx, chain, monkeypatch), text
+
+
+@pytest.mark.parametrize(("name", "text"), [
+    ("xlam", '<think>I\'ll help you with that.</think>[{"name": "f", "arguments": {"a": "b"}}]'),
+    ("hermes", '\n<think>\nThe user wants the weather.\n</think>\n\n<tool_call>\n{"name": "f", "arguments": {}}\n</tool_call>'),
+])
+def test_a_reply_opening_with_its_reasoning_takes_the_lane(name: str, text: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The usual reply of a reasoning model: the block cut out as the full path's split cuts it,
+    the calls after it read by the lane, the reasoning kept."""
+    ctx = ParseContext.of(_tools(("f",)))
+    got = pipeline._lane(NativeParse(text=text), ctx, pipeline._chain((), (name,)))
+    assert got is not None and got[2]
+    resp = pipeline.finalize(NativeParse(text=text, thinking="earlier"), ctx, (name,))
+    full = _full_native(NativeParse(text=text, thinking="earlier"), ctx, (name,), monkeypatch)
+    assert resp == full and resp.thinking.startswith("earlier\n\n") and resp.tool_calls
+    # a string holding a bracket within a bracket, in the block: the mask may hide something there
+    # (it may pair with a quote after the block), so the full path reads the reply
+    odd = text.replace("</think>", '{"a": "[x]"}</think>', 1)
+    assert pipeline._lane(NativeParse(text=odd), ctx, pipeline._chain((), (name,))) is None
+
+
+def _full_native(native: NativeParse, ctx: ParseContext, chain: tuple[str, ...], monkeypatch: pytest.MonkeyPatch) -> object:
+    with monkeypatch.context() as m:
+        m.setattr(pipeline, "_lane", lambda *a: None)
+        return pipeline.finalize(native, ctx, chain)

@@ -27,7 +27,7 @@ def test_the_mask_is_the_pattern_firsts(text: str) -> None:
     assert quick.restore(quick.text) == full.restore(full.text) == text
     if _opaque._plainly_outside_strings(text):  # answered without the pattern: nothing for the full pass to hide
         assert not _opaque._mask_strings(text, rx).changed
-    if _opaque._quotes_clear(text):  # the quoted stretches hold no bracket: nothing to hide either
+    if _opaque.quotes_clear(text):  # the quoted stretches hold no bracket: nothing to hide either
         assert not _opaque._mask_strings(text, rx).changed
 
 
