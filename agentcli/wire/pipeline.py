@@ -1590,24 +1590,32 @@ def _unmasked_reasoning() -> tuple[str, ...]:
     return (*sorted({t[0] for t in tags if t and t[0] not in MASKED_FIRSTS}), MASK_OFF)
 
 
-_Openers = tuple[tuple[str, ...], tuple[tuple[str, str], ...]]
+_Openers = tuple[tuple[str, ...], tuple[tuple[str, str], ...], tuple[str, ...]]
 
 
 @functools.lru_cache(maxsize=64)
 def _chain_openers(chain: tuple[str, ...]) -> _Openers:
-    """(every section opener of the chain, (opener, dialect) in chain order), from the declared
-    table: no dialect is imported to know them. An opener its dialect owns reads first (the owners
-    take the first turns); one it shares with other forms (Hermes' `<tool_call>`, which Laguna,
-    Granite and others write too) only when the dialect opens the chain: else an earlier dialect
-    reads such a reply first, and names its calls."""
-    pairs: list[tuple[str, str]] = []
+    """(every opener of the chain, (opener, dialect) in the order they read, the chain's owned
+    markup a string's mask leaves standing), from the declared table: no dialect is imported to
+    know them. The owners take the first turns, in chain order: a tag or token a dialect owns
+    opens a reply it reads first (its own section openers, and any owned tag). A section opener it
+    shares with other forms (Hermes' `<tool_call>`, which Laguna, Granite and others write too)
+    only when the dialect opens the chain: else an earlier dialect reads such a reply first, and
+    names its calls. Owned markup that opens with no bracket (`**Tool Call:**`) is no token the
+    mask hides in a string: a reply holding it is its owner's turn first, so the lane leaves it."""
+    owned: list[tuple[str, str]] = []
+    shared: list[tuple[str, str]] = []
+    bare: list[str] = []
     for i, name in enumerate(chain):
         try:
             row = dialects.declared(name)
         except (KeyError, ImportError, AttributeError):
             continue
-        pairs.extend((o, name) for o in row.section_openers if o and (i == 0 or o in row.owns))
-    return tuple(o for o, _ in pairs), tuple(pairs)
+        owned.extend((o, name) for o in (*row.section_openers, *row.owns) if o and o in row.owns and o[0] == "<")
+        shared.extend((o, name) for o in row.section_openers if o and i == 0 and o not in row.owns)
+        bare.extend(o for o in row.owns if o and o[0] not in MASKED_FIRSTS)
+    pairs = tuple(dict.fromkeys((*owned, *shared)))
+    return tuple(o for o, _ in pairs), pairs, tuple(dict.fromkeys(bare))
 
 
 # The last chain asked and its openers: the chain is the one cached tuple turn after turn (_chain),
@@ -1660,6 +1668,8 @@ def _lane(native: NativeParse, ctx: ParseContext, chain: tuple[str, ...]) -> tup
         last = _LAST_OPENERS
         openers = last[1] if last[0] is chain else _openers_of(chain)
         if text.startswith(openers[0]):
+            if openers[2] and holds_placed(text, openers[2]):
+                return None  # owned markup the mask leaves standing: its owner's turn comes first
             name, owner = next(n for o, n in openers[1] if text.startswith(o)), False
         else:  # or the owner of its first markup, whose lane takes no other (Dialect.lane_tokens)
             name = _owner_lane(text, chain)

@@ -121,3 +121,39 @@ def _full_native(native: NativeParse, ctx: ParseContext, chain: tuple[str, ...],
     with monkeypatch.context() as m:
         m.setattr(pipeline, "_lane", lambda *a: None)
         return pipeline.finalize(native, ctx, chain)
+
+
+def _opening_owned(name: str) -> str | None:
+    """The first corpus reply of `name` that opens with a tag it owns and that its lane reads whole."""
+    owned = tuple(o for o in dialects.declared(name).owns if o.startswith("<"))
+    for text, names in _cases(name):
+        ctx = ParseContext.of(_tools(names)) if names else ParseContext()
+        got = pipeline._lane(NativeParse(text=text), ctx, (name,)) if owned and text.startswith(owned) else None
+        if got is not None and not got[1]:
+            return text
+    return None
+
+
+OPENING_OWNED = tuple(n for n in LANES if _opening_owned(n) is not None)
+
+
+@pytest.mark.parametrize("name", OPENING_OWNED)
+def test_under_auto_a_reply_opening_with_an_owned_tag_takes_its_owners_lane(name: str) -> None:
+    """The owners read first: a reply that is nothing but the section its owned tag opens is read
+    by that owner's lane under the auto chain too (LFM2 at 100 KB: the chain's questions of every
+    character cost ten times its lane)."""
+    text = _opening_owned(name)
+    auto = pipeline._chain((), tuple(dialects.DIALECTS))
+    # the first owner of the opening tag in chain order (DeepSeek V3 before V3.1: the same tokens)
+    first = next(n for n in auto if any(text.startswith(o) for o in dialects.declared(n).owns if o.startswith("<")))
+    got = pipeline._lane(NativeParse(text=text), ParseContext(), auto)
+    assert got is not None and got[0][0].dialect == first
+
+
+def test_owned_markup_the_mask_leaves_standing_sends_the_reply_the_full_way() -> None:
+    """`**Tool Call:**` (RWKV's, no bracket) in a string is no token the mask hides: its owner takes
+    its turn first in the full path, so the lane leaves such a reply to it."""
+    s, e = "<|tool_call_start|>", "<|tool_call_end|>"
+    auto = tuple(dialects.DIALECTS)
+    assert pipeline._lane(NativeParse(text=f"{s}[f(a='x')]{e}"), ParseContext(), auto) is not None
+    assert pipeline._lane(NativeParse(text=f"{s}[f(a='**Tool Call:** x')]{e}"), ParseContext(), auto) is None
