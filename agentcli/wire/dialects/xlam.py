@@ -63,16 +63,10 @@ class _XLam(Dialect):
         decoded in place. The pipeline takes it only when the text left is plain prose, so no
         prefix, fence or other wrapping stands outside the JSON for the parse to find first, and
         inside it the full path's mask hides what those searches would find."""
-        start = skip_ws(text, 0)
-        if start >= len(text) or text[start] not in "[{":
-            return None
-        got = decode_json_from(text, start)
+        got = self._calls_at(text, skip_ws(text, 0))
         if got is None:
             return None
-        found = calls_from_json(got[0], text[start : got[1]], self.name, require_args=True)
-        if not found:
-            return None
-        return found, remove_spans(text, [(start, got[1])])
+        return got[0], remove_spans(text, got[1])
 
     def _leading(self, text: str) -> tuple[list[Candidate], list[tuple[int, int]]] | None:
         """A JSON array (or single call object) that opens the answer."""
@@ -80,6 +74,10 @@ class _XLam(Dialect):
         start = think + len(THINK_END) if think != -1 else 0
         if start < len(text) and text[start] in WS:
             start = skip_ws(text, start)
+        return self._calls_at(text, start)
+
+    def _calls_at(self, text: str, start: int) -> tuple[list[Candidate], list[tuple[int, int]]] | None:
+        """The calls of the JSON array (or call object) decoded at `start`, with its span."""
         if start >= len(text) or text[start] not in "[{":
             return None
         got = decode_json_from(text, start)

@@ -23,7 +23,7 @@ from agentcli.wire import dialects, pipeline
 from agentcli.wire.dialects import _markup
 from agentcli.wire.dialects._tagged import TaggedJsonDialect
 from agentcli.wire.types import NativeParse, ParseContext
-from tests.unit.wire.test_lane import _SETTINGS, _full, _unmaskable
+from tests.unit.wire.test_lane import _SETTINGS, _full, _lane, _unmaskable
 
 FRAMES = tuple(n for n in dialects.names() if isinstance(dialects.get(n), TaggedJsonDialect))
 NAMES = ("get_weather", "read_file", "f", "a.b-c")
@@ -136,10 +136,6 @@ def _chain(draw: st.DrawFn, dialect: str) -> tuple[str, ...]:
     """The dialect forced, every dialect (auto), or a few."""
     chain = draw(st.sampled_from(((dialect,), (dialect,), None, (dialect, "json_block"), ("hermes", "longcat"))))
     return tuple(dialects.DIALECTS) if chain is None else chain
-
-
-def _lane(text: str, ctx: ParseContext, parsers: tuple[str, ...]) -> object:
-    return pipeline._lane(NativeParse(text=text), ctx, pipeline._chain(tuple(ctx.prefer), parsers))
 
 
 @_SETTINGS
