@@ -1667,11 +1667,14 @@ def _lane(native: NativeParse, ctx: ParseContext, chain: tuple[str, ...]) -> tup
     if whole:  # the owner of the section the reply opens with reads first, in chain order
         last = _LAST_OPENERS
         openers = last[1] if last[0] is chain else _openers_of(chain)
+        name = None
         if text.startswith(openers[0]):
-            if openers[2] and holds_placed(text, openers[2]):
-                return None  # owned markup the mask leaves standing: its owner's turn comes first
             name, owner = next(n for o, n in openers[1] if text.startswith(o)), False
-        else:  # or the owner of its first markup, whose lane takes no other (Dialect.lane_tokens)
+            if any(n == name for n, _, _ in _owner_lanes(chain)):
+                name, owner = None, True  # an owner lane: the words it leaves go to the others (below)
+            elif openers[2] and holds_placed(text, openers[2]):
+                return None  # owned markup the mask leaves standing: its owner's turn comes first
+        if name is None:  # the owner of its first markup, whose lane takes no other (Dialect.lane_tokens)
             name = _owner_lane(text, chain)
             if name is None:
                 return None

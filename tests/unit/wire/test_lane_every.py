@@ -157,3 +157,13 @@ def test_owned_markup_the_mask_leaves_standing_sends_the_reply_the_full_way() ->
     auto = tuple(dialects.DIALECTS)
     assert pipeline._lane(NativeParse(text=f"{s}[f(a='x')]{e}"), ParseContext(), auto) is not None
     assert pipeline._lane(NativeParse(text=f"{s}[f(a='**Tool Call:** x')]{e}"), ParseContext(), auto) is None
+
+
+def test_an_owner_lane_opening_the_reply_still_leaves_its_words_to_the_others() -> None:
+    """Kimi K3 owns `<|open|>`: a reply opening with its response section and then its calls is
+    read by its lane under auto too (its owner lane, Dialect.lane_tokens), the words it leaves read
+    by the others, not turned down as a reply that is more than its section."""
+    text = _cases("kimi_k3")[0][0]
+    assert pipeline._lane(NativeParse(text=text), ParseContext(), (("kimi_k3",))) is not None
+    got = pipeline._lane(NativeParse(text=text), ParseContext(), tuple(dialects.DIALECTS))
+    assert got is not None and got[0][0].dialect == "kimi_k3"

@@ -74,7 +74,9 @@ def _outside_strings_per_place(text: str) -> bool:
         if ('"' in text[line:i] and "'" in text[line:i]) or text.startswith('<|"|>', i):
             return False  # one kind of quote may stand in the other's string; a quote that is markup
         dq = text.count('"', line, i) % 2
-        sq = text.count("'", line, i) % 2
+        # any single quote, not only an odd count: it may be an apostrophe, after which the line's
+        # quotes pair otherwise, so with a parenthesis opened before it the token walk decides
+        sq = text.count("'", line, i)
         bracket, paren = _opaque._first(text, "{[("), _opaque._first(text, "(")
         if (dq and 0 <= bracket < i) or (sq and 0 <= paren < i):
             return False
