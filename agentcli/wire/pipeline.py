@@ -104,10 +104,7 @@ def split_thinking(text: str, seen: Seen | None = None, extra: tuple[tuple[str, 
     and a leading reasoning that only ends with </think> (Qwen3 / DeepSeek-R1 templates open it);
     likewise every reasoning pair and split the dialects declare (_markup.collected). `extra`: the
     reply's own call wrappers besides the declared ones (_tool_tags)."""
-    if len(text) < SHORT:  # a short reply: a scan per piece of reasoning markup whose rarest character
-        if not _holds_markup(text):  # stands in it (a memchr says so)
-            return text, ""
-    elif not holds_any(text, _reasoning_markup(), seen):  # a long one: a memchr per distinct rare character
+    if not _holds_markup(text, seen):
         return text, ""
     usual = _one_leading_pair(text, seen if seen is not None and seen.text is text else None)
     if usual is not None:
@@ -284,11 +281,11 @@ def _overlaps(tag: str, own: tuple[str, str], ch: str) -> bool:
     return False
 
 
-def _holds_markup(text: str) -> bool:
-    """holds_any(text, _reasoning_markup()) for a short text, asked where each group's character
-    stands (holds_placed). The markup, not the probes: a probe in letters only (`channel`) has a
-    common rarest character and would be looked for in nearly every reply, where its tags hold a `|`."""
-    return holds_placed(text, _reasoning_markup())
+def _holds_markup(text: str, seen: Seen | None = None) -> bool:
+    """split_thinking's gate: whether `text` holds reasoning markup, asked where each rare character
+    stands (holds_any). The markup, not the probes: a probe in letters only (`channel`) has a common
+    rarest character and would be looked for in nearly every reply, where its tags hold a `|`."""
+    return holds_any(text, _reasoning_markup(), seen)
 
 
 def _probes_in(text: str) -> frozenset[str]:
@@ -1611,7 +1608,7 @@ def _chain_openers(chain: tuple[str, ...]) -> _Openers:
             row = dialects.declared(name)
         except (KeyError, ImportError, AttributeError):
             continue
-        owned.extend((o, name) for o in (*row.section_openers, *row.owns) if o and o in row.owns and o[0] == "<")
+        owned.extend((o, name) for o in row.owns if o[:1] == "<")  # (an owned section opener among them)
         shared.extend((o, name) for o in row.section_openers if o and i == 0 and o not in row.owns)
         bare.extend(o for o in row.owns if o and o[0] not in MASKED_FIRSTS)
     pairs = tuple(dict.fromkeys((*owned, *shared)))
@@ -1649,7 +1646,8 @@ def _lane(native: NativeParse, ctx: ParseContext, chain: tuple[str, ...]) -> tup
     if native.candidates or not text or not chain:  # no chain: the native fields alone
         return None
     thought = ""
-    i = 0 if not text[:1].isspace() else len(text) - len(text.lstrip())
+    first = _SHOWN.search(text) if text[:1].isspace() else None  # (a search, not a copy by lstrip)
+    i = first.start() if first is not None else 0
     leads = _leading_tags().get(text[i : i + 1])
     if leads is not None and text.startswith(leads, i):
         for ch in _unmasked_reasoning():  # (the block's text too: asked before it is cut out)
