@@ -14,14 +14,14 @@ import functools
 import json
 import re
 import sys
-from typing import Any
+from typing import Any, NamedTuple
 
 from agentcli.core.lazy import lazy_pattern
 from agentcli.core.types import ParsedResponse, Repair, ToolCall
 from agentcli.wire import dialects, failures, repair, whole_call
 from agentcli.wire.dialects import _markup
 from agentcli.wire.dialects._base import MAX_CALLS
-from agentcli.wire.dialects._opaque import MASK_OFF, MASKED_FIRSTS, mask, quotes_clear
+from agentcli.wire.dialects._opaque import MASK_OFF, MASKED_FIRSTS, hides, mask, quotes_clear
 from agentcli.wire.dialects._seen import (
     SHORT,
     Seen,
@@ -1587,13 +1587,14 @@ def _unmasked_reasoning() -> tuple[str, ...]:
     return (*sorted({t[0] for t in tags if t and t[0] not in MASKED_FIRSTS}), MASK_OFF)
 
 
-_Openers = tuple[tuple[str, ...], tuple[tuple[str, str], ...], tuple[str, ...]]
+_Openers = tuple[tuple[str, ...], tuple[tuple[str, str], ...], tuple[str, ...], frozenset[str]]
 
 
 @functools.lru_cache(maxsize=64)
 def _chain_openers(chain: tuple[str, ...]) -> _Openers:
     """(every opener of the chain, (opener, dialect) in the order they read, the chain's owned
-    markup a string's mask leaves standing), from the declared table: no dialect is imported to
+    markup a string's mask leaves standing, the owners among them whose lane reads in a chain by
+    its tokens: _chain_lane), from the declared table: no dialect is imported to
     know them. The owners take the first turns, in chain order: a tag or token a dialect owns
     opens a reply it reads first (its own section openers, and any owned tag). A section opener it
     shares with other forms (Hermes' `<tool_call>`, which Laguna, Granite and others write too)
@@ -1612,7 +1613,8 @@ def _chain_openers(chain: tuple[str, ...]) -> _Openers:
         shared.extend((o, name) for o in row.section_openers if o and i == 0 and o not in row.owns)
         bare.extend(o for o in row.owns if o and o[0] not in MASKED_FIRSTS)
     pairs = tuple(dict.fromkeys((*owned, *shared)))
-    return tuple(o for o, _ in pairs), pairs, tuple(dict.fromkeys(bare))
+    by_tokens = frozenset(lane.name for lane in _chain_lanes(chain) if lane.owned)
+    return tuple(o for o, _ in pairs), pairs, tuple(dict.fromkeys(bare)), by_tokens
 
 
 # The last chain asked and its openers: the chain is the one cached tuple turn after turn (_chain),
@@ -1661,29 +1663,14 @@ def _lane(native: NativeParse, ctx: ParseContext, chain: tuple[str, ...]) -> tup
         text, thought = split
         if not text:
             return None
-    whole = owner = len(chain) > 1
-    if whole:  # the owner of the section the reply opens with reads first, in chain order
-        last = _LAST_OPENERS
-        openers = last[1] if last[0] is chain else _openers_of(chain)
-        name = None
-        if text.startswith(openers[0]):
-            name, owner = next(n for o, n in openers[1] if text.startswith(o)), False
-            if any(n == name for n, _, _ in _owner_lanes(chain)):
-                name, owner = None, True  # an owner lane: the words it leaves go to the others (below)
-            elif openers[2] and holds_placed(text, openers[2]):
-                return None  # owned markup the mask leaves standing: its owner's turn comes first
-        if name is None:  # the owner of its first markup, whose lane takes no other (Dialect.lane_tokens)
-            name = _owner_lane(text, chain)
-            if name is None:
-                return None
-    else:
-        name = chain[0]
+    whole = len(chain) > 1
+    reader = _chain_reader(text, chain) if whole else (chain[0], False, None)
+    if reader is None:
+        return None
+    name, owner, chosen = reader
     d = _lane_of(name)
     if d is None:
         return None
-    for ch in _unmasked_reasoning():  # asked only of a reply a lane may read (a pass over a wide one)
-        if ch in text:
-            return None  # the full path splits such a tag even inside a string: its answer, not the lane's
     try:
         got = d.lane(text)
     except Exception as exc:  # noqa: BLE001 - a reader bug must not lose the turn: the full path reads it
@@ -1700,6 +1687,11 @@ def _lane(native: NativeParse, ctx: ParseContext, chain: tuple[str, ...]) -> tup
             return None
         if tools and c.name not in tools and not _offered(c.name, ctx):
             return None
+    for ch in _unmasked_reasoning():  # asked of a reply a lane read (a pass over a wide one)
+        if ch in text:
+            return None  # the full path splits such a tag even inside a string: its answer, not the lane's
+    if chosen is not None and not _reads_first(text, chain, ctx, *chosen):
+        return None
     if owner and rest:  # the others read the words left, as after the owner's turn: nothing may change
         more, left, _ = _run_dialects(rest, chain, ctx, MAX_CALLS - len(cands))
         if more or left != rest:
@@ -1707,46 +1699,113 @@ def _lane(native: NativeParse, ctx: ParseContext, chain: tuple[str, ...]) -> tup
     return cands, rest, thought
 
 
+def _chain_reader(text: str, chain: tuple[str, ...]) -> tuple[str, bool, tuple[_ChainLane, bool] | None] | None:
+    """(the dialect whose lane may read `text` in a chain of several, whether the others then read
+    the words it leaves, the chain lane to ask _reads_first of once it has read), or None: the
+    owner of the section the reply opens with reads first, in chain order, and then the reply must
+    be nothing but that section; else the first reader of its first markup by its lane tokens."""
+    last = _LAST_OPENERS
+    openers = last[1] if last[0] is chain else _openers_of(chain)
+    if text.startswith(openers[0]):
+        name = next(n for o, n in openers[1] if text.startswith(o))
+        if name not in openers[3]:  # (an owner's lane by its tokens reads as below: the words it leaves go to the others)
+            if openers[2] and holds_placed(text, openers[2]):
+                return None  # owned markup the mask leaves standing: its owner's turn comes first
+            return name, False, None
+    chosen = _chain_lane(text, chain)
+    return None if chosen is None else (chosen[0].name, True, chosen)
+
+
+class _ChainLane(NamedTuple):
+    """A dialect of a chain whose lane may read a reply in a chain of several (Dialect.lane_tokens),
+    with what makes its reading the full path's, from the declared table (_chain_lanes)."""
+
+    name: str
+    opens: tuple[str, ...]  # its lane tokens that hold one of its markers (a reply opening with one gives it a turn)
+    owned: tuple[str, ...]  # its owned markup opening with `<`: a reply opening with one, it is an owner
+    ask_owner: tuple[str, ...]  # as an owner: the earlier owners' markup that may stand in such a reply
+    ask_all: tuple[str, ...]  # else: any other owner's, and the earlier dialects' markers, that may stand
+    run_first: tuple[str, ...]  # else: the earlier dialects with no markers (they look anywhere)
+
+
 @functools.lru_cache(maxsize=64)
-def _owner_lanes(chain: tuple[str, ...]) -> tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...]:
-    """(dialect, its lane tokens, the markup to ask of a reply first) for each dialect of the chain
-    that declares lane tokens and owns markup, in chain order, from the declared table. An owner
-    earlier in the chain reads a reply before it: one whose owned markup can stand in a reply such
-    a lane takes (markup not opening with `<`, or opening like one of the lane's tokens: every other
-    `<` there opens one) is asked of the reply; any other cannot stand in it."""
+def _chain_lanes(chain: tuple[str, ...]) -> tuple[_ChainLane, ...]:
+    """Each dialect of `chain` that declares lane tokens, in chain order, with the markup to ask
+    of a reply before its lane reads it (see _chain_lane). In a reply such a lane takes, every `<`
+    standing outside the strings the mask hides markup in opens one of its tokens: markup opening
+    with `<` that the mask hides in a string, and that no token opens with nor is opened by, cannot
+    stand in it (the full path's chain never sees it), so it is not asked; any other can (a plain
+    word like `Action:` or `**Tool Call:**`, a bracket's markup, a token near one of the lane's)."""
     rows: list[tuple[str, Any]] = []
     for name in chain:
         try:
             rows.append((name, dialects.declared(name)))
         except (KeyError, ImportError, AttributeError):
             continue
-    out: list[tuple[str, tuple[str, ...], tuple[str, ...]]] = []
+    out: list[_ChainLane] = []
     for i, (name, row) in enumerate(rows):
         tokens = row.lane_tokens
-        if not tokens or not row.owns:
+        # a token opening with one of its markers, or holding one the mask never hides (`"name"`)
+        opens = tuple(t for t in tokens if any(m and (t.startswith(m) or (m in t and not hides(m))) for m in row.markers))
+        if not opens:
             continue
-        ask = [m for _, e in rows[:i] for m in e.owns
-               if not m.startswith("<") or any(t.startswith(m) or m.startswith(t) for t in tokens)]
-        out.append((name, tokens, tuple(dict.fromkeys(ask))))
+
+        def stands(m: str, tokens: tuple[str, ...] = tokens) -> bool:
+            return bool(m) and (not (m[0] == "<" and hides(m)) or any(t.startswith(m) or m.startswith(t) for t in tokens))
+
+        before = rows[:i]
+        ask_owner = (m for _, e in before for m in e.owns if stands(m))
+        ask_all = (*(m for j, (_, e) in enumerate(rows) if j != i for m in e.owns if stands(m)),
+                   *(m for _, e in before for m in e.markers if stands(m)))
+        out.append(_ChainLane(name, opens, tuple(o for o in row.owns if o[:1] == "<"),
+                              tuple(dict.fromkeys(ask_owner)), tuple(dict.fromkeys(ask_all)),
+                              tuple(n for n, e in before if not any(e.markers))))
     return tuple(out)
 
 
-def _owner_lane(text: str, chain: tuple[str, ...]) -> str | None:
-    """The dialect of the chain whose lane may read `text` in a chain of several: the first whose
-    lane token opens the reply's first markup (after plain prose), when no earlier owner's markup
-    stands in the reply (it would read first). The words its lane leaves are read by the others
-    after it (_lane), as the chain would."""
-    lanes = _owner_lanes(chain)
+def _chain_lane(text: str, chain: tuple[str, ...]) -> tuple[_ChainLane, bool] | None:
+    """(the lane, whether its dialect owns the markup) of a chain of several that may read `text`:
+    one whose lane token opens the reply's first markup (after plain prose), an owner of that
+    markup first (the owners read first, in chain order), else the first in chain order. Whether
+    the chain would give the reply to it first is asked once its lane has read calls (_reads_first):
+    most replies a lane turns down cost it a character or two, where the questions cost a pass."""
+    lanes = _chain_lanes(chain)
     if not lanes:
         return None
     plain = _PLAIN.match(text)
     p = plain.end() if plain is not None else 0
-    if p == len(text) or text[p] != "<":
+    if p == len(text):
         return None
-    for name, tokens, ask in lanes:
-        if text.startswith(tokens, p):
-            return None if any(m in text for m in ask) else name
-    return None
+    first = None
+    for lane in lanes:
+        if text.startswith(lane.opens, p):
+            if lane.owned and text.startswith(lane.owned, p):
+                return lane, True
+            if first is None:
+                first = lane
+    return None if first is None else (first, False)
+
+
+def _reads_first(text: str, chain: tuple[str, ...], ctx: ParseContext, lane: _ChainLane, owner: bool) -> bool:
+    """Whether the full path's chain gives `text`, which opens with a token holding a marker of
+    `lane`'s dialect (its turn comes), to that dialect first. An owner of the markup the reply opens
+    with reads first unless an earlier owner's markup stands in it. Any other reads first when no
+    other owner's markup and no earlier dialect's marker stands (none of those takes a turn), and
+    each earlier dialect with no markers, which looks anywhere, reads nothing from the reply and
+    leaves it as it is."""
+    if owner:
+        return not (lane.ask_owner and holds_any(text, lane.ask_owner))
+    if lane.ask_all and holds_any(text, lane.ask_all):
+        return False
+    if lane.run_first:
+        index = _chain_index(chain)
+        seen = _seen(text)
+        for name in lane.run_first:
+            prep = index.prepared.get(name)
+            got = _turn(name, prep, text, chain, ctx, MAX_CALLS, seen) if prep is not None else None
+            if got is not None and (got[0] or got[1] != text):
+                return False  # it reads (or changes) the reply before the lane's dialect would
+    return True
 
 
 def finalize(native: NativeParse, ctx: ParseContext, parsers: tuple[str, ...]) -> ParsedResponse:
@@ -1844,7 +1903,7 @@ def _call_markup() -> tuple[str, ...]:
 
 # Everything above built from the dialect table is rebuilt when the table changes (_markup.forget).
 for _clear in (_reasoning_markup.cache_clear, _leading_openers.cache_clear, _leading_tags.cache_clear, _wrapper_opens.cache_clear, _probe_groups.cache_clear, _pair_probes.cache_clear, _chain.cache_clear, _chain_index.cache_clear, _all_tags.cache_clear, _empty_lists.cache_clear, _plain_tags.cache_clear,
-               _call_markup.cache_clear, _lane_of.cache_clear, _chain_openers.cache_clear, _owner_lanes.cache_clear, _reads_tool_tags.cache_clear, _unmasked_reasoning.cache_clear, _PREPARED.clear,
+               _call_markup.cache_clear, _lane_of.cache_clear, _chain_openers.cache_clear, _chain_lanes.cache_clear, _reads_tool_tags.cache_clear, _unmasked_reasoning.cache_clear, _PREPARED.clear,
                lambda: _LAST_OPENERS.__setitem__(slice(None), (None, None))):
     _markup.on_change(_clear)
 

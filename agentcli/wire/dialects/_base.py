@@ -102,9 +102,12 @@ class Dialect:
     reasoning_tags: tuple[tuple[str, str], ...] = ()
     call_wrappers: tuple[tuple[str, str], ...] = ()
     section_openers: tuple[str, ...] = ()
-    # Declared by a lane that answers only replies whose every `<` opens one of these tokens (and
-    # whose prose before the first holds no markup): such a lane may answer in a chain of several
-    # dialects too, where this dialect owns the reply's first markup (pipeline._owner_lane).
+    # Declared by a lane that answers only replies whose every `<` standing outside the strings the
+    # mask hides markup in opens one of these tokens (and whose prose before the first holds no
+    # markup): such a lane may answer in a chain of several dialects too, where one of these tokens
+    # opens the reply's first markup and this dialect is the one the chain would give the reply to
+    # first (pipeline._chain_lane: an owner of that markup, or the first dialect whose markers stand
+    # when no other could read anything before it).
     lane_tokens: tuple[str, ...] = ()
     # Declared by a dialect whose parse reads each call where it stands, in order: its JSON decoded
     # in place and what follows looked for past the call's end (prefixed_json_calls and the like),

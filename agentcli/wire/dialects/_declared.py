@@ -20,14 +20,24 @@ ROWS: dict[str, D] = {
         emulation=True,
         call_wrappers=(("<tool_call>", "</tool_call>"),),
         section_openers=("<tool_call>",),
+        lane_tokens=("<tool_call>", "</tool_call>"),
     ),
-    "generic_tags:TOOL_USE_TAG": D(markers=("<tool_use>",), empty_lists=(("<tool_use>", "</tool_use>"),)),
+    "generic_tags:TOOL_USE_TAG": D(
+        markers=("<tool_use>",),
+        empty_lists=(("<tool_use>", "</tool_use>"),),
+        lane_tokens=("<tool_use>", "</tool_use>"),
+    ),
     "generic_tags:FUNCTION_CALL_TAG": D(
         markers=("<function_call>",),
         owns=("<function_call>",),
         empty_lists=(("<function_call>", "</function_call>"),),
+        lane_tokens=("<function_call>", "</function_call>"),
     ),
-    "generic_tags:TOOLS_TAG": D(markers=("<tools>",), empty_lists=(("<tools>", "</tools>"),)),
+    "generic_tags:TOOLS_TAG": D(
+        markers=("<tools>",),
+        empty_lists=(("<tools>", "</tools>"),),
+        lane_tokens=("<tools>", "</tools>"),
+    ),
     "claude_xml:CLAUDE_XML": D(
         markers=("invoke name=", "function_calls>"),
         emulation=True,
@@ -99,7 +109,11 @@ ROWS: dict[str, D] = {
     "glm4_moe:GLM4_MOE": D(markers=("<tool_call>",), owns=("<arg_key>",)),
     "minicpm5:MINICPM5": D(markers=("<function name=",), call_wrappers=(("<function name=", "</function>"),)),
     "laguna:LAGUNA": D(markers=("<tool_call>", "<user>")),
-    "hunyuan:HUNYUAN": D(markers=("<tool_calls",), owns=("<tool_sep>", "<tool_calls:")),
+    "hunyuan:HUNYUAN": D(
+        markers=("<tool_calls",),
+        owns=("<tool_sep>", "<tool_calls:"),
+        lane_tokens=("<tool_calls>", "</tool_calls>"),
+    ),
     "minimax:MINIMAX": D(markers=("<tool_calls>",), empty_lists=(("<tool_calls>", "</tool_calls>"),)),
     "minimax:MINIMAX_M2": D(
         markers=("<minimax:tool_call>",),
@@ -152,17 +166,22 @@ ROWS: dict[str, D] = {
         split_ref="harmony:split_analysis",
     ),
     "internlm2:INTERNLM2": D(markers=("<|action_start|>",), owns=("<|action_start|>",)),
-    "jamba:JAMBA": D(markers=("<tool_calls>",), empty_lists=(("<tool_calls>", "</tool_calls>"),)),
+    "jamba:JAMBA": D(
+        markers=("<tool_calls>",),
+        empty_lists=(("<tool_calls>", "</tool_calls>"),),
+        lane_tokens=("<tool_calls>", "</tool_calls>"),
+    ),
     "granite:GRANITE": D(
         markers=("<|tool_call|>", "<tool_call>", "<function_call>", "<response>"),
         empty_lists=(("<|tool_call|>", ""),),
         answer_tags=("<response>",),
     ),
-    "xlam:XLAM": D(markers=("\"name\"",), name_strict=True),
+    "xlam:XLAM": D(markers=("\"name\"",), name_strict=True, lane_tokens=("[{\"name\"", "{\"name\"")),
     "longcat:LONGCAT": D(
         markers=("<longcat_tool_call>",),
         owns=("<longcat_tool_call>",),
         empty_lists=(("<longcat_tool_call>", "</longcat_tool_call>"),),
+        lane_tokens=("<longcat_tool_call>", "</longcat_tool_call>"),
     ),
     "apertus:APERTUS": D(
         markers=("<|tools_prefix|>",),
@@ -177,6 +196,7 @@ ROWS: dict[str, D] = {
         owns=("<TOOLCALL>",),
         empty_lists=(("<TOOLCALL>", "</TOOLCALL>"),),
         call_wrappers=(("<TOOLCALL>", "</TOOLCALL>"),),
+        lane_tokens=("<TOOLCALL>", "</TOOLCALL>"),
     ),
     "gemini_tool_code:GEMINI_TOOL_CODE": D(markers=("```tool_code",), owns=("```tool_code",), name_strict=True),
     "gigachat:GIGACHAT": D(

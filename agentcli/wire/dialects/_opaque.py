@@ -887,8 +887,20 @@ def _markup_words() -> tuple[str, ...]:
     return tuple(sorted(kept))
 
 
+def hides(token: str) -> bool:
+    """Whether the mask hides `token` wherever it stands in a string it reads (one of the words
+    markup_pattern finds): a reply's strings then never show it to the chain."""
+    return token in _hidden_words()
+
+
+@functools.cache
+def _hidden_words() -> frozenset[str]:
+    return frozenset(_markup_words())
+
+
 _markup.on_change(markup_pattern.cache_clear)
 _markup.on_change(_markup_words.cache_clear)
+_markup.on_change(_hidden_words.cache_clear)
 
 
 def _trie_pattern(words: list[str]) -> str:

@@ -120,6 +120,8 @@ class TaggedJsonDialect(Dialect):
         self.close = f"</{tag}>"
         self.markers = (self.open,)
         self.empty_lists = ((self.open, self.close),)
+        # the lane's frame (frame_lane): outside its JSON strings, every `<` of a reply it takes opens one
+        self.lane_tokens = (self.open, self.close)
 
     def parse(self, text: str) -> tuple[list[Candidate], str]:
         open_tag, close_tag = self.open, self.close

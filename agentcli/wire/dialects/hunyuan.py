@@ -49,6 +49,7 @@ class _Hunyuan(BlockDialect):
     # so GLM's dialect (same <arg_key> pairs) never takes the inner call and leaves <tool_calls>.
     owns = (SEP, "<tool_calls:")
     begin, end = BEGIN, END
+    lane_tokens = (BEGIN, END)  # the lane's frame: outside its JSON strings, every `<` opens one
 
     @total
     def parse(self, text: str) -> ParseResult:

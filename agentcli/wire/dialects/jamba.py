@@ -14,6 +14,7 @@ class _Jamba(Dialect):
     markers = ("<tool_calls>",)
     empty_lists = (("<tool_calls>", "</tool_calls>"),)
     reads_in_place = True  # prefixed_json_calls: each array decoded where it stands
+    lane_tokens = ("<tool_calls>", "</tool_calls>")  # outside its JSON strings, every `<` opens one
 
     @total
     def parse(self, text: str) -> ParseResult:

@@ -273,8 +273,8 @@ def test_the_peers_cases_read_the_same_with_the_lane(monkeypatch: pytest.MonkeyP
     from agentcli.evals.conformance import load_cases
     from agentcli.wire import context_for
 
-    taken = owned = 0
-    real, real_owner = pipeline._lane, pipeline._owner_lane
+    taken = chained = 0
+    real, real_chain = pipeline._lane, pipeline._reads_first
 
     def spy(*a: Any) -> Any:
         nonlocal taken
@@ -282,13 +282,13 @@ def test_the_peers_cases_read_the_same_with_the_lane(monkeypatch: pytest.MonkeyP
         taken += got is not None
         return got
 
-    def owner_spy(*a: Any) -> Any:
-        nonlocal owned
-        got = real_owner(*a)
-        owned += got is not None
+    def chain_spy(*a: Any) -> Any:
+        nonlocal chained
+        got = real_chain(*a)
+        chained += got is True
         return got
 
-    every = tuple(pipeline.dialects.DIALECTS)  # auto: the lane by ownership (Dialect.lane_tokens) too
+    every = tuple(pipeline.dialects.DIALECTS)  # auto: the lane by its tokens (Dialect.lane_tokens) too
     for case in load_cases():
         if case.wire is not None:
             continue
@@ -298,11 +298,11 @@ def test_the_peers_cases_read_the_same_with_the_lane(monkeypatch: pytest.MonkeyP
             native = NativeParse(text=case.output)
             with monkeypatch.context() as m:
                 m.setattr(pipeline, "_lane", spy)
-                m.setattr(pipeline, "_owner_lane", owner_spy)
+                m.setattr(pipeline, "_reads_first", chain_spy)
                 got = pipeline.finalize(native, ctx, chain)
             assert got == _full(case.output, ctx, chain, monkeypatch), case.id
     assert taken > 20
-    assert owned > 0  # some of the peers' replies are read by a lane in a chain of several
+    assert chained > 0  # some of the peers' replies are read by a lane in a chain of several
 
 
 @pytest.mark.parametrize("dialect", ["internlm2", "deepseek_v31", "kimi_k3"])
