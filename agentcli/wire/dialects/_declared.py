@@ -176,7 +176,7 @@ ROWS: dict[str, D] = {
         empty_lists=(("<|tool_call|>", ""),),
         answer_tags=("<response>",),
     ),
-    "xlam:XLAM": D(markers=("\"name\"",), name_strict=True, lane_tokens=("[{\"name\"", "{\"name\"")),
+    "xlam:XLAM": D(markers=("\"name\"",), name_strict=True, lane_tokens=("[{\"name\"",)),
     "longcat:LONGCAT": D(
         markers=("<longcat_tool_call>",),
         owns=("<longcat_tool_call>",),

@@ -163,7 +163,7 @@ def mask(text: str, markup: re.Pattern[str] | None = None, seen: Seen | None = N
             return Masked(text, [])
     elif seen.has(_OPEN) or (not seen.has("<") and not seen.has("[") and not seen.has("\u25c1")):
         return Masked(text, [])
-    if markup is None and (quotes_clear(text) or _plainly_outside_strings(text, seen)):
+    if markup is None and (((seen is None or not seen.wide) and quotes_clear(text)) or _plainly_outside_strings(text, seen)):
         return Masked(text, [])
     rx = markup or markup_pattern()
     # a short reply: past the cheap checks, the token walk costs more than the full pass
@@ -172,7 +172,7 @@ def mask(text: str, markup: re.Pattern[str] | None = None, seen: Seen | None = N
     return _mask_strings(text, rx)
 
 
-_QUOTES_SPAN_BELOW = 32_768  # characters up to which mask first asks whether any string can hold markup
+_QUOTES_SPAN_BELOW = 1 << 18  # characters up to which mask first asks whether any string can hold markup
 
 
 def quotes_clear(text: str) -> bool:

@@ -43,7 +43,7 @@ class _XLam(Dialect):
     markers = ('"name"',)  # every wrapping holds call objects; no token is common to all
     name_strict = True  # fenced or bare JSON: with offered tools, an unknown name is an example, not a call
     # the JSON its lane opens with, as xLAM writes it: outside its strings no `<` stands in a reply the lane takes
-    lane_tokens = ('[{"name"', '{"name"')
+    lane_tokens = ('[{"name"',)
 
     @total
     def parse(self, text: str) -> ParseResult:
