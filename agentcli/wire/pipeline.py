@@ -31,7 +31,6 @@ from agentcli.wire.dialects._seen import (
     grouped,
     holds,
     holds_any,
-    holds_placed,
     locate,
     near,
     rank,
@@ -1587,14 +1586,14 @@ def _unmasked_reasoning() -> tuple[str, ...]:
     return (*sorted({t[0] for t in tags if t and t[0] not in MASKED_FIRSTS}), MASK_OFF)
 
 
-_Openers = tuple[tuple[str, ...], tuple[tuple[str, str], ...], tuple[str, ...], frozenset[str]]
+_Openers = tuple[tuple[str, ...], tuple[tuple[str, str], ...], "_ChainLane", frozenset[str]]
 
 
 @functools.lru_cache(maxsize=64)
 def _chain_openers(chain: tuple[str, ...]) -> _Openers:
     """(every opener of the chain, (opener, dialect) in the order they read, the chain's owned
-    markup a string's mask leaves standing, the owners among them whose lane reads in a chain by
-    its tokens: _chain_lane), from the declared table: no dialect is imported to
+    markup a string's mask leaves standing (as the owner's lane to ask _reads_first of), the owners
+    among them whose lane reads in a chain by its tokens: _chain_lane), from the declared table: no dialect is imported to
     know them. The owners take the first turns, in chain order: a tag or token a dialect owns
     opens a reply it reads first (its own section openers, and any owned tag). A section opener it
     shares with other forms (Hermes' `<tool_call>`, which Laguna, Granite and others write too)
@@ -1614,7 +1613,8 @@ def _chain_openers(chain: tuple[str, ...]) -> _Openers:
         bare.extend(o for o in row.owns if o and o[0] not in MASKED_FIRSTS)
     pairs = tuple(dict.fromkeys((*owned, *shared)))
     by_tokens = frozenset(lane.name for lane in _chain_lanes(chain) if lane.owned)
-    return tuple(o for o, _ in pairs), pairs, tuple(dict.fromkeys(bare)), by_tokens
+    standing = _ChainLane("", (), (), tuple(dict.fromkeys(bare)), (), ())
+    return tuple(o for o, _ in pairs), pairs, standing, by_tokens
 
 
 # The last chain asked and its openers: the chain is the one cached tuple turn after turn (_chain),
@@ -1709,9 +1709,8 @@ def _chain_reader(text: str, chain: tuple[str, ...]) -> tuple[str, bool, tuple[_
     if text.startswith(openers[0]):
         name = next(n for o, n in openers[1] if text.startswith(o))
         if name not in openers[3]:  # (an owner's lane by its tokens reads as below: the words it leaves go to the others)
-            if openers[2] and holds_placed(text, openers[2]):
-                return None  # owned markup the mask leaves standing: its owner's turn comes first
-            return name, False, None
+            # owned markup the mask leaves standing is asked once the lane has read: its owner's turn comes first
+            return name, False, (openers[2], True)
     chosen = _chain_lane(text, chain)
     return None if chosen is None else (chosen[0].name, True, chosen)
 

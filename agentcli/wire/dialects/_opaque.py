@@ -179,15 +179,15 @@ def quotes_clear(text: str) -> bool:
     """No string mask hides can hold a markup token, from where the quotes stand alone: a string
     it hides is closed (its token ends with its quote), so it lies between the first and the last
     quote of its kind, and the token in it opens with a character of _FIRSTS there. With none of
-    those between the first and the last quote of each kind (and no parameter tag, whose value is
-    hidden whatever its quotes), there is nothing to hide, however the quotes pair up: apostrophes,
+    those between the first and the last quote of each kind (and none in the value of a parameter
+    tag, which is hidden whatever its quotes), there is nothing to hide, however the quotes pair up: apostrophes,
     escapes, lines and `<|"|>` (which holds `<`) included. A few memchr over the quoted stretch,
     where the strings' own reading (_plainly_outside_strings) costs Python steps a place, and a
     single-quoted string with a parenthesis before it (a Python call's argument) sends it to the
     full pass. A long reply is left to the index-aware checks."""
     # (the tag looked for where `<` stands: a plain search of a long reply skips by its last
     # letter, which prose holds every few characters)
-    if len(text) >= _QUOTES_SPAN_BELOW or holds(text, "<parameter"):
+    if len(text) >= _QUOTES_SPAN_BELOW or (holds(text, "<parameter") and not _values_clear(text)):
         return False
     find = text.find
     for q in "\"'":
@@ -208,6 +208,15 @@ def quotes_clear(text: str) -> bool:
         if a < o:
             a = o
         if (find("<", a, b) >= 0 or find("[", a, b) >= 0 or find("]", a, b) >= 0 or find("\u25c1", a, b) >= 0):
+            return False
+    return True
+
+
+def _values_clear(text: str) -> bool:
+    """No parameter value the full pass reads (_param_values) holds a character a token opens with:
+    a memchr each over a long value, where the strings' reading steps through it in the regex."""
+    for a, b in _param_values(text, True):
+        if b < 0 or any(text.find(ch, a, b) >= 0 for ch in _FIRSTS):
             return False
     return True
 

@@ -12,8 +12,8 @@ from agentcli.wire.dialects import _opaque
 
 MARKERS = sorted({m for n in dialects.names() for m in dialects.declared(n).markers if m})
 PIECES = [*MARKERS[:: max(1, len(MARKERS) // 40)], "</tool_call>", "<parameter=a>", "</parameter>", "<think>",
-          "[TOOL_CALLS]", "]<]minimax[>[", "<", "[", "]", "{", "}", "(", ")", '"', "'", '\\"', "\\", "\n", " ",
-          "a", ": ", "lorem ", "｜"]
+          "[TOOL_CALLS]", "]<]minimax[>[", '<parameter name="k">', "<function=f>", "</function>", "<", "[", "]",
+          "{", "}", "(", ")", '"', "'", '\\"', "\\", "\n", " ", "a", ": ", "lorem ", "｜"]
 texts = st.lists(st.sampled_from(PIECES), max_size=30).map("".join)
 
 
@@ -47,10 +47,17 @@ def test_a_reply_with_its_markup_outside_strings_compiles_no_pattern() -> None:
 
 def test_markup_that_may_stand_in_a_string_needs_the_pattern() -> None:
     assert not _masked_without_compiling('{"a": "x </tool_call> y"}')
-    assert not _masked_without_compiling("<parameter=a>x</parameter>")
+    assert not _masked_without_compiling("<parameter=a>x <tool_call> y</parameter>")
     # past the places read one by one, a bracket between the quotes
     assert not _masked_without_compiling('["' + "[" * (_opaque._PLACES_WALKED + 1) + '"\'')
     assert not _masked_without_compiling("[I'll ]\n(f('</TOOLCALL>'))")  # a Python string after an apostrophe
+
+
+def test_a_parameter_value_clear_of_brackets_needs_no_pattern() -> None:
+    """An XML parameter's value is hidden whatever its quotes, when it holds markup: one holding no
+    character a token opens with holds none (a 100 KB value: some memchr, not the strings' reading)."""
+    assert _masked_without_compiling("<parameter=a>x</parameter>")
+    assert _masked_without_compiling('<invoke name="f">\n<parameter name="a">' + "x y " * 30_000 + "</parameter>")
 
 
 def test_quoted_stretches_clear_of_brackets_need_no_pattern() -> None:
