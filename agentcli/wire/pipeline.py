@@ -1586,14 +1586,15 @@ def _unmasked_reasoning() -> tuple[str, ...]:
     return (*sorted({t[0] for t in tags if t and t[0] not in MASKED_FIRSTS}), MASK_OFF)
 
 
-_Openers = tuple[tuple[str, ...], tuple[tuple[str, str], ...], "_ChainLane", frozenset[str]]
+_Openers = tuple[tuple[str, ...], tuple[tuple[str, str], ...], tuple[str, ...], frozenset[str]]
 
 
 @functools.lru_cache(maxsize=64)
 def _chain_openers(chain: tuple[str, ...]) -> _Openers:
     """(every opener of the chain, (opener, dialect) in the order they read, the chain's owned
-    markup a string's mask leaves standing (as the owner's lane to ask _reads_first of), the owners
-    among them whose lane reads in a chain by its tokens: _chain_lane), from the declared table: no dialect is imported to
+    markup a string's mask leaves standing (asked once the owner's lane has read: _reads_first), the
+    owners among them whose lane reads in a chain by its tokens: _chain_lane), from the declared
+    table: no dialect is imported to
     know them. The owners take the first turns, in chain order: a tag or token a dialect owns
     opens a reply it reads first (its own section openers, and any owned tag). A section opener it
     shares with other forms (Hermes' `<tool_call>`, which Laguna, Granite and others write too)
@@ -1613,8 +1614,7 @@ def _chain_openers(chain: tuple[str, ...]) -> _Openers:
         bare.extend(o for o in row.owns if o and o[0] not in MASKED_FIRSTS)
     pairs = tuple(dict.fromkeys((*owned, *shared)))
     by_tokens = frozenset(lane.name for lane in _chain_lanes(chain) if lane.owned)
-    standing = _ChainLane("", (), (), tuple(dict.fromkeys(bare)), (), ())
-    return tuple(o for o, _ in pairs), pairs, standing, by_tokens
+    return tuple(o for o, _ in pairs), pairs, tuple(dict.fromkeys(bare)), by_tokens
 
 
 # The last chain asked and its openers: the chain is the one cached tuple turn after turn (_chain),
@@ -1664,10 +1664,10 @@ def _lane(native: NativeParse, ctx: ParseContext, chain: tuple[str, ...]) -> tup
         if not text:
             return None
     whole = len(chain) > 1
-    reader = _chain_reader(text, chain) if whole else (chain[0], False, None)
+    reader = _chain_reader(text, chain) if whole else (chain[0], False, ((), ()))
     if reader is None:
         return None
-    name, owner, chosen = reader
+    name, owner, ask = reader
     d = _lane_of(name)
     if d is None:
         return None
@@ -1690,7 +1690,7 @@ def _lane(native: NativeParse, ctx: ParseContext, chain: tuple[str, ...]) -> tup
     for ch in _unmasked_reasoning():  # asked of a reply a lane read (a pass over a wide one)
         if ch in text:
             return None  # the full path splits such a tag even inside a string: its answer, not the lane's
-    if chosen is not None and not _reads_first(text, chain, ctx, *chosen):
+    if whole and not _reads_first(text, chain, ctx, *ask):
         return None
     if owner and rest:  # the others read the words left, as after the owner's turn: nothing may change
         more, left, _ = _run_dialects(rest, chain, ctx, MAX_CALLS - len(cands))
@@ -1699,67 +1699,93 @@ def _lane(native: NativeParse, ctx: ParseContext, chain: tuple[str, ...]) -> tup
     return cands, rest, thought
 
 
-def _chain_reader(text: str, chain: tuple[str, ...]) -> tuple[str, bool, tuple[_ChainLane, bool] | None] | None:
+_Ask = tuple[tuple[str, ...], tuple[str, ...]]  # (markup that must not stand, dialects that must read nothing)
+
+
+def _chain_reader(text: str, chain: tuple[str, ...]) -> tuple[str, bool, _Ask] | None:
     """(the dialect whose lane may read `text` in a chain of several, whether the others then read
-    the words it leaves, the chain lane to ask _reads_first of once it has read), or None: the
-    owner of the section the reply opens with reads first, in chain order, and then the reply must
-    be nothing but that section; else the first reader of its first markup by its lane tokens."""
+    the words it leaves, what to ask _reads_first once it has read), or None: the owner of the
+    section the reply opens with reads first, in chain order, and then the reply must be nothing
+    but that section; else the first reader of its first markup by its lane tokens."""
     last = _LAST_OPENERS
     openers = last[1] if last[0] is chain else _openers_of(chain)
     if text.startswith(openers[0]):
         name = next(n for o, n in openers[1] if text.startswith(o))
         if name not in openers[3]:  # (an owner's lane by its tokens reads as below: the words it leaves go to the others)
             # owned markup the mask leaves standing is asked once the lane has read: its owner's turn comes first
-            return name, False, (openers[2], True)
+            return name, False, (openers[2], ())
     chosen = _chain_lane(text, chain)
-    return None if chosen is None else (chosen[0].name, True, chosen)
+    if chosen is None:
+        return None
+    lane, owner = chosen
+    asks = _lane_asks(chain, lane.name)
+    return lane.name, True, (asks.owner, ()) if owner else (asks.other, asks.run_first)
 
 
 class _ChainLane(NamedTuple):
     """A dialect of a chain whose lane may read a reply in a chain of several (Dialect.lane_tokens),
-    with what makes its reading the full path's, from the declared table (_chain_lanes)."""
+    from the declared table (_chain_lanes)."""
 
     name: str
     opens: tuple[str, ...]  # its lane tokens that hold one of its markers (a reply opening with one gives it a turn)
     owned: tuple[str, ...]  # its owned markup opening with `<`: a reply opening with one, it is an owner
-    ask_owner: tuple[str, ...]  # as an owner: the earlier owners' markup that may stand in such a reply
-    ask_all: tuple[str, ...]  # else: any other owner's, and the earlier dialects' markers, that may stand
+
+
+class _LaneAsks(NamedTuple):
+    """What makes a chain lane's reading the full path's (_lane_asks)."""
+
+    owner: tuple[str, ...]  # as an owner: the earlier owners' markup that may stand in a reply it takes
+    other: tuple[str, ...]  # else: any other owner's, and the earlier dialects' markers, that may stand
     run_first: tuple[str, ...]  # else: the earlier dialects with no markers (they look anywhere)
 
 
-@functools.lru_cache(maxsize=64)
-def _chain_lanes(chain: tuple[str, ...]) -> tuple[_ChainLane, ...]:
-    """Each dialect of `chain` that declares lane tokens, in chain order, with the markup to ask
-    of a reply before its lane reads it (see _chain_lane). In a reply such a lane takes, every `<`
-    standing outside the strings the mask hides markup in opens one of its tokens: markup opening
-    with `<` that the mask hides in a string, and that no token opens with nor is opened by, cannot
-    stand in it (the full path's chain never sees it), so it is not asked; any other can (a plain
-    word like `Action:` or `**Tool Call:**`, a bracket's markup, a token near one of the lane's)."""
+def _rows(chain: tuple[str, ...]) -> list[tuple[str, Any]]:
     rows: list[tuple[str, Any]] = []
     for name in chain:
         try:
             rows.append((name, dialects.declared(name)))
         except (KeyError, ImportError, AttributeError):
             continue
+    return rows
+
+
+@functools.lru_cache(maxsize=64)
+def _chain_lanes(chain: tuple[str, ...]) -> tuple[_ChainLane, ...]:
+    """Each dialect of `chain` that declares lane tokens, in chain order (see _chain_lane)."""
     out: list[_ChainLane] = []
-    for i, (name, row) in enumerate(rows):
-        tokens = row.lane_tokens
+    for name, row in _rows(chain):
         # a token opening with one of its markers, or holding one the mask never hides (`"name"`)
-        opens = tuple(t for t in tokens if any(m and (t.startswith(m) or (m in t and not hides(m))) for m in row.markers))
-        if not opens:
-            continue
-
-        def stands(m: str, tokens: tuple[str, ...] = tokens) -> bool:
-            return bool(m) and (not (m[0] == "<" and hides(m)) or any(t.startswith(m) or m.startswith(t) for t in tokens))
-
-        before = rows[:i]
-        ask_owner = (m for _, e in before for m in e.owns if stands(m))
-        ask_all = (*(m for j, (_, e) in enumerate(rows) if j != i for m in e.owns if stands(m)),
-                   *(m for _, e in before for m in e.markers if stands(m)))
-        out.append(_ChainLane(name, opens, tuple(o for o in row.owns if o[:1] == "<"),
-                              tuple(dict.fromkeys(ask_owner)), tuple(dict.fromkeys(ask_all)),
-                              tuple(n for n, e in before if not any(e.markers))))
+        opens = tuple(t for t in row.lane_tokens
+                      if any(m and (t.startswith(m) or (m in t and not hides(m))) for m in row.markers))
+        if opens:
+            out.append(_ChainLane(name, opens, tuple(o for o in row.owns if o[:1] == "<")))
     return tuple(out)
+
+
+@functools.lru_cache(maxsize=256)
+def _lane_asks(chain: tuple[str, ...], name: str) -> _LaneAsks:
+    """The markup to ask of a reply chain lane `name` has read (_reads_first), asked of the table
+    the first time a reply takes that lane. In a reply such a lane takes, every `<` standing
+    outside the strings the mask hides markup in opens one of its tokens: markup opening with `<`
+    that the mask hides in a string, and that stands at no `<` of a token (no token opens with it
+    from there, nor it with the token), cannot stand in it (the full path's chain never sees it), so
+    it is not asked; any other can (a plain word like `Action:` or `**Tool Call:**`, a bracket's
+    markup, a token near one of the lane's)."""
+    rows = _rows(chain)
+    i = next(k for k, (n, _) in enumerate(rows) if n == name)
+    # the tokens from each `<` they hold: markup standing there is in the reply
+    tails = tuple(t[j:] for t in rows[i][1].lane_tokens for j in range(len(t)) if t[j] == "<")
+    heads = frozenset(t[:k] for t in tails for k in range(1, len(t) + 1))
+
+    def stands(m: str) -> bool:
+        return bool(m) and (m[0] != "<" or not hides(m) or m in heads or m.startswith(tails))
+
+    before = rows[:i]
+    owner = (m for _, e in before for m in e.owns if stands(m))
+    other = (*(m for j, (_, e) in enumerate(rows) if j != i for m in e.owns if stands(m)),
+             *(m for _, e in before for m in e.markers if stands(m)))
+    return _LaneAsks(tuple(dict.fromkeys(owner)), tuple(dict.fromkeys(other)),
+                     tuple(n for n, e in before if not any(e.markers)))
 
 
 def _chain_lane(text: str, chain: tuple[str, ...]) -> tuple[_ChainLane, bool] | None:
@@ -1785,21 +1811,19 @@ def _chain_lane(text: str, chain: tuple[str, ...]) -> tuple[_ChainLane, bool] | 
     return None if first is None else (first, False)
 
 
-def _reads_first(text: str, chain: tuple[str, ...], ctx: ParseContext, lane: _ChainLane, owner: bool) -> bool:
-    """Whether the full path's chain gives `text`, which opens with a token holding a marker of
-    `lane`'s dialect (its turn comes), to that dialect first. An owner of the markup the reply opens
-    with reads first unless an earlier owner's markup stands in it. Any other reads first when no
-    other owner's markup and no earlier dialect's marker stands (none of those takes a turn), and
-    each earlier dialect with no markers, which looks anywhere, reads nothing from the reply and
-    leaves it as it is."""
-    if owner:
-        return not (lane.ask_owner and holds_any(text, lane.ask_owner))
-    if lane.ask_all and holds_any(text, lane.ask_all):
+def _reads_first(text: str, chain: tuple[str, ...], ctx: ParseContext, ask: tuple[str, ...],
+                 run: tuple[str, ...]) -> bool:
+    """Whether the full path's chain gives `text` to the dialect whose lane read it first (see
+    _chain_reader, _lane_asks): none of the markup `ask` names stands in it (an owner of it, or a
+    dialect earlier in the chain with a marker there, would take a turn before), and each dialect
+    of `run`, earlier in the chain with no markers (it looks anywhere), reads nothing from the reply
+    and leaves it as it is."""
+    if ask and holds_any(text, ask):
         return False
-    if lane.run_first:
+    if run:
         index = _chain_index(chain)
         seen = _seen(text)
-        for name in lane.run_first:
+        for name in run:
             prep = index.prepared.get(name)
             got = _turn(name, prep, text, chain, ctx, MAX_CALLS, seen) if prep is not None else None
             if got is not None and (got[0] or got[1] != text):
@@ -1902,7 +1926,7 @@ def _call_markup() -> tuple[str, ...]:
 
 # Everything above built from the dialect table is rebuilt when the table changes (_markup.forget).
 for _clear in (_reasoning_markup.cache_clear, _leading_openers.cache_clear, _leading_tags.cache_clear, _wrapper_opens.cache_clear, _probe_groups.cache_clear, _pair_probes.cache_clear, _chain.cache_clear, _chain_index.cache_clear, _all_tags.cache_clear, _empty_lists.cache_clear, _plain_tags.cache_clear,
-               _call_markup.cache_clear, _lane_of.cache_clear, _chain_openers.cache_clear, _chain_lanes.cache_clear, _reads_tool_tags.cache_clear, _unmasked_reasoning.cache_clear, _PREPARED.clear,
+               _call_markup.cache_clear, _lane_of.cache_clear, _chain_openers.cache_clear, _chain_lanes.cache_clear, _lane_asks.cache_clear, _reads_tool_tags.cache_clear, _unmasked_reasoning.cache_clear, _PREPARED.clear,
                lambda: _LAST_OPENERS.__setitem__(slice(None), (None, None))):
     _markup.on_change(_clear)
 

@@ -10,16 +10,13 @@ call there, before the lane's dialect and after it, as an owner and not.
 from __future__ import annotations
 
 import contextlib
-import sys
-import types
-from collections.abc import Iterator
 
 import pytest
 
 from agentcli.wire import dialects, pipeline
-from agentcli.wire.dialects import _markup
 from agentcli.wire.dialects._base import Dialect
 from agentcli.wire.types import Candidate, NativeParse, ParseContext
+from tests.unit.wire.dialects import throwaway
 from tests.unit.wire.test_lane import _full
 
 WORD = "SAYS:"
@@ -53,23 +50,10 @@ class _Nothing(Dialect):
         return [Candidate("said", {}, text, self.name)], ""
 
 
-@contextlib.contextmanager
-def registered() -> Iterator[None]:
+def registered() -> contextlib.AbstractContextManager[None]:
     """The stand-ins in the registry for the block, gone after (every table-built cache too)."""
-    module = types.ModuleType("throwaway_dialects.says")
-    module.SAYS = _Says("says", owns=False)  # type: ignore[attr-defined]
-    module.OWNER = _Says("says_owner", owns=True)  # type: ignore[attr-defined]
-    module.ANYWHERE = _Nothing()  # type: ignore[attr-defined]
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setitem(sys.modules, module.__name__, module)
-        for name, attr in (("says", "SAYS"), ("says_owner", "OWNER"), ("anywhere", "ANYWHERE")):
-            mp.setitem(dialects.DIALECTS, name, f"{module.__name__}:{attr}")
-        _markup.forget()
-        try:
-            yield
-        finally:
-            mp.undo()
-            _markup.forget()
+    return throwaway.registered("throwaway_dialects.says", {
+        "says": _Says("says", owns=False), "says_owner": _Says("says_owner", owns=True), "anywhere": _Nothing()})
 
 
 def _lane_name(text: str, chain: tuple[str, ...]) -> str | None:

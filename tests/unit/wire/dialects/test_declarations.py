@@ -4,9 +4,7 @@ one module, one registry row and one fixture, with no central table to edit."""
 from __future__ import annotations
 
 import contextlib
-import sys
 import tomllib
-import types
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -24,6 +22,7 @@ from agentcli.wire.dialects._opaque import markup_pattern
 from agentcli.wire.dialects._scan import Block, calls_from_json, loads
 from agentcli.wire.pipeline import parse_text
 from agentcli.wire.textstream import TextStream
+from tests.unit.wire.dialects import throwaway
 
 ROOT = Path(__file__).resolve().parents[4]
 
@@ -49,7 +48,6 @@ class _Ponder(BlockDialect):
 
 
 PONDER = _Ponder()
-ROW = ("ponder", "throwaway_dialects.ponder:PONDER")
 CALL = '<calls>[{"name": "read_file", "arguments": {"path": "notes.txt"}}]</calls>'
 FIXTURE = {
     "dialect": "ponder",
@@ -69,17 +67,8 @@ FIXTURE = {
 @contextlib.contextmanager
 def registered() -> Iterator[None]:
     """The throwaway family in the registry for the block, gone after (every table-built cache too)."""
-    module = types.ModuleType("throwaway_dialects.ponder")
-    module.PONDER = PONDER  # type: ignore[attr-defined]
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setitem(sys.modules, module.__name__, module)
-        mp.setitem(dialects.DIALECTS, *ROW)
-        _markup.forget()
-        try:
-            yield
-        finally:
-            mp.undo()
-            _markup.forget()
+    with throwaway.registered("throwaway_dialects.ponder", {"ponder": PONDER}):
+        yield
     assert PONDER.reasoning_tags[0] not in _markup.collected().reasoning_tags
 
 
