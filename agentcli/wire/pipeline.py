@@ -1788,6 +1788,15 @@ def _lane_asks(chain: tuple[str, ...], name: str) -> _LaneAsks:
                      tuple(n for n, e in before if not any(e.markers)))
 
 
+@functools.lru_cache(maxsize=64)
+def _lane_firsts(chain: tuple[str, ...]) -> tuple[str, ...] | None:
+    """The characters the chain's lane tokens open with, when each is markup plain prose never
+    holds (_PLAIN): the reply's first markup is then at the first place of one of them or opens no
+    lane. None when a token opens with a character prose may hold (the plain prose read whole)."""
+    firsts = tuple(sorted({t[0] for lane in _chain_lanes(chain) for t in lane.opens}))
+    return None if any(_PLAIN.fullmatch(ch) for ch in firsts) else firsts
+
+
 def _chain_lane(text: str, chain: tuple[str, ...]) -> tuple[_ChainLane, bool] | None:
     """(the lane, whether its dialect owns the markup) of a chain of several that may read `text`:
     one whose lane token opens the reply's first markup (after plain prose), an owner of that
@@ -1797,8 +1806,29 @@ def _chain_lane(text: str, chain: tuple[str, ...]) -> tuple[_ChainLane, bool] | 
     lanes = _chain_lanes(chain)
     if not lanes:
         return None
-    plain = _PLAIN.match(text)
+    # The reply's first markup stands where its plain prose ends: read in the reply's head, and past
+    # it at the first place of a character a token opens with (a memchr each), when the prose before
+    # that is plain. A long prose reply is then passed over by those few memchr, where the pattern
+    # steps through all of it in Python's regex loop (some 175 us over 100 KB).
+    plain = _PLAIN.match(text, 0, _HEAD)
     p = plain.end() if plain is not None else 0
+    if p == _HEAD < len(text):  # plain prose past the head
+        firsts = _lane_firsts(chain)
+        if firsts is None:
+            plain = _PLAIN.match(text, p)
+            p = plain.end() if plain is not None else len(text)
+        else:
+            q = -1
+            for ch in firsts:
+                at = text.find(ch, p, q) if q >= 0 else text.find(ch, p)
+                if at >= 0:
+                    q = at
+            if q < 0:
+                return None
+            plain = _PLAIN.match(text, p, q)
+            if plain is None or plain.end() != q:
+                return None  # other markup stands before it: no token opens the reply's first markup
+            p = q
     if p == len(text):
         return None
     first = None
@@ -1926,7 +1956,7 @@ def _call_markup() -> tuple[str, ...]:
 
 # Everything above built from the dialect table is rebuilt when the table changes (_markup.forget).
 for _clear in (_reasoning_markup.cache_clear, _leading_openers.cache_clear, _leading_tags.cache_clear, _wrapper_opens.cache_clear, _probe_groups.cache_clear, _pair_probes.cache_clear, _chain.cache_clear, _chain_index.cache_clear, _all_tags.cache_clear, _empty_lists.cache_clear, _plain_tags.cache_clear,
-               _call_markup.cache_clear, _lane_of.cache_clear, _chain_openers.cache_clear, _chain_lanes.cache_clear, _lane_asks.cache_clear, _reads_tool_tags.cache_clear, _unmasked_reasoning.cache_clear, _PREPARED.clear,
+               _call_markup.cache_clear, _lane_of.cache_clear, _chain_openers.cache_clear, _chain_lanes.cache_clear, _lane_firsts.cache_clear, _lane_asks.cache_clear, _reads_tool_tags.cache_clear, _unmasked_reasoning.cache_clear, _PREPARED.clear,
                lambda: _LAST_OPENERS.__setitem__(slice(None), (None, None))):
     _markup.on_change(_clear)
 

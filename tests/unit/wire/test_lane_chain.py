@@ -12,6 +12,8 @@ from __future__ import annotations
 import contextlib
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agentcli.wire import dialects, pipeline
 from agentcli.wire.dialects._base import Dialect
@@ -88,3 +90,23 @@ def test_a_dialect_that_would_read_first_keeps_the_lane_away(chain: tuple[str, .
         got = pipeline.finalize(NativeParse(text=REPLY), ctx, chain)
         assert got == _full(REPLY, ctx, chain, monkeypatch)
         assert [c.name for c in got.tool_calls][-1] == "get_weather" or chain[0] == "anywhere"
+
+
+_TOKENS = sorted({t for lane in pipeline._chain_lanes(tuple(dialects.DIALECTS)) for t in lane.opens})
+_pieces = st.lists(st.one_of(st.sampled_from([*_TOKENS, "<", "[", "]", "{", "(", '"', "'", "`", "|", "\\", "◁"]),
+                             st.text(alphabet="ab XY.,:\n名", max_size=6)), max_size=8).map("".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(text=_pieces, head=st.sampled_from([0, 1, 3, 8, pipeline._HEAD]),
+       chain=st.sampled_from([tuple(dialects.DIALECTS), ("hermes", "hunyuan", "jamba"), ("xlam", "kimi_k3")]))
+def test_the_first_markup_is_found_by_its_characters_as_by_reading_the_prose(text: str, head: int,
+                                                                           chain: tuple[str, ...]) -> None:
+    """Past the reply's head, _chain_lane finds where its plain prose ends by the places of the
+    characters its lane tokens open with (a memchr each), not by reading all the prose: the same
+    lane either way (heads of a few characters put the generated replies' prose past them)."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(pipeline, "_HEAD", head)
+        got = pipeline._chain_lane(text, chain)
+        mp.setattr(pipeline, "_lane_firsts", lambda chain: None)  # the prose read whole
+        assert pipeline._chain_lane(text, chain) == got
