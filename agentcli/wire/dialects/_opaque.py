@@ -49,6 +49,7 @@ _PAIRS = {"}": "{", "]": "[", ")": "("}
 # What every token of markup_pattern opens with (see its `kept`): brackets, and `◁` of Kimi's
 # `◁think▷` (a reasoning tag in a string is the string's text, whatever it opens with).
 _FIRSTS = "<[]\u25c1"
+_NOT_LT = _FIRSTS.replace("<", "")
 # The brackets markup opens with, which every lane's own checks read as markup. A reasoning tag
 # opening with anything else (`◁think▷`) is hidden in a string here, but in an attribute or a raw
 # value only the full path's reasoning split sees it: a reply holding one is left to the full path
@@ -213,12 +214,24 @@ def quotes_clear(text: str) -> bool:
 
 
 def _values_clear(text: str) -> bool:
-    """No parameter value the full pass reads (_param_values) holds a character a token opens with:
-    a memchr each over a long value, where the strings' reading steps through it in the regex."""
-    for a, b in _param_values(text, True):
-        if b < 0 or any(text.find(ch, a, b) >= 0 for ch in _FIRSTS):
-            return False
-    return True
+    """No closed XML parameter value holds a character a token opens with: then none the full pass
+    reads (_param_values: those with no call structure besides) holds markup. A memchr each over a
+    value clear of them, and a value holding one (HTML, code) is answered at its first: the full
+    pass's structure search through it is left to the full pass. A reply of many parameters is too."""
+    at = text.find("<parameter")  # (each open tag found by a search in C, read where it stands)
+    for _ in range(_FEW_PARAMS):
+        if at == -1:
+            return True
+        m = _PARAM_OPEN.match(text, at)
+        if m is not None:
+            # its close opens with the first `<` past it, or a `<` stands in the value (found at once)
+            close = text.find("<", m.end())
+            if close == -1:
+                return True  # no close anywhere after: neither this value nor a later one is closed
+            if not text.startswith(_PARAM_CLOSE, close) or any(text.find(ch, m.end(), close) >= 0 for ch in _NOT_LT):
+                return False
+        at = text.find("<parameter", at + 1)
+    return at == -1
 
 
 def _tokens_outside_strings(text: str, rx: re.Pattern[str]) -> bool:
